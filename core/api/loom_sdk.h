@@ -1,0 +1,537 @@
+// Loom plugin SDK: a header-only C++ layer over the C ABI (loom_c_api.h).
+//
+// Plugin authors write kernels as classes and register them with a
+// Registrar inside LOOM_PLUGIN(...). Everything here is inline and talks to
+// the core only through the LoomApi table handed to LoomPluginInit, so a
+// plugin built with it links nothing from the core. Exceptions thrown by
+// plugin code are caught here and turned into LOOM_INTERNAL statuses.
+//
+// A kernel class K provides:
+//   Status Init(const KernelInfo& info);   // read attributes
+//   Status Compute(KernelContext& ctx);              // size outputs, compute
+// and is registered with registrar.Kernel<K>("OpType", options).
+#ifndef LOOM_CORE_API_LOOM_SDK_H_
+#define LOOM_CORE_API_LOOM_SDK_H_
+
+#include <cstring>
+#include <exception>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/api/loom_c_api.h"
+
+namespace loom {
+namespace sdk {
+
+// The table received by this shared object's LoomPluginInit.
+inline const LoomApi*& GlobalApi() {
+  static const LoomApi* api = nullptr;
+  return api;
+}
+inline const LoomApi& Api() { return *GlobalApi(); }
+
+// Owns a LoomStatus* (NULL = OK). Move-only.
+class Status {
+ public:
+  Status() = default;
+  explicit Status(LoomStatus* s) : s_(s) {}
+  Status(LoomStatusCode code, const std::string& message)
+      : s_(code == LOOM_OK ? nullptr : Api().CreateStatus(code, message.c_str())) {}
+  Status(Status&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Status& operator=(Status&& o) noexcept {
+    if (this != &o) { Reset(); s_ = std::exchange(o.s_, nullptr); }
+    return *this;
+  }
+  Status(const Status&) = delete;
+  Status& operator=(const Status&) = delete;
+  ~Status() { Reset(); }
+
+  static Status Ok() { return Status(); }
+  bool ok() const { return s_ == nullptr; }
+  LoomStatusCode code() const { return s_ ? Api().StatusCode(s_) : LOOM_OK; }
+  std::string message() const { return s_ ? Api().StatusMessage(s_) : ""; }
+  // Hands the status to the caller (for returning through the C ABI).
+  LoomStatus* release() { return std::exchange(s_, nullptr); }
+
+ private:
+  void Reset() { if (s_) Api().ReleaseStatus(std::exchange(s_, nullptr)); }
+  LoomStatus* s_ = nullptr;
+};
+
+inline Status InvalidArgument(const std::string& m) { return Status(LOOM_INVALID_ARGUMENT, m); }
+inline Status Unimplemented(const std::string& m) { return Status(LOOM_UNIMPLEMENTED, m); }
+inline Status Internal(const std::string& m) { return Status(LOOM_INTERNAL, m); }
+
+#define LOOM_SDK_RETURN_IF_ERROR(expr)          \
+  do {                                          \
+    ::loom::sdk::Status _loom_st = (expr);      \
+    if (!_loom_st.ok()) return _loom_st;        \
+  } while (0)
+
+// IEEE half and bfloat16 storage types with float conversion.
+struct Float16 {
+  uint16_t bits = 0;
+  Float16() = default;
+  explicit Float16(float f) : bits(FromFloat(f)) {}
+  explicit operator float() const { return ToFloat(bits); }
+  static uint16_t FromFloat(float f) {
+    uint32_t x; std::memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t mag = x & 0x7fffffffu;
+    if (mag >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0));
+    if (mag >= 0x47800000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
+    if (mag < 0x38800000u) {  // subnormal or zero in half
+      float m; uint32_t mm = mag; std::memcpy(&m, &mm, 4);
+      m += 0.5f;  // align to 2^-24 spacing, round to nearest even by the FPU
+      uint32_t r; std::memcpy(&r, &m, 4);
+      return static_cast<uint16_t>(sign | (r - 0x3f000000u));
+    }
+    uint32_t odd = (mag >> 13) & 1u;
+    mag += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round to nearest even
+    return static_cast<uint16_t>(sign | (mag >> 13));
+  }
+  static float ToFloat(uint16_t h) {
+    uint32_t sign = (h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0) {
+      float f = static_cast<float>(man) * 5.9604644775390625e-8f;  // 2^-24
+      std::memcpy(&x, &f, 4);
+      x |= sign;
+    } else if (exp == 31) {
+      x = sign | 0x7f800000u | (man << 13);
+    } else {
+      x = sign | ((exp + 112) << 23) | (man << 13);
+    }
+    float f; std::memcpy(&f, &x, 4);
+    return f;
+  }
+};
+
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  explicit BFloat16(float f) : bits(FromFloat(f)) {}
+  explicit operator float() const { return ToFloat(bits); }
+  static uint16_t FromFloat(float f) {
+    uint32_t x; std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // NaN
+    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+    return static_cast<uint16_t>(x >> 16);
+  }
+  static float ToFloat(uint16_t b) {
+    uint32_t x = static_cast<uint32_t>(b) << 16;
+    float f; std::memcpy(&f, &x, 4);
+    return f;
+  }
+};
+
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<float> { static constexpr LoomDataType value = LOOM_DTYPE_FLOAT; };
+template <> struct DTypeOf<double> { static constexpr LoomDataType value = LOOM_DTYPE_DOUBLE; };
+template <> struct DTypeOf<Float16> { static constexpr LoomDataType value = LOOM_DTYPE_FLOAT16; };
+template <> struct DTypeOf<BFloat16> { static constexpr LoomDataType value = LOOM_DTYPE_BFLOAT16; };
+template <> struct DTypeOf<int8_t> { static constexpr LoomDataType value = LOOM_DTYPE_INT8; };
+template <> struct DTypeOf<uint8_t> { static constexpr LoomDataType value = LOOM_DTYPE_UINT8; };
+template <> struct DTypeOf<int16_t> { static constexpr LoomDataType value = LOOM_DTYPE_INT16; };
+template <> struct DTypeOf<int32_t> { static constexpr LoomDataType value = LOOM_DTYPE_INT32; };
+template <> struct DTypeOf<int64_t> { static constexpr LoomDataType value = LOOM_DTYPE_INT64; };
+template <> struct DTypeOf<bool> { static constexpr LoomDataType value = LOOM_DTYPE_BOOL; };
+
+// Size in bytes of one element; 0 for an unknown dtype.
+inline size_t DTypeSize(LoomDataType t) {
+  switch (t) {
+    case LOOM_DTYPE_FLOAT: case LOOM_DTYPE_INT32: case LOOM_DTYPE_UINT32: return 4;
+    case LOOM_DTYPE_DOUBLE: case LOOM_DTYPE_INT64: case LOOM_DTYPE_UINT64: return 8;
+    case LOOM_DTYPE_FLOAT16: case LOOM_DTYPE_BFLOAT16: case LOOM_DTYPE_INT16: case LOOM_DTYPE_UINT16: return 2;
+    case LOOM_DTYPE_INT8: case LOOM_DTYPE_UINT8: case LOOM_DTYPE_BOOL: return 1;
+    default: return 0;
+  }
+}
+
+inline const char* DTypeName(LoomDataType t) {
+  switch (t) {
+    case LOOM_DTYPE_FLOAT: return "float32";
+    case LOOM_DTYPE_DOUBLE: return "float64";
+    case LOOM_DTYPE_FLOAT16: return "float16";
+    case LOOM_DTYPE_BFLOAT16: return "bfloat16";
+    case LOOM_DTYPE_INT8: return "int8";
+    case LOOM_DTYPE_UINT8: return "uint8";
+    case LOOM_DTYPE_INT16: return "int16";
+    case LOOM_DTYPE_UINT16: return "uint16";
+    case LOOM_DTYPE_INT32: return "int32";
+    case LOOM_DTYPE_UINT32: return "uint32";
+    case LOOM_DTYPE_INT64: return "int64";
+    case LOOM_DTYPE_UINT64: return "uint64";
+    case LOOM_DTYPE_BOOL: return "bool";
+    default: return "undefined";
+  }
+}
+
+// A non-owning view of a tensor handed to a kernel.
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(const LoomTensor* t) : t_(t) {}
+  bool present() const { return t_ != nullptr; }
+  LoomDataType dtype() const { return Api().TensorDType(t_); }
+  size_t rank() const { return Api().TensorRank(t_); }
+  int64_t dim(size_t i) const { return Api().TensorDims(t_)[i]; }
+  const int64_t* dims_data() const { return Api().TensorDims(t_); }
+  std::vector<int64_t> shape() const {
+    const int64_t* d = Api().TensorDims(t_);
+    return std::vector<int64_t>(d, d + rank());
+  }
+  int64_t num_elements() const { return Api().TensorNumElements(t_); }
+  void* raw_data() const { return Api().TensorData(t_); }
+  template <typename T> T* data() const { return static_cast<T*>(Api().TensorData(t_)); }
+  const LoomTensor* handle() const { return t_; }
+
+ private:
+  const LoomTensor* t_ = nullptr;
+};
+
+// An operator's attributes (defaults applied) and arity, at kernel creation.
+class KernelInfo {
+ public:
+  explicit KernelInfo(const LoomKernelInfo* info) : info_(info) {}
+  std::string op_type() const { return Api().Info_OpType(info_); }
+  std::string op_name() const { return Api().Info_OpName(info_); }
+  size_t num_inputs() const { return Api().Info_NumInputs(info_); }
+  size_t num_outputs() const { return Api().Info_NumOutputs(info_); }
+  bool Has(const char* name) const { return Api().Info_HasAttr(info_, name) != 0; }
+
+  Status GetInt(const char* name, int64_t* out) const { return Status(Api().Info_GetInt(info_, name, out)); }
+  Status GetFloat(const char* name, float* out) const { return Status(Api().Info_GetFloat(info_, name, out)); }
+  Status GetString(const char* name, std::string* out) const {
+    const char* d = nullptr; size_t n = 0;
+    Status s(Api().Info_GetString(info_, name, &d, &n));
+    if (s.ok()) out->assign(d, n);
+    return s;
+  }
+  Status GetInts(const char* name, std::vector<int64_t>* out) const {
+    const int64_t* d = nullptr; size_t n = 0;
+    Status s(Api().Info_GetInts(info_, name, &d, &n));
+    if (s.ok()) out->assign(d, d + n);
+    return s;
+  }
+  Status GetFloats(const char* name, std::vector<float>* out) const {
+    const float* d = nullptr; size_t n = 0;
+    Status s(Api().Info_GetFloats(info_, name, &d, &n));
+    if (s.ok()) out->assign(d, d + n);
+    return s;
+  }
+  Status GetStrings(const char* name, std::vector<std::string>* out) const {
+    size_t n = 0;
+    Status s(Api().Info_GetStringsCount(info_, name, &n));
+    if (!s.ok()) return s;
+    out->clear();
+    for (size_t i = 0; i < n; ++i) {
+      const char* d = nullptr; size_t len = 0;
+      Status e(Api().Info_GetStringAt(info_, name, i, &d, &len));
+      if (!e.ok()) return e;
+      out->emplace_back(d, len);
+    }
+    return Status::Ok();
+  }
+  Status GetTensor(const char* name, Tensor* out) const {
+    const LoomTensor* t = nullptr;
+    Status s(Api().Info_GetTensor(info_, name, &t));
+    if (s.ok()) *out = Tensor(t);
+    return s;
+  }
+  // Value-or-default helpers for attributes that are optional without a
+  // schema default.
+  int64_t IntOr(const char* name, int64_t dflt) const { int64_t v; return GetInt(name, &v).ok() ? v : dflt; }
+  float FloatOr(const char* name, float dflt) const { float v; return GetFloat(name, &v).ok() ? v : dflt; }
+  std::string StringOr(const char* name, const std::string& dflt) const { std::string v; return GetString(name, &v).ok() ? v : dflt; }
+  std::vector<int64_t> IntsOr(const char* name, std::vector<int64_t> dflt) const {
+    std::vector<int64_t> v; return GetInts(name, &v).ok() ? v : dflt;
+  }
+  std::vector<float> FloatsOr(const char* name, std::vector<float> dflt) const {
+    std::vector<float> v; return GetFloats(name, &v).ok() ? v : dflt;
+  }
+  const LoomKernelInfo* handle() const { return info_; }
+
+ private:
+  const LoomKernelInfo* info_;
+};
+
+// One run of one operator.
+class KernelContext {
+ public:
+  explicit KernelContext(LoomKernelContext* ctx) : ctx_(ctx) {}
+  size_t num_inputs() const { return Api().Ctx_NumInputs(ctx_); }
+  size_t num_outputs() const { return Api().Ctx_NumOutputs(ctx_); }
+  // An absent optional input gives a Tensor with present() == false.
+  Tensor Input(size_t i) const { return Tensor(i < num_inputs() ? Api().Ctx_Input(ctx_, i) : nullptr); }
+  bool OutputRequested(size_t i) const { return i < num_outputs() && Api().Ctx_OutputRequested(ctx_, i) != 0; }
+  Status Output(size_t i, LoomDataType dtype, const std::vector<int64_t>& shape, Tensor* out) {
+    LoomTensor* t = nullptr;
+    Status s(Api().Ctx_Output(ctx_, i, dtype, shape.data(), shape.size(), &t));
+    if (s.ok()) *out = Tensor(t);
+    return s;
+  }
+  int num_threads() const { return Api().Ctx_NumThreads(ctx_); }
+  void* stream() const { return Api().Ctx_Stream(ctx_); }
+  LoomKernelContext* handle() const { return ctx_; }
+
+ private:
+  LoomKernelContext* ctx_;
+};
+
+// Dtype and shape inference for a schema's infer function.
+class InferenceContext {
+ public:
+  explicit InferenceContext(LoomInferenceContext* ctx) : ctx_(ctx) {}
+  KernelInfo info() const { return KernelInfo(Api().Infer_Info(ctx_)); }
+  size_t num_inputs() const { return Api().Infer_NumInputs(ctx_); }
+  size_t num_outputs() const { return Api().Infer_NumOutputs(ctx_); }
+  LoomDataType InputDType(size_t i) const { return Api().Infer_InputDType(ctx_, i); }
+  bool InputShape(size_t i, std::vector<int64_t>* shape) const {
+    const int64_t* d = nullptr; size_t r = 0;
+    if (!Api().Infer_InputShape(ctx_, i, &d, &r)) return false;
+    shape->assign(d, d + r);
+    return true;
+  }
+  Tensor InputConstant(size_t i) const { return Tensor(Api().Infer_InputConstant(ctx_, i)); }
+  void SetOutputDType(size_t i, LoomDataType t) { Api().Infer_SetOutputDType(ctx_, i, t); }
+  void SetOutputShape(size_t i, const std::vector<int64_t>& s) { Api().Infer_SetOutputShape(ctx_, i, s.data(), s.size()); }
+
+ private:
+  LoomInferenceContext* ctx_;
+};
+
+namespace internal {
+inline LoomStatus* FromException(const char* where, const std::exception* e) {
+  std::string m = std::string("C++ exception in plugin ") + where + ": " + (e ? e->what() : "unknown");
+  return Api().CreateStatus(LOOM_INTERNAL, m.c_str());
+}
+
+template <class K>
+void* CreateKernel(const LoomKernelInfo* info, LoomStatus** status) {
+  try {
+    auto k = std::make_unique<K>();
+    Status s = k->Init(KernelInfo(info));
+    if (!s.ok()) { *status = s.release(); return nullptr; }
+    return k.release();
+  } catch (const std::exception& e) {
+    *status = FromException("kernel creation", &e);
+  } catch (...) {
+    *status = FromException("kernel creation", nullptr);
+  }
+  return nullptr;
+}
+template <class K>
+void DestroyKernel(void* k) { delete static_cast<K*>(k); }
+template <class K>
+LoomStatus* ComputeKernel(void* k, LoomKernelContext* ctx) {
+  try {
+    KernelContext c(ctx);
+    return static_cast<K*>(k)->Compute(c).release();
+  } catch (const std::exception& e) {
+    return FromException("kernel compute", &e);
+  } catch (...) {
+    return FromException("kernel compute", nullptr);
+  }
+}
+template <Status (*F)(InferenceContext&)>
+LoomStatus* InferTrampoline(LoomInferenceContext* ctx) {
+  try {
+    InferenceContext c(ctx);
+    return F(c).release();
+  } catch (const std::exception& e) {
+    return FromException("inference", &e);
+  } catch (...) {
+    return FromException("inference", nullptr);
+  }
+}
+}  // namespace internal
+
+// Builds a LoomSchemaDef. Storage lives in the builder until Register; the
+// core copies everything it keeps.
+class SchemaBuilder {
+ public:
+  explicit SchemaBuilder(std::string op_type) : op_type_(std::move(op_type)) {}
+  SchemaBuilder& Doc(std::string d) { doc_ = std::move(d); return *this; }
+  SchemaBuilder& Domain(std::string d) { domain_ = std::move(d); return *this; }
+  SchemaBuilder& SinceVersion(int v) { since_ = v; return *this; }
+  SchemaBuilder& Input(std::string name, std::string type_str, LoomParamOption opt = LOOM_PARAM_SINGLE, std::string doc = "") {
+    inputs_.push_back({std::move(name), std::move(type_str), opt, std::move(doc)}); return *this;
+  }
+  SchemaBuilder& Output(std::string name, std::string type_str, LoomParamOption opt = LOOM_PARAM_SINGLE, std::string doc = "") {
+    outputs_.push_back({std::move(name), std::move(type_str), opt, std::move(doc)}); return *this;
+  }
+  SchemaBuilder& TypeConstraint(std::string type_str, std::vector<LoomDataType> allowed, std::string doc = "") {
+    constraints_.push_back({std::move(type_str), std::move(allowed), std::move(doc)}); return *this;
+  }
+  SchemaBuilder& AttrInt(std::string name, int64_t dflt, std::string doc = "") {
+    AttrEntry a(std::move(name), LOOM_ATTR_INT, std::move(doc)); a.spec.has_default = 1; a.spec.default_int = dflt;
+    attrs_.push_back(std::move(a)); return *this;
+  }
+  SchemaBuilder& AttrFloat(std::string name, float dflt, std::string doc = "") {
+    AttrEntry a(std::move(name), LOOM_ATTR_FLOAT, std::move(doc)); a.spec.has_default = 1; a.spec.default_float = dflt;
+    attrs_.push_back(std::move(a)); return *this;
+  }
+  SchemaBuilder& AttrString(std::string name, std::string dflt, std::string doc = "") {
+    AttrEntry a(std::move(name), LOOM_ATTR_STRING, std::move(doc)); a.spec.has_default = 1; a.default_string = std::move(dflt);
+    attrs_.push_back(std::move(a)); return *this;
+  }
+  SchemaBuilder& AttrInts(std::string name, std::vector<int64_t> dflt, std::string doc = "") {
+    AttrEntry a(std::move(name), LOOM_ATTR_INTS, std::move(doc)); a.spec.has_default = 1; a.default_ints = std::move(dflt);
+    attrs_.push_back(std::move(a)); return *this;
+  }
+  SchemaBuilder& AttrFloats(std::string name, std::vector<float> dflt, std::string doc = "") {
+    AttrEntry a(std::move(name), LOOM_ATTR_FLOATS, std::move(doc)); a.spec.has_default = 1; a.default_floats = std::move(dflt);
+    attrs_.push_back(std::move(a)); return *this;
+  }
+  // An attribute with no default: required, or optional (absent unless given).
+  SchemaBuilder& Attr(std::string name, LoomAttrType type, bool required, std::string doc = "") {
+    AttrEntry a(std::move(name), type, std::move(doc)); a.spec.required = required ? 1 : 0;
+    attrs_.push_back(std::move(a)); return *this;
+  }
+  SchemaBuilder& AllowUnknownAttrs() { allow_unknown_ = true; return *this; }
+  SchemaBuilder& InPlace(int input, int output) { inplace_.push_back(input); inplace_.push_back(output); return *this; }
+  SchemaBuilder& Infer(LoomInferFn fn) { infer_ = fn; return *this; }
+
+  // Fills `def` with pointers into this builder (valid while it lives).
+  const LoomSchemaDef& Build() {
+    in_.clear(); out_.clear(); tc_.clear(); at_.clear();
+    for (auto& p : inputs_) in_.push_back({p.name.c_str(), p.type_str.c_str(), p.opt, p.doc.c_str()});
+    for (auto& p : outputs_) out_.push_back({p.name.c_str(), p.type_str.c_str(), p.opt, p.doc.c_str()});
+    for (auto& c : constraints_) tc_.push_back({c.type_str.c_str(), c.allowed.data(), c.allowed.size(), c.doc.c_str()});
+    for (auto& a : attrs_) {
+      LoomAttrSpec s = a.spec;
+      s.name = a.name.c_str(); s.doc = a.doc.c_str();
+      s.default_string = a.default_string.c_str();
+      s.default_ints = a.default_ints.data(); s.num_default_ints = a.default_ints.size();
+      s.default_floats = a.default_floats.data(); s.num_default_floats = a.default_floats.size();
+      at_.push_back(s);
+    }
+    def_ = LoomSchemaDef{};
+    def_.struct_size = sizeof(LoomSchemaDef);
+    def_.op_type = op_type_.c_str(); def_.domain = domain_.c_str(); def_.since_version = since_;
+    def_.doc = doc_.c_str();
+    def_.inputs = in_.data(); def_.num_inputs = in_.size();
+    def_.outputs = out_.data(); def_.num_outputs = out_.size();
+    def_.attrs = at_.data(); def_.num_attrs = at_.size();
+    def_.type_constraints = tc_.data(); def_.num_type_constraints = tc_.size();
+    def_.inplace_pairs = inplace_.data(); def_.num_inplace_pairs = inplace_.size() / 2;
+    def_.infer = infer_;
+    def_.allow_unknown_attrs = allow_unknown_ ? 1 : 0;
+    return def_;
+  }
+
+ private:
+  struct Param { std::string name, type_str; LoomParamOption opt; std::string doc; };
+  struct Constraint { std::string type_str; std::vector<LoomDataType> allowed; std::string doc; };
+  struct AttrEntry {
+    AttrEntry(std::string n, LoomAttrType t, std::string d) : name(std::move(n)), doc(std::move(d)) { spec.type = t; }
+    std::string name, doc, default_string;
+    std::vector<int64_t> default_ints;
+    std::vector<float> default_floats;
+    LoomAttrSpec spec{};
+  };
+  std::string op_type_, domain_, doc_;
+  int since_ = 1;
+  std::vector<Param> inputs_, outputs_;
+  std::vector<Constraint> constraints_;
+  std::vector<AttrEntry> attrs_;
+  std::vector<int32_t> inplace_;
+  LoomInferFn infer_ = nullptr;
+  bool allow_unknown_ = false;
+  std::vector<LoomFormalParam> in_, out_;
+  std::vector<LoomTypeConstraint> tc_;
+  std::vector<LoomAttrSpec> at_;
+  LoomSchemaDef def_{};
+};
+
+// How a kernel is keyed and constrained.
+struct KernelOptions {
+  std::string device = "CPU";
+  std::string engine;
+  int32_t priority = 0;
+  // type_str -> dtypes this kernel handles.
+  std::vector<std::pair<std::string, std::vector<LoomDataType>>> type_constraints;
+};
+
+// Wraps one plugin's registration transaction.
+class Registrar {
+ public:
+  Registrar(const LoomApi* api, LoomRegistrar* reg) : api_(api), reg_(reg) {}
+  Status Register(SchemaBuilder& b) { return Status(api_->RegisterSchema(reg_, &b.Build())); }
+  template <class K>
+  Status Kernel(const std::string& op_type, const KernelOptions& opts = {}) {
+    std::vector<LoomTypeConstraint> tc;
+    for (auto& c : opts.type_constraints) tc.push_back({c.first.c_str(), c.second.data(), c.second.size(), ""});
+    LoomKernelDef def{};
+    def.struct_size = sizeof(LoomKernelDef);
+    def.op_type = op_type.c_str();
+    def.device = opts.device.c_str();
+    def.engine = opts.engine.c_str();
+    def.priority = opts.priority;
+    def.type_constraints = tc.data();
+    def.num_type_constraints = tc.size();
+    def.create = &internal::CreateKernel<K>;
+    def.destroy = &internal::DestroyKernel<K>;
+    def.compute = &internal::ComputeKernel<K>;
+    return Status(api_->RegisterKernel(reg_, &def));
+  }
+  Status Device(const LoomDeviceDef& def) { return Status(api_->RegisterDevice(reg_, &def)); }
+  const LoomApi* api() const { return api_; }
+  LoomRegistrar* handle() const { return reg_; }
+
+ private:
+  const LoomApi* api_;
+  LoomRegistrar* reg_;
+};
+
+namespace internal {
+// The body of every LoomPluginInit: checks the table, declares the plugin,
+// runs the registration function, converts exceptions.
+inline LoomStatus* RunPluginInit(const LoomApi* api, LoomRegistrar* reg, const char* name,
+                                 const char* version, Status (*body)(Registrar&)) {
+  if (api == nullptr || api->struct_size < sizeof(size_t) + 3 * sizeof(uint32_t)) return nullptr;
+  GlobalApi() = api;
+  LoomPluginInfo info{};
+  info.struct_size = sizeof(LoomPluginInfo);
+  info.abi_version = LOOM_ABI_VERSION;
+  info.name = name;
+  info.version = version;
+  LoomStatus* st = api->DeclarePlugin(reg, &info);
+  if (st) return st;
+  // A core older than this header lacks fields we may call.
+  if (api->struct_size < sizeof(LoomApi)) {
+    return api->CreateStatus(LOOM_FAILED_PRECONDITION, "core's function table is older than the plugin's SDK");
+  }
+  try {
+    Registrar r(api, reg);
+    return body(r).release();
+  } catch (const std::exception& e) {
+    return FromException("registration", &e);
+  } catch (...) {
+    return FromException("registration", nullptr);
+  }
+}
+}  // namespace internal
+
+}  // namespace sdk
+}  // namespace loom
+
+// Defines a registration function `fn` with the plugin-init signature.
+// LOOM_PLUGIN uses the exported name; built-in op sets use their own name.
+#define LOOM_DEFINE_PLUGIN_INIT(fn, name, version, reg_var)                              \
+  static ::loom::sdk::Status fn##_Body(::loom::sdk::Registrar& reg_var);                \
+  extern "C" LOOM_EXPORT LoomStatus* fn(const LoomApi* api, LoomRegistrar* r) {          \
+    return ::loom::sdk::internal::RunPluginInit(api, r, name, version, &fn##_Body);     \
+  }                                                                                      \
+  static ::loom::sdk::Status fn##_Body(::loom::sdk::Registrar& reg_var)
+
+// The plugin's exported entry point:
+//   LOOM_PLUGIN("myplugin", "1.0.0", reg) { return reg.Kernel<MyKernel>("MyOp"); }
+#define LOOM_PLUGIN(name, version, reg_var) LOOM_DEFINE_PLUGIN_INIT(LoomPluginInit, name, version, reg_var)
+
+#endif  // LOOM_CORE_API_LOOM_SDK_H_

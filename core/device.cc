@@ -1,0 +1,97 @@
+#include "core/device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_bridge.h"
+
+namespace loom {
+namespace {
+
+class CpuDeviceImpl : public Device {
+ public:
+  const std::string& type() const override { return type_; }
+  int id() const override { return 0; }
+  bool is_host() const override { return true; }
+  absl::StatusOr<void*> Allocate(size_t bytes) override {
+    if (bytes == 0) return nullptr;
+    size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+    void* p = std::aligned_alloc(kTensorAlignment, rounded);
+    if (p == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat("CPU: cannot allocate ", bytes, " bytes"));
+    }
+    return p;
+  }
+  void Free(void* ptr) override { std::free(ptr); }
+  absl::Status Copy(void* dst, const void* src, size_t bytes, CopyKind, StreamHandle) override {
+    if (bytes) std::memcpy(dst, src, bytes);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<StreamHandle> CreateStream() override { return nullptr; }
+  void DestroyStream(StreamHandle) override {}
+  absl::Status SynchronizeStream(StreamHandle) override { return absl::OkStatus(); }
+  absl::StatusOr<EventHandle> CreateEvent() override { return nullptr; }
+  void DestroyEvent(EventHandle) override {}
+  absl::Status RecordEvent(EventHandle, StreamHandle) override { return absl::OkStatus(); }
+  absl::Status StreamWaitEvent(StreamHandle, EventHandle) override { return absl::OkStatus(); }
+  absl::Status SynchronizeEvent(EventHandle) override { return absl::OkStatus(); }
+
+ private:
+  std::string type_ = "CPU";
+};
+
+}  // namespace
+
+Device* CpuDevice() {
+  static Device* cpu = new CpuDeviceImpl();
+  return cpu;
+}
+
+PluginDevice::PluginDevice(const LoomDeviceDef& def, int id) : def_(def), type_(def.name), id_(id) {
+  def_.name = type_.c_str();
+}
+
+absl::StatusOr<void*> PluginDevice::Allocate(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  absl::Status s = FromLoomStatus(def_.allocate(def_.user_data, id_, bytes, &p));
+  if (!s.ok()) return s;
+  return p;
+}
+void PluginDevice::Free(void* ptr) {
+  if (ptr) def_.deallocate(def_.user_data, id_, ptr);
+}
+absl::Status PluginDevice::Copy(void* dst, const void* src, size_t bytes, CopyKind kind,
+                                StreamHandle stream) {
+  return FromLoomStatus(def_.copy(def_.user_data, id_, dst, src, bytes,
+                                  static_cast<LoomCopyKind>(kind), stream));
+}
+absl::StatusOr<StreamHandle> PluginDevice::CreateStream() {
+  void* s = nullptr;
+  absl::Status st = FromLoomStatus(def_.create_stream(def_.user_data, id_, &s));
+  if (!st.ok()) return st;
+  return s;
+}
+void PluginDevice::DestroyStream(StreamHandle s) { def_.destroy_stream(def_.user_data, id_, s); }
+absl::Status PluginDevice::SynchronizeStream(StreamHandle s) {
+  return FromLoomStatus(def_.synchronize_stream(def_.user_data, id_, s));
+}
+absl::StatusOr<EventHandle> PluginDevice::CreateEvent() {
+  void* e = nullptr;
+  absl::Status st = FromLoomStatus(def_.create_event(def_.user_data, id_, &e));
+  if (!st.ok()) return st;
+  return e;
+}
+void PluginDevice::DestroyEvent(EventHandle e) { def_.destroy_event(def_.user_data, id_, e); }
+absl::Status PluginDevice::RecordEvent(EventHandle e, StreamHandle s) {
+  return FromLoomStatus(def_.record_event(def_.user_data, id_, e, s));
+}
+absl::Status PluginDevice::StreamWaitEvent(StreamHandle s, EventHandle e) {
+  return FromLoomStatus(def_.stream_wait_event(def_.user_data, id_, s, e));
+}
+absl::Status PluginDevice::SynchronizeEvent(EventHandle e) {
+  return FromLoomStatus(def_.synchronize_event(def_.user_data, id_, e));
+}
+
+}  // namespace loom

@@ -1,0 +1,136 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace loom {
+
+int64_t NumElements(absl::Span<const int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string ShapeToString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(Device* device, size_t bytes) {
+  absl::StatusOr<void*> p = device->Allocate(bytes);
+  if (!p.ok()) return p.status();
+  return std::shared_ptr<Buffer>(new Buffer(device, *p, bytes));
+}
+
+Buffer::~Buffer() {
+  if (data_) device_->Free(data_);
+}
+
+Tensor::Tensor() : device_(CpuDevice()) {}
+
+static absl::Status CheckDims(absl::Span<const int64_t> dims) {
+  for (int64_t d : dims) {
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("negative dimension in shape ", ShapeToString(dims)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape dims, Device* device) {
+  Tensor t;
+  t.device_ = device;
+  absl::Status s = t.Resize(dtype, std::move(dims));
+  if (!s.ok()) return s;
+  return t;
+}
+
+Tensor Tensor::Zeros(DataType dtype, Shape dims) {
+  absl::StatusOr<Tensor> t = Create(dtype, std::move(dims));
+  if (!t.ok()) std::abort();
+  if (t->nbytes()) std::memset(t->raw_data(), 0, t->nbytes());
+  return *t;
+}
+
+void* Tensor::raw_data() const {
+  if (!buffer_ || num_elements_ == 0) return nullptr;
+  return static_cast<char*>(buffer_->data()) + offset_;
+}
+
+absl::Status Tensor::Resize(DataType dtype, Shape dims) {
+  if (DataTypeSize(dtype) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("unsupported data type code ", static_cast<int>(dtype)));
+  }
+  absl::Status s = CheckDims(dims);
+  if (!s.ok()) return s;
+  size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
+  bool keep = buffer_ && !alias_ && buffer_.use_count() == 1 && buffer_->size() >= bytes;
+  if (!keep) {
+    buffer_.reset();
+    auto b = Buffer::Allocate(device_, bytes);
+    if (!b.ok()) return b.status();
+    buffer_ = *std::move(b);
+    offset_ = 0;
+    alias_ = false;
+  }
+  dtype_ = dtype;
+  dims_ = std::move(dims);
+  num_elements_ = NumElements(dims_);
+  return absl::OkStatus();
+}
+
+absl::Status Tensor::ResizeOrCheckAlias(DataType dtype, Shape dims) {
+  if (!alias_) return Resize(dtype, std::move(dims));
+  size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
+  if (bytes != nbytes()) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot resize alias ", DebugString(), " to ",
+                                                      DataTypeName(dtype), ShapeToString(dims)));
+  }
+  dtype_ = dtype;
+  dims_ = std::move(dims);
+  num_elements_ = NumElements(dims_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> Tensor::Slice(int64_t begin, int64_t end) const {
+  if (dims_.empty()) return absl::InvalidArgumentError("cannot slice a scalar");
+  if (begin < 0 || end < begin || end > dims_[0]) {
+    return absl::OutOfRangeError(absl::StrCat("slice [", begin, ", ", end, ") out of range for ", DebugString()));
+  }
+  Tensor t = *this;
+  int64_t row = dims_[0] == 0 ? 0 : num_elements_ / dims_[0];
+  t.offset_ = offset_ + static_cast<size_t>(begin * row) * DataTypeSize(dtype_);
+  t.dims_[0] = end - begin;
+  t.num_elements_ = NumElements(t.dims_);
+  t.alias_ = true;
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(Shape dims) const {
+  absl::Status s = CheckDims(dims);
+  if (!s.ok()) return s;
+  if (NumElements(dims) != num_elements_) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", DebugString(), " to ", ShapeToString(dims)));
+  }
+  Tensor t = *this;
+  t.dims_ = std::move(dims);
+  t.alias_ = true;
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Clone() const {
+  auto t = Create(dtype_, dims_);
+  if (!t.ok()) return t.status();
+  if (nbytes()) {
+    absl::Status s = device_->Copy(t->raw_data(), raw_data(), nbytes(),
+                                   device_->is_host() ? CopyKind::kDeviceToDevice : CopyKind::kDeviceToHost, nullptr);
+    if (!s.ok()) return s;
+  }
+  return t;
+}
+
+std::string Tensor::DebugString() const {
+  return absl::StrCat(DataTypeName(dtype_), ShapeToString(dims_));
+}
+
+}  // namespace loom

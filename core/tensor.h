@@ -1,0 +1,121 @@
+// Tensor: a dense, contiguous, row-major array on a device.
+//
+// A Tensor is a handle: copies share the same buffer (like a
+// std::shared_ptr). Allocations are 64-byte aligned (kTensorAlignment). Rank
+// 0 is a scalar holding one element; a zero-size dim gives zero elements and
+// no allocation. Slice() makes an alias of a range of the leading dimension
+// without copying, which the recurrent-network operator uses for links.
+#ifndef LOOM_CORE_TENSOR_H_
+#define LOOM_CORE_TENSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/device.h"
+#include "core/dtype.h"
+
+namespace loom {
+
+using Shape = std::vector<int64_t>;
+
+// Product of dims (1 for rank 0). Dims must be non-negative.
+int64_t NumElements(absl::Span<const int64_t> dims);
+// "[2, 3, 4]"
+std::string ShapeToString(absl::Span<const int64_t> dims);
+
+// Device memory owned by one or more Tensors.
+class Buffer {
+ public:
+  static absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* data() const { return data_; }
+  size_t size() const { return bytes_; }
+  Device* device() const { return device_; }
+
+ private:
+  Buffer(Device* d, void* p, size_t n) : device_(d), data_(p), bytes_(n) {}
+  Device* device_;
+  void* data_;
+  size_t bytes_;
+};
+
+class Tensor {
+ public:
+  // An empty float32 tensor of shape [0] on the CPU: no buffer.
+  Tensor();
+  // Allocates (uninitialized) memory on `device`.
+  static absl::StatusOr<Tensor> Create(DataType dtype, Shape dims, Device* device = CpuDevice());
+  // Allocates on the CPU and zero-fills; aborts only if the allocation fails
+  // (for tests and tools).
+  static Tensor Zeros(DataType dtype, Shape dims);
+  // A CPU tensor holding a copy of `values`.
+  template <typename T>
+  static Tensor FromVector(Shape dims, const std::vector<T>& values);
+
+  DataType dtype() const { return dtype_; }
+  const Shape& dims() const { return dims_; }
+  size_t rank() const { return dims_.size(); }
+  int64_t dim(size_t i) const { return dims_[i]; }
+  int64_t num_elements() const { return num_elements_; }
+  size_t nbytes() const { return static_cast<size_t>(num_elements_) * DataTypeSize(dtype_); }
+  Device* device() const { return device_; }
+  // nullptr when the tensor has no elements.
+  void* raw_data() const;
+  template <typename T> T* data() const { return static_cast<T*>(raw_data()); }
+  bool is_alias() const { return alias_; }
+  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+
+  // Gives the tensor this dtype and shape. Keeps the buffer when this tensor
+  // is its only owner and it is large enough, so steady-state runs do not
+  // allocate; otherwise allocates a new one on the tensor's device. Contents
+  // are unspecified afterwards.
+  absl::Status Resize(DataType dtype, Shape dims);
+  // Like Resize, but an alias must keep its size: resizing an alias to
+  // another byte size is an error rather than a silent detach.
+  absl::Status ResizeOrCheckAlias(DataType dtype, Shape dims);
+
+  // An alias of rows [begin, end) of the leading dimension (rank >= 1).
+  absl::StatusOr<Tensor> Slice(int64_t begin, int64_t end) const;
+  // An alias with the same bytes and another shape (same element count).
+  absl::StatusOr<Tensor> Reshaped(Shape dims) const;
+  // A copy with its own buffer (on the CPU).
+  absl::StatusOr<Tensor> Clone() const;
+
+  std::string DebugString() const;  // "float32[2, 3]"
+
+ private:
+  DataType dtype_ = DataType::kFloat32;
+  Shape dims_{0};
+  int64_t num_elements_ = 0;
+  Device* device_ = nullptr;
+  std::shared_ptr<Buffer> buffer_;
+  size_t offset_ = 0;  // bytes into buffer_
+  bool alias_ = false;
+};
+
+template <typename T>
+Tensor Tensor::FromVector(Shape dims, const std::vector<T>& values) {
+  Tensor t = Zeros(DataTypeOf<T>::value, std::move(dims));
+  T* d = t.data<T>();
+  for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < t.num_elements(); ++i) d[i] = values[i];
+  return t;
+}
+
+}  // namespace loom
+
+namespace loom {
+// The ABI's opaque LoomTensor handle points at a loom::Tensor.
+inline LoomTensor* ToHandle(Tensor* t) { return reinterpret_cast<LoomTensor*>(t); }
+inline const LoomTensor* ToHandle(const Tensor* t) { return reinterpret_cast<const LoomTensor*>(t); }
+inline const Tensor* FromHandle(const LoomTensor* t) { return reinterpret_cast<const Tensor*>(t); }
+inline Tensor* FromHandle(LoomTensor* t) { return reinterpret_cast<Tensor*>(t); }
+}  // namespace loom
+
+#endif  // LOOM_CORE_TENSOR_H_

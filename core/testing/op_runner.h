@@ -1,0 +1,47 @@
+// Test helpers: run single operators through the real core (schema checks,
+// kernel selection, planning) with the standard op set and the CPU plugin.
+#ifndef LOOM_CORE_TESTING_OP_RUNNER_H_
+#define LOOM_CORE_TESTING_OP_RUNNER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+
+namespace loom {
+namespace testing {
+
+// A registry with the built-in standard op set and the plugin at
+// `plugins/cpu/libloom_cpu.so` (runfiles-relative; add
+// "//plugins/cpu:libloom_cpu.so" to the test's data). Loaded once per process.
+Registry* CpuRegistry();
+
+// Parses an OperatorDef from protobuf text format; fails the test on error.
+OperatorDef ParseOp(const std::string& text);
+
+// Runs one operator: `inputs[i]` feeds op.input(i) (an empty input name means
+// the optional input is absent and its entry is ignored). Returns the outputs
+// in op.output order (an empty output name gives an empty Tensor).
+absl::StatusOr<std::vector<Tensor>> RunSingleOp(const OperatorDef& op, const std::vector<Tensor>& inputs,
+                                                Registry* registry = CpuRegistry());
+
+// Random tensor with values uniform in [lo, hi] (integers are rounded), for
+// any supported dtype; deterministic for a given seed.
+Tensor RandomTensor(DataType dtype, Shape dims, uint32_t seed, double lo = -1.0, double hi = 1.0);
+
+// Element i as double (any dtype).
+double ElementAsDouble(const Tensor& t, int64_t i);
+
+// Same dtype and shape, and |a - e| <= atol + rtol * |e| for every element
+// (NaN equals NaN). The message names the first mismatch and the worst error.
+::testing::AssertionResult AllClose(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,
+                                    double atol = 1e-6);
+
+}  // namespace testing
+}  // namespace loom
+
+#endif  // LOOM_CORE_TESTING_OP_RUNNER_H_

@@ -1,0 +1,18 @@
+// One registration function per operator family (one file each in ops/).
+#ifndef LOOM_OPS_FAMILIES_H_
+#define LOOM_OPS_FAMILIES_H_
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace ops {
+
+sdk::Status RegisterElementwiseSchemas(sdk::Registrar& reg);  // ops/elementwise.cc
+sdk::Status RegisterReductionSchemas(sdk::Registrar& reg);    // ops/reduction.cc
+sdk::Status RegisterNnSchemas(sdk::Registrar& reg);           // ops/nn.cc: Conv, pooling, BatchNormalization, Gemm, MatMul
+sdk::Status RegisterTensorSchemas(sdk::Registrar& reg);       // ops/tensor.cc: shape and data movement
+
+}  // namespace ops
+}  // namespace loom
+
+#endif  // LOOM_OPS_FAMILIES_H_

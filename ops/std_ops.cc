@@ -1,0 +1,11 @@
+#include "ops/std_ops.h"
+
+#include "ops/families.h"
+
+LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterElementwiseSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterReductionSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterTensorSchemas(reg));
+  return loom::sdk::Status::Ok();
+}

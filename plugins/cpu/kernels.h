@@ -1,0 +1,18 @@
+// One registration function per kernel family of the CPU plugin.
+#ifndef LOOM_PLUGINS_CPU_KERNELS_H_
+#define LOOM_PLUGINS_CPU_KERNELS_H_
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace cpu {
+
+sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg);  // elementwise.cc (OpenMP)
+sdk::Status RegisterReductionKernels(sdk::Registrar& reg);    // reduction.cc (OpenMP)
+sdk::Status RegisterDnnlKernels(sdk::Registrar& reg);         // dnnl_*.cc (oneDNN)
+sdk::Status RegisterTensorKernels(sdk::Registrar& reg);       // tensor_ops.cc
+
+}  // namespace cpu
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_CPU_KERNELS_H_

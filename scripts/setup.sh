@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian package the Loom build and tests need. Idempotent:
+# packages already present are skipped, so a second run costs only dpkg-query.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap bazel-platforms
+  g++ libgomp1
+  libabsl-dev
+  libprotobuf-dev protobuf-compiler
+  libdnnl-dev
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  libonnx-dev
+  binutils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,57 @@
+// The core's side of the plugin ABI: the LoomApi function table and the
+// structs behind its opaque handles.
+#ifndef LOOM_CORE_C_API_IMPL_H_
+#define LOOM_CORE_C_API_IMPL_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
+#include "core/api/loom_c_api.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+#include "core/tensor.h"
+
+// One plugin's registration transaction, as seen by the plugin.
+struct LoomRegistrar {
+  loom::RegistrationTransaction* txn;
+};
+
+// An operator (attributes with defaults applied) for kernel creation and
+// inference. Owns decoded tensor and net attributes, so pointers handed to
+// kernels stay valid as long as this object.
+struct LoomKernelInfo {
+  LoomKernelInfo(const loom::OperatorDef& op, std::string label);
+  loom::OperatorDef op;
+  std::string label;  // "op #3 'x' (Conv)"
+  absl::flat_hash_map<std::string, const loom::Argument*> args;
+  mutable absl::node_hash_map<std::string, loom::Tensor> tensors;
+  mutable absl::node_hash_map<std::string, std::string> nets;
+};
+
+struct LoomKernelContext {
+  std::vector<const loom::Tensor*> inputs;   // nullptr: absent optional input
+  std::vector<loom::Tensor*> outputs;        // nullptr: absent output
+  std::vector<loom::DataType> output_dtypes; // inferred; kUndefined when unknown
+  int num_threads = 1;
+  void* stream = nullptr;
+  const std::string* label = nullptr;
+};
+
+struct LoomInferenceContext {
+  const LoomKernelInfo* info = nullptr;
+  std::vector<loom::DataType> input_dtypes;
+  std::vector<const loom::Shape*> input_shapes;     // nullptr: unknown
+  std::vector<const loom::Tensor*> input_constants; // nullptr: not constant
+  std::vector<loom::DataType> output_dtypes;
+  std::vector<std::optional<loom::Shape>> output_shapes;
+};
+
+namespace loom {
+// The process-wide table given to every plugin.
+const LoomApi* GetLoomApi();
+}  // namespace loom
+
+#endif  // LOOM_CORE_C_API_IMPL_H_

@@ -1,0 +1,108 @@
+#include "core/checked_net.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/attributes.h"
+
+namespace loom {
+namespace {
+
+std::string Bounds(int mn, int mx) {
+  if (mx < 0) return absl::StrCat("at least ", mn);
+  if (mn == mx) return absl::StrCat(mn);
+  return absl::StrCat(mn, " to ", mx);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws) {
+  auto out = std::make_unique<CheckedNet>();
+  out->def = net;
+  std::set<std::string> external(net.external_input().begin(), net.external_input().end());
+  std::set<std::string> available = external;
+  std::set<std::string> input_set;
+  for (const std::string& e : net.external_input()) {
+    if (input_set.insert(e).second) out->inputs.push_back(e);
+  }
+  for (int i = 0; i < net.op_size(); ++i) {
+    const OperatorDef& op = net.op(i);
+    std::string label = OpLabel(op, i);
+    const OpSchema* schema = registry.FindSchema(op.type());
+    if (schema == nullptr) {
+      return absl::NotFoundError(absl::StrCat(label, ": unknown operator type '", op.type(),
+                                              "'; no loaded plugin registers a schema for it"));
+    }
+    int nin = op.input_size(), nout = op.output_size();
+    // Trailing absent optional inputs do not count.
+    while (nin > 0 && op.input(nin - 1).empty()) --nin;
+    if (nin < schema->min_inputs || (schema->max_inputs >= 0 && nin > schema->max_inputs)) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": expected ", Bounds(schema->min_inputs, schema->max_inputs),
+                                                     " inputs, found ", nin));
+    }
+    if (nout < schema->min_outputs || (schema->max_outputs >= 0 && nout > schema->max_outputs)) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": expected ", Bounds(schema->min_outputs, schema->max_outputs),
+                                                     " outputs, found ", nout));
+    }
+    for (int k = 0; k < nin; ++k) {
+      const FormalParam* p = schema->InputParam(k);
+      const std::string& name = op.input(k);
+      if (name.empty()) {
+        if (p && p->option != LOOM_PARAM_OPTIONAL) {
+          return absl::InvalidArgumentError(absl::StrCat(label, ": input ", k, " ('", p->name, "') is required but empty"));
+        }
+        continue;
+      }
+      if (!available.count(name)) {
+        if (ws.HasBlob(name)) {
+          available.insert(name);
+          if (input_set.insert(name).second) {
+            out->inputs.push_back(name);
+            out->initializers.push_back(name);
+          }
+        } else {
+          return absl::InvalidArgumentError(absl::StrCat(label, ": input ", k, " '", name,
+                                                         "' is not produced by an earlier op, not an external input, "
+                                                         "and not in the workspace"));
+        }
+      }
+    }
+    absl::StatusOr<OperatorDef> normalized = CheckAttributes(op, i, *schema);
+    if (!normalized.ok()) return normalized.status();
+
+    CheckedOp c;
+    c.index = i;
+    c.label = label;
+    c.schema = schema;
+    const DeviceOption& dev = op.has_device_option() ? op.device_option() : net.device_option();
+    c.device_type = dev.device_type();
+    c.device_id = dev.device_id();
+    c.engine = op.engine();
+    if (registry.FindDevice(c.device_type, c.device_id) == nullptr) {
+      return absl::NotFoundError(absl::StrCat(label, ": device ", c.device_type, ":", c.device_id,
+                                              " is not available; registered device types: ",
+                                              absl::StrJoin(registry.DeviceTypes(), ", ")));
+    }
+    if (!registry.HasKernelForDevice(op.type(), c.device_type)) {
+      std::vector<std::string> have;
+      for (const KernelDef* k : registry.KernelsFor(op.type())) have.push_back(k->Describe());
+      return absl::NotFoundError(absl::StrCat(label, ": no kernel for device ", c.device_type, "; kernels that exist: ",
+                                              have.empty() ? "none" : absl::StrJoin(have, "; ")));
+    }
+    c.info = std::make_unique<LoomKernelInfo>(*normalized, label);
+    for (const std::string& o : op.output()) {
+      if (!o.empty()) available.insert(o);
+    }
+    out->ops.push_back(std::move(c));
+  }
+  for (const std::string& o : net.external_output()) {
+    if (!available.count(o)) {
+      return absl::InvalidArgumentError(absl::StrCat("net '", net.name(), "': external output '", o,
+                                                     "' is produced by no op and is not an input"));
+    }
+  }
+  return out;
+}
+
+}  // namespace loom

@@ -1,0 +1,49 @@
+// First pass of NetDef -> checked graph -> plan -> run: checks a NetDef
+// against the registry's schemas.
+#ifndef LOOM_CORE_CHECKED_NET_H_
+#define LOOM_CORE_CHECKED_NET_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/c_api_impl.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+#include "core/workspace.h"
+
+namespace loom {
+
+struct CheckedOp {
+  int index = 0;
+  std::string label;  // "op #3 'conv1' (Conv)"
+  const OpSchema* schema = nullptr;
+  std::unique_ptr<LoomKernelInfo> info;  // the op, attribute defaults applied
+  std::string device_type = "CPU";
+  int device_id = 0;
+  std::string engine;
+};
+
+struct CheckedNet {
+  NetDef def;
+  std::vector<CheckedOp> ops;
+  // Blobs read before any op writes them: external inputs, then workspace
+  // blobs (initializers). Their dtypes and shapes key the plan cache.
+  std::vector<std::string> inputs;
+  // The subset of `inputs` that are not external inputs: constants at
+  // planning time.
+  std::vector<std::string> initializers;
+};
+
+// Checks every op of `net`, in order: a registered schema; input and output
+// counts within the schema's bounds (absent optional inputs have empty
+// names); attributes (core/attributes.h); a registered device with at least
+// one kernel for the op; every input produced by an earlier op, listed in
+// external_input, or present in `ws`. INVALID_ARGUMENT / NOT_FOUND name the
+// op (index, name, type), the input or attribute, the expected and the found.
+absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_CHECKED_NET_H_

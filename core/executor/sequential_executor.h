@@ -1,0 +1,19 @@
+// The sequential executor: runs a plan's kernels in order on the calling thread.
+#ifndef LOOM_CORE_EXECUTOR_SEQUENTIAL_EXECUTOR_H_
+#define LOOM_CORE_EXECUTOR_SEQUENTIAL_EXECUTOR_H_
+
+#include "absl/status/status.h"
+#include "core/plan.h"
+#include "core/profile.h"
+
+namespace loom {
+
+// Runs every step of `plan`. The first failing kernel stops the run; its
+// error is returned prefixed with the op's label. With `profile` non-null,
+// each op's wall time (ms) is added to it (profile->ops must have one entry
+// per step).
+absl::Status RunSequential(Plan& plan, Profile* profile);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_EXECUTOR_SEQUENTIAL_EXECUTOR_H_

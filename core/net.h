@@ -1,0 +1,80 @@
+// Net: a NetDef made runnable in a workspace.
+//
+// Create() checks the NetDef against the registry (core/checked_net.h). Run()
+// looks up the plan for the current dtypes and shapes of the net's inputs
+// (MXNet CachedOp style): the first run with a new signature builds one
+// (core/plan.h) and caches it; later runs with the same signature go straight
+// to the executor. A plugin loaded after a plan was built (the registry's
+// generation changed) invalidates the cache.
+#ifndef LOOM_CORE_NET_H_
+#define LOOM_CORE_NET_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/checked_net.h"
+#include "core/plan.h"
+#include "core/profile.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+#include "core/workspace.h"
+
+namespace loom {
+
+struct NetOptions {
+  // Threads a kernel may use (OpenMP); 0 = the number of cores.
+  int num_threads = 0;
+  // Collect per-op times on every Run.
+  bool enable_profiling = false;
+  // Plans kept per net; the cache is cleared when it would grow beyond this.
+  int max_cached_plans = 64;
+};
+
+class Net {
+ public:
+  // `ws` and `registry` must outlive the net. Executor type must be empty or
+  // "sequential" (INVALID_ARGUMENT otherwise). Other errors: see CheckNet.
+  static absl::StatusOr<std::unique_ptr<Net>> Create(const NetDef& def, Workspace* ws, const Registry* registry,
+                                                     NetOptions options = {});
+
+  // Runs the net on the workspace's current inputs; outputs are left in the
+  // workspace. Errors name the failing op.
+  absl::Status Run();
+
+  const NetDef& def() const { return checked_->def; }
+  // Blobs the net reads before writing (external inputs, initializers).
+  const std::vector<std::string>& inputs() const { return checked_->inputs; }
+
+  void set_profiling(bool on) { options_.enable_profiling = on; }
+  const Profile& profile() const { return profile_; }
+  void ResetProfile();
+
+  // Planning passes so far (cache misses) and plans in the cache.
+  int64_t plans_built() const { return plans_built_; }
+  size_t cached_plans() const { return plans_.size(); }
+  // The plan used by the last Run (nullptr before the first).
+  const Plan* last_plan() const { return last_plan_; }
+
+ private:
+  Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options);
+  absl::StatusOr<Plan*> PlanFor();
+
+  std::unique_ptr<CheckedNet> checked_;
+  Workspace* ws_;
+  const Registry* registry_;
+  NetOptions options_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Plan>> plans_;
+  uint64_t plans_generation_ = 0;
+  int64_t plans_built_ = 0;
+  Plan* last_plan_ = nullptr;
+  Profile profile_;
+  std::string signature_;  // scratch, reused to avoid allocating per run
+};
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_NET_H_

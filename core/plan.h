@@ -1,0 +1,60 @@
+// Second pass: a checked net plus the dtypes and shapes of its inputs give a
+// Plan: inferred dtypes (and shapes where schemas say), one selected and
+// created kernel per op, and every op's input and output tensors resolved in
+// the workspace, so running is a loop over prepared kernels.
+#ifndef LOOM_CORE_PLAN_H_
+#define LOOM_CORE_PLAN_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/c_api_impl.h"
+#include "core/checked_net.h"
+#include "core/registry.h"
+#include "core/workspace.h"
+
+namespace loom {
+
+struct PlanStep {
+  const CheckedOp* op = nullptr;
+  const KernelDef* kernel = nullptr;
+  void* state = nullptr;  // from kernel->create
+  LoomKernelContext ctx;
+  std::vector<std::optional<Shape>> inferred_shapes;  // per output
+};
+
+class Plan {
+ public:
+  Plan() = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan();
+  std::vector<PlanStep>& steps() { return steps_; }
+  const std::vector<PlanStep>& steps() const { return steps_; }
+  uint64_t registry_generation() const { return generation_; }
+
+ private:
+  friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int);
+  std::vector<PlanStep> steps_;
+  uint64_t generation_ = 0;
+};
+
+// Builds a plan for the current dtypes and shapes of `net.inputs` in `ws`.
+// Errors name the op and say what is wrong: an input dtype outside its type
+// constraint ("T allows float32, float64; found int64"), inconsistent
+// bindings of one constraint, inference that fails or leaves an output
+// dtype unset, no kernel for the dtypes (listing the kernels that exist), a
+// kernel whose creation fails (its message).
+absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
+                                                int num_threads);
+
+// Parses "tensor(int64)" into kInt64; nullopt for a constraint name like "T".
+std::optional<DataType> FixedTypeOf(const std::string& type_str);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_PLAN_H_

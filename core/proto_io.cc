@@ -1,0 +1,146 @@
+#include "core/proto_io.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
+
+namespace loom {
+namespace {
+
+bool IsTextPath(const std::string& path) {
+  return absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt") || absl::EndsWith(path, ".prototxt");
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+  out << data;
+  return out ? absl::OkStatus() : absl::DataLossError(absl::StrCat("short write to '", path, "'"));
+}
+
+template <typename T, typename F>
+void FillFrom(Tensor* t, const F& field) {
+  T* d = t->data<T>();
+  for (int64_t i = 0; i < t->num_elements(); ++i) d[i] = static_cast<T>(field.Get(static_cast<int>(i)));
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
+  std::string label = absl::StrCat("tensor '", p.name(), "'");
+  if (!IsSupportedDataType(p.data_type())) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": unsupported data_type ", p.data_type()));
+  }
+  DataType dt = static_cast<DataType>(p.data_type());
+  Shape dims(p.dims().begin(), p.dims().end());
+  for (int64_t d : dims) {
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat(label, ": negative dimension in ", ShapeToString(dims)));
+  }
+  auto t = Tensor::Create(dt, dims);
+  if (!t.ok()) return t.status();
+  int64_t n = t->num_elements();
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != t->nbytes()) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": raw_data has ", p.raw_data().size(), " bytes; ",
+                                                     DataTypeName(dt), ShapeToString(dims), " needs ", t->nbytes()));
+    }
+    if (n) std::memcpy(t->raw_data(), p.raw_data().data(), t->nbytes());
+    return t;
+  }
+  int64_t have = 0;
+  switch (dt) {
+    case DataType::kFloat32: have = p.float_data_size(); break;
+    case DataType::kFloat64: have = p.double_data_size(); break;
+    case DataType::kInt64: have = p.int64_data_size(); break;
+    default: have = p.int32_data_size(); break;
+  }
+  if (have != n) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": has ", have, " values; ", DataTypeName(dt),
+                                                   ShapeToString(dims), " needs ", n));
+  }
+  switch (dt) {
+    case DataType::kFloat32: FillFrom<float>(&*t, p.float_data()); break;
+    case DataType::kFloat64: FillFrom<double>(&*t, p.double_data()); break;
+    case DataType::kInt64: FillFrom<int64_t>(&*t, p.int64_data()); break;
+    case DataType::kInt32: FillFrom<int32_t>(&*t, p.int32_data()); break;
+    case DataType::kInt16: FillFrom<int16_t>(&*t, p.int32_data()); break;
+    case DataType::kUInt16: case DataType::kFloat16: case DataType::kBFloat16: FillFrom<uint16_t>(&*t, p.int32_data()); break;
+    case DataType::kInt8: FillFrom<int8_t>(&*t, p.int32_data()); break;
+    case DataType::kUInt8: FillFrom<uint8_t>(&*t, p.int32_data()); break;
+    case DataType::kBool: FillFrom<bool>(&*t, p.int32_data()); break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(label, ": ", DataTypeName(dt), " values must be in raw_data"));
+  }
+  return t;
+}
+
+TensorProto TensorToProto(const Tensor& t, const std::string& name) {
+  TensorProto p;
+  if (!name.empty()) p.set_name(name);
+  for (int64_t d : t.dims()) p.add_dims(d);
+  p.set_data_type(static_cast<int32_t>(t.dtype()));
+  p.set_raw_data(t.nbytes() ? std::string(static_cast<const char*>(t.raw_data()), t.nbytes()) : std::string());
+  return p;
+}
+
+absl::StatusOr<NetDef> ParseNetDefText(const std::string& text) {
+  NetDef net;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &net)) {
+    return absl::InvalidArgumentError("NetDef text does not parse");
+  }
+  return net;
+}
+
+absl::StatusOr<NetDef> ReadNetDef(const std::string& path) {
+  auto data = ReadFile(path);
+  if (!data.ok()) return data.status();
+  NetDef net;
+  if (!IsTextPath(path) && net.ParseFromString(*data)) return net;
+  net.Clear();
+  if (google::protobuf::TextFormat::ParseFromString(*data, &net)) return net;
+  return absl::InvalidArgumentError(absl::StrCat("'", path, "' is neither a binary nor a text-format NetDef"));
+}
+
+absl::Status WriteNetDef(const NetDef& net, const std::string& path) {
+  std::string out;
+  if (IsTextPath(path)) {
+    google::protobuf::TextFormat::PrintToString(net, &out);
+  } else {
+    net.SerializeToString(&out);
+  }
+  return WriteFile(path, out);
+}
+
+absl::StatusOr<TensorProto> ReadTensorProto(const std::string& path) {
+  auto data = ReadFile(path);
+  if (!data.ok()) return data.status();
+  TensorProto t;
+  if (!IsTextPath(path) && t.ParseFromString(*data)) return t;
+  t.Clear();
+  if (google::protobuf::TextFormat::ParseFromString(*data, &t)) return t;
+  return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a TensorProto"));
+}
+
+absl::Status WriteTensorProto(const TensorProto& t, const std::string& path) {
+  std::string out;
+  if (IsTextPath(path)) {
+    google::protobuf::TextFormat::PrintToString(t, &out);
+  } else {
+    t.SerializeToString(&out);
+  }
+  return WriteFile(path, out);
+}
+
+}  // namespace loom

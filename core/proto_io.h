@@ -1,0 +1,31 @@
+// Reading and writing Loom protos and converting tensors.
+#ifndef LOOM_CORE_PROTO_IO_H_
+#define LOOM_CORE_PROTO_IO_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/proto/loom.pb.h"
+#include "core/tensor.h"
+
+namespace loom {
+
+// A CPU tensor from a TensorProto (raw_data or the typed fields). Errors name
+// the tensor and say what is wrong (unknown data_type, byte count mismatch).
+absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto);
+// A TensorProto with raw_data (little-endian) of a CPU tensor.
+TensorProto TensorToProto(const Tensor& t, const std::string& name = "");
+
+// Reads a NetDef from `path`: protobuf binary, or text format when the file
+// ends in .pbtxt/.txt/.prototxt or does not parse as binary.
+absl::StatusOr<NetDef> ReadNetDef(const std::string& path);
+// Writes binary unless `path` ends in .pbtxt/.txt/.prototxt.
+absl::Status WriteNetDef(const NetDef& net, const std::string& path);
+absl::StatusOr<NetDef> ParseNetDefText(const std::string& text);
+absl::StatusOr<TensorProto> ReadTensorProto(const std::string& path);
+absl::Status WriteTensorProto(const TensorProto& t, const std::string& path);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_PROTO_IO_H_

@@ -1,0 +1,398 @@
+#include "core/registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace loom {
+namespace {
+
+std::string Str(const char* s) { return s ? std::string(s) : std::string(); }
+
+std::vector<TypeConstraint> CopyConstraints(const LoomTypeConstraint* c, size_t n) {
+  std::vector<TypeConstraint> out;
+  for (size_t i = 0; i < n; ++i) {
+    TypeConstraint tc{Str(c[i].type_str), {}, Str(c[i].doc)};
+    for (size_t j = 0; j < c[i].num_allowed; ++j) tc.allowed.push_back(static_cast<DataType>(c[i].allowed[j]));
+    out.push_back(std::move(tc));
+  }
+  return out;
+}
+
+absl::Status CheckStructSize(size_t got, size_t minimum, const char* what) {
+  if (got < minimum) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ".struct_size is ", got, "; expected at least ", minimum));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const AttrSpec* OpSchema::FindAttr(const std::string& name) const {
+  for (const auto& a : attrs) if (a.name == name) return &a;
+  return nullptr;
+}
+
+const TypeConstraint* OpSchema::FindConstraint(const std::string& type_str) const {
+  for (const auto& c : type_constraints) if (c.type_str == type_str) return &c;
+  return nullptr;
+}
+
+static const FormalParam* ParamAt(const std::vector<FormalParam>& params, size_t index) {
+  if (params.empty()) return nullptr;
+  if (index < params.size()) return &params[index];
+  if (params.back().option == LOOM_PARAM_VARIADIC) return &params.back();
+  return nullptr;
+}
+
+const FormalParam* OpSchema::InputParam(size_t index) const { return ParamAt(inputs, index); }
+const FormalParam* OpSchema::OutputParam(size_t index) const { return ParamAt(outputs, index); }
+
+bool KernelDef::Accepts(const std::string& type_str, DataType dtype) const {
+  for (const auto& c : type_constraints) {
+    if (c.type_str == type_str) return std::find(c.allowed.begin(), c.allowed.end(), dtype) != c.allowed.end();
+  }
+  return true;
+}
+
+std::string KernelDef::Describe() const {
+  std::vector<std::string> tcs;
+  for (const auto& c : type_constraints) {
+    std::vector<std::string> names;
+    for (DataType d : c.allowed) names.push_back(DataTypeName(d));
+    tcs.push_back(absl::StrCat(c.type_str, ": ", absl::StrJoin(names, "|")));
+  }
+  return absl::StrCat(device, engine.empty() ? "" : "/", engine, " (", tcs.empty() ? "any dtype" : absl::StrJoin(tcs, ", "),
+                      ") priority ", priority, " from plugin '", plugin, "'");
+}
+
+bool KernelsOverlap(const KernelDef& a, const KernelDef& b) {
+  if (a.op_type != b.op_type || a.device != b.device || a.engine != b.engine) return false;
+  for (const auto& ca : a.type_constraints) {
+    for (const auto& cb : b.type_constraints) {
+      if (ca.type_str != cb.type_str) continue;
+      bool common = false;
+      for (DataType d : ca.allowed) {
+        if (std::find(cb.allowed.begin(), cb.allowed.end(), d) != cb.allowed.end()) common = true;
+      }
+      if (!common) return false;
+    }
+  }
+  return true;
+}
+
+// ---- RegistrationTransaction ------------------------------------------------
+
+absl::Status RegistrationTransaction::Declare(const LoomPluginInfo& info) {
+  if (declared_) return absl::FailedPreconditionError("DeclarePlugin called twice");
+  absl::Status s = CheckStructSize(info.struct_size, offsetof(LoomPluginInfo, version) + sizeof(char*), "LoomPluginInfo");
+  if (!s.ok()) return s;
+  std::string name = Str(info.name);
+  if (name.empty()) return absl::InvalidArgumentError("plugin declared an empty name");
+  if (info.abi_version < 1 || info.abi_version > LOOM_ABI_VERSION) {
+    return absl::FailedPreconditionError(absl::StrCat("plugin '", name, "' (", path_, ") was built for Loom ABI version ",
+                                                      info.abi_version, "; this core provides ABI versions 1 to ",
+                                                      LOOM_ABI_VERSION));
+  }
+  if (const PluginRecord* existing = registry_->FindPlugin(name)) {
+    return absl::AlreadyExistsError(absl::StrCat("plugin '", name, "' is already loaded from ", existing->path));
+  }
+  declared_ = true;
+  record_.name = name;
+  record_.version = Str(info.version);
+  record_.abi_version = info.abi_version;
+  record_.path = path_;
+  return absl::OkStatus();
+}
+
+static absl::Status NotDeclared() {
+  return absl::FailedPreconditionError("plugin registered before calling DeclarePlugin");
+}
+
+absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
+  if (!declared_) return NotDeclared();
+  absl::Status st = CheckStructSize(def.struct_size, offsetof(LoomSchemaDef, allow_unknown_attrs) + sizeof(int), "LoomSchemaDef");
+  if (!st.ok()) return st;
+  auto s = std::make_unique<OpSchema>();
+  s->op_type = Str(def.op_type);
+  if (s->op_type.empty()) return absl::InvalidArgumentError(absl::StrCat("plugin '", record_.name, "' registered a schema with no op_type"));
+  std::string owner = registry_->SchemaOwner(s->op_type);
+  for (const auto& staged : schemas_) if (staged->op_type == s->op_type) owner = record_.name;
+  if (!owner.empty()) {
+    return absl::AlreadyExistsError(absl::StrCat("plugin '", record_.name, "': schema '", s->op_type,
+                                                 "' is already registered by plugin '", owner, "'"));
+  }
+  s->domain = Str(def.domain);
+  s->since_version = def.since_version;
+  s->doc = Str(def.doc);
+  auto params = [](const LoomFormalParam* p, size_t n, std::vector<FormalParam>* out) {
+    for (size_t i = 0; i < n; ++i) out->push_back({Str(p[i].name), Str(p[i].type_str), p[i].option, Str(p[i].doc)});
+  };
+  params(def.inputs, def.num_inputs, &s->inputs);
+  params(def.outputs, def.num_outputs, &s->outputs);
+  auto bounds = [&](const std::vector<FormalParam>& ps, int* mn, int* mx, const char* what) -> absl::Status {
+    *mn = 0; *mx = static_cast<int>(ps.size());
+    bool optional_seen = false;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (ps[i].option == LOOM_PARAM_VARIADIC) {
+        if (i + 1 != ps.size()) return absl::InvalidArgumentError(absl::StrCat("schema '", s->op_type, "': variadic ", what, " '", ps[i].name, "' must be last"));
+        *mx = -1;
+        if (!optional_seen) *mn = static_cast<int>(i) + 1;
+      } else if (ps[i].option == LOOM_PARAM_OPTIONAL) {
+        optional_seen = true;
+      } else if (!optional_seen) {
+        *mn = static_cast<int>(i) + 1;
+      }
+    }
+    return absl::OkStatus();
+  };
+  st = bounds(s->inputs, &s->min_inputs, &s->max_inputs, "input");
+  if (!st.ok()) return st;
+  st = bounds(s->outputs, &s->min_outputs, &s->max_outputs, "output");
+  if (!st.ok()) return st;
+  for (size_t i = 0; i < def.num_attrs; ++i) {
+    const LoomAttrSpec& a = def.attrs[i];
+    AttrSpec spec;
+    spec.name = Str(a.name);
+    spec.type = a.type;
+    spec.required = a.required != 0;
+    spec.has_default = a.has_default != 0;
+    spec.doc = Str(a.doc);
+    if (spec.has_default) {
+      Argument& d = spec.default_value;
+      d.set_name(spec.name);
+      switch (a.type) {
+        case LOOM_ATTR_INT: d.set_i(a.default_int); break;
+        case LOOM_ATTR_FLOAT: d.set_f(a.default_float); break;
+        case LOOM_ATTR_STRING: d.set_s(Str(a.default_string)); break;
+        case LOOM_ATTR_INTS: for (size_t j = 0; j < a.num_default_ints; ++j) d.add_ints(a.default_ints[j]); break;
+        case LOOM_ATTR_FLOATS: for (size_t j = 0; j < a.num_default_floats; ++j) d.add_floats(a.default_floats[j]); break;
+        default:
+          return absl::InvalidArgumentError(absl::StrCat("schema '", s->op_type, "': attribute '", spec.name,
+                                                         "' of this type cannot have a default"));
+      }
+    }
+    s->attrs.push_back(std::move(spec));
+  }
+  s->type_constraints = CopyConstraints(def.type_constraints, def.num_type_constraints);
+  for (size_t i = 0; i < def.num_inplace_pairs; ++i) {
+    s->inplace.emplace_back(def.inplace_pairs[2 * i], def.inplace_pairs[2 * i + 1]);
+  }
+  s->infer = def.infer;
+  s->allow_unknown_attrs = def.allow_unknown_attrs != 0;
+  s->plugin = record_.name;
+  record_.schemas.push_back(s->op_type);
+  schemas_.push_back(std::move(s));
+  return absl::OkStatus();
+}
+
+absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& def) {
+  if (!declared_) return NotDeclared();
+  absl::Status st = CheckStructSize(def.struct_size, offsetof(LoomKernelDef, compute) + sizeof(void*), "LoomKernelDef");
+  if (!st.ok()) return st;
+  auto k = std::make_unique<KernelDef>();
+  k->op_type = Str(def.op_type);
+  k->device = Str(def.device);
+  k->engine = Str(def.engine);
+  k->priority = def.priority;
+  k->type_constraints = CopyConstraints(def.type_constraints, def.num_type_constraints);
+  k->create = def.create;
+  k->destroy = def.destroy;
+  k->compute = def.compute;
+  k->plugin = record_.name;
+  std::string where = absl::StrCat("plugin '", record_.name, "': kernel ", k->op_type, " on ", k->device,
+                                   k->engine.empty() ? "" : "/", k->engine);
+  if (k->device.empty()) return absl::InvalidArgumentError(absl::StrCat(where, " has no device"));
+  if (!k->create || !k->destroy || !k->compute) {
+    return absl::InvalidArgumentError(absl::StrCat(where, " lacks create, destroy or compute"));
+  }
+  bool schema_known = !registry_->SchemaOwner(k->op_type).empty();
+  for (const auto& s : schemas_) if (s->op_type == k->op_type) schema_known = true;
+  if (!schema_known) {
+    return absl::NotFoundError(absl::StrCat(where, " is for an unknown op '", k->op_type, "' (no schema registered)"));
+  }
+  std::string owner = registry_->KernelOwner(*k);
+  for (const auto& staged : kernels_) if (KernelsOverlap(*staged, *k)) owner = record_.name;
+  if (!owner.empty()) {
+    return absl::AlreadyExistsError(absl::StrCat(where, ": a kernel with this key and overlapping dtypes is already registered by plugin '",
+                                                 owner, "'"));
+  }
+  record_.kernels.push_back(absl::StrCat(k->op_type, "@", k->device, k->engine.empty() ? "" : "/", k->engine));
+  kernels_.push_back(std::move(k));
+  return absl::OkStatus();
+}
+
+absl::Status RegistrationTransaction::AddDevice(const LoomDeviceDef& def) {
+  if (!declared_) return NotDeclared();
+  absl::Status st = CheckStructSize(def.struct_size, offsetof(LoomDeviceDef, synchronize_event) + sizeof(void*), "LoomDeviceDef");
+  if (!st.ok()) return st;
+  std::string name = Str(def.name);
+  if (name.empty() || !def.device_count || !def.allocate || !def.deallocate || !def.copy) {
+    return absl::InvalidArgumentError(absl::StrCat("plugin '", record_.name, "': device '", name, "' is missing a name or functions"));
+  }
+  bool taken = name == "CPU" || registry_->DeviceExists(name);
+  for (const auto& n : device_names_) taken = taken || n == name;
+  if (taken) {
+    return absl::AlreadyExistsError(absl::StrCat("plugin '", record_.name, "': device '", name, "' is already registered"));
+  }
+  devices_.push_back(def);
+  device_names_.push_back(name);
+  record_.devices.push_back(name);
+  return absl::OkStatus();
+}
+
+// ---- Registry ---------------------------------------------------------------
+
+Registry::Registry() = default;
+
+std::string Registry::SchemaOwner(const std::string& op_type) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto it = schemas_.find(op_type);
+  return it == schemas_.end() ? "" : it->second->plugin;
+}
+
+std::string Registry::KernelOwner(const KernelDef& k) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto it = kernels_.find(k.op_type);
+  if (it == kernels_.end()) return "";
+  for (const auto& e : it->second) if (KernelsOverlap(*e, k)) return e->plugin;
+  return "";
+}
+
+bool Registry::DeviceExists(const std::string& name) const {
+  absl::ReaderMutexLock l(&mu_);
+  return devices_.count(name) > 0;
+}
+
+absl::Status Registry::Commit(RegistrationTransaction& txn) {
+  if (!txn.declared_) return NotDeclared();
+  absl::MutexLock l(&mu_);
+  // Re-check under the lock: another plugin may have committed meanwhile.
+  for (const auto& s : txn.schemas_) {
+    if (schemas_.count(s->op_type)) {
+      return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': schema '", s->op_type,
+                                                   "' is already registered by plugin '", schemas_[s->op_type]->plugin, "'"));
+    }
+  }
+  for (const auto& k : txn.kernels_) {
+    for (const auto& e : kernels_[k->op_type]) {
+      if (KernelsOverlap(*e, *k)) {
+        return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': kernel ", k->op_type, " on ", k->device,
+                                                     " is already registered by plugin '", e->plugin, "'"));
+      }
+    }
+  }
+  for (const auto& p : plugins_) {
+    if (p.name == txn.record_.name) {
+      return absl::AlreadyExistsError(absl::StrCat("plugin '", p.name, "' is already loaded from ", p.path));
+    }
+  }
+  for (auto& s : txn.schemas_) {
+    std::string key = s->op_type;
+    schemas_[key] = std::move(s);
+  }
+  for (auto& k : txn.kernels_) {
+    std::string key = k->op_type;
+    kernels_[key].push_back(std::move(k));
+  }
+  for (const auto& d : txn.devices_) {
+    int n = d.device_count(d.user_data);
+    auto& list = devices_[d.name];
+    for (int i = 0; i < n; ++i) list.push_back(std::make_unique<PluginDevice>(d, i));
+  }
+  plugins_.push_back(txn.record_);
+  txn.schemas_.clear();
+  txn.kernels_.clear();
+  txn.devices_.clear();
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  return absl::OkStatus();
+}
+
+const OpSchema* Registry::FindSchema(const std::string& op_type) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto it = schemas_.find(op_type);
+  return it == schemas_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const KernelDef*> Registry::KernelsFor(const std::string& op_type) const {
+  absl::ReaderMutexLock l(&mu_);
+  std::vector<const KernelDef*> out;
+  auto it = kernels_.find(op_type);
+  if (it != kernels_.end()) for (const auto& k : it->second) out.push_back(k.get());
+  return out;
+}
+
+bool Registry::HasKernelForDevice(const std::string& op_type, const std::string& device) const {
+  for (const KernelDef* k : KernelsFor(op_type)) if (k->device == device) return true;
+  return false;
+}
+
+absl::StatusOr<const KernelDef*> Registry::SelectKernel(const std::string& op_type, const std::string& device,
+                                                        const std::string& engine,
+                                                        const std::map<std::string, DataType>& bindings) const {
+  std::vector<const KernelDef*> all = KernelsFor(op_type);
+  const KernelDef* best = nullptr;
+  const KernelDef* best_engine = nullptr;
+  for (const KernelDef* k : all) {
+    if (k->device != device) continue;
+    bool fits = true;
+    for (const auto& b : bindings) fits = fits && k->Accepts(b.first, b.second);
+    if (!fits) continue;
+    if (!engine.empty() && k->engine == engine) {
+      if (!best_engine || k->priority > best_engine->priority) best_engine = k;
+    }
+    if (!best || k->priority > best->priority) best = k;
+  }
+  if (best_engine) return best_engine;
+  if (best) return best;
+  std::vector<std::string> have;
+  for (const KernelDef* k : all) have.push_back(k->Describe());
+  std::vector<std::string> want;
+  for (const auto& b : bindings) want.push_back(absl::StrCat(b.first, "=", DataTypeName(b.second)));
+  return absl::NotFoundError(absl::StrCat("no kernel for op '", op_type, "' on device ", device,
+                                          engine.empty() ? "" : absl::StrCat(" (engine ", engine, ")"), " with dtypes {",
+                                          absl::StrJoin(want, ", "), "}; kernels that exist: ",
+                                          have.empty() ? "none" : absl::StrJoin(have, "; ")));
+}
+
+Device* Registry::FindDevice(const std::string& type, int id) const {
+  if (type == "CPU") return id == 0 ? CpuDevice() : nullptr;
+  absl::ReaderMutexLock l(&mu_);
+  auto it = devices_.find(type);
+  if (it == devices_.end() || id < 0 || id >= static_cast<int>(it->second.size())) return nullptr;
+  return it->second[id].get();
+}
+
+std::vector<std::string> Registry::DeviceTypes() const {
+  absl::ReaderMutexLock l(&mu_);
+  std::vector<std::string> out{"CPU"};
+  for (const auto& kv : devices_) out.push_back(kv.first);
+  return out;
+}
+
+std::vector<PluginRecord> Registry::Plugins() const {
+  absl::ReaderMutexLock l(&mu_);
+  return plugins_;
+}
+
+const PluginRecord* Registry::FindPlugin(const std::string& name) const {
+  absl::ReaderMutexLock l(&mu_);
+  for (const auto& p : plugins_) if (p.name == name) return &p;
+  return nullptr;
+}
+
+bool Registry::IsLoadedPath(const std::string& canonical_path) const {
+  absl::ReaderMutexLock l(&mu_);
+  for (const auto& p : plugins_) if (p.path == canonical_path) return true;
+  return false;
+}
+
+std::vector<std::string> Registry::OpTypes() const {
+  absl::ReaderMutexLock l(&mu_);
+  std::vector<std::string> out;
+  for (const auto& kv : schemas_) out.push_back(kv.first);
+  return out;
+}
+
+}  // namespace loom

@@ -1,0 +1,131 @@
+#include "core/testing/op_runner.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "core/api/loom_sdk.h"
+#include "core/net.h"
+#include "core/plugin_loader.h"
+#include "google/protobuf/text_format.h"
+#include "ops/std_ops.h"
+
+namespace loom {
+namespace testing {
+
+Registry* CpuRegistry() {
+  static Registry* registry = [] {
+    auto* r = new Registry();
+    absl::Status s = RegisterBuiltinPlugin(r, &LoomStdOpsInit, "<built-in>");
+    if (s.ok()) s = LoadPlugin(r, "plugins/cpu/libloom_cpu.so");
+    if (!s.ok()) {
+      ADD_FAILURE() << "cannot set up the CPU registry: " << s;
+    }
+    return r;
+  }();
+  return registry;
+}
+
+OperatorDef ParseOp(const std::string& text) {
+  OperatorDef op;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &op)) ADD_FAILURE() << "bad OperatorDef text: " << text;
+  return op;
+}
+
+absl::StatusOr<std::vector<Tensor>> RunSingleOp(const OperatorDef& op, const std::vector<Tensor>& inputs,
+                                                Registry* registry) {
+  Workspace ws;
+  NetDef net;
+  net.set_name(absl::StrCat("single_", op.type()));
+  *net.add_op() = op;
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (op.input(i).empty()) continue;
+    if (i >= static_cast<int>(inputs.size())) {
+      return absl::InvalidArgumentError(absl::StrCat("RunSingleOp: no tensor for input ", i));
+    }
+    ws.SetBlob(op.input(i), inputs[i]);
+    net.add_external_input(op.input(i));
+  }
+  for (const std::string& o : op.output()) {
+    if (!o.empty()) net.add_external_output(o);
+  }
+  auto n = Net::Create(net, &ws, registry);
+  if (!n.ok()) return n.status();
+  absl::Status s = (*n)->Run();
+  if (!s.ok()) return s;
+  std::vector<Tensor> out;
+  for (const std::string& o : op.output()) out.push_back(o.empty() ? Tensor() : *ws.GetBlob(o));
+  return out;
+}
+
+Tensor RandomTensor(DataType dtype, Shape dims, uint32_t seed, double lo, double hi) {
+  Tensor t = Tensor::Zeros(dtype, std::move(dims));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    double v = dist(gen);
+    switch (dtype) {
+      case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
+      case DataType::kFloat64: t.data<double>()[i] = v; break;
+      case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v)); break;
+      case DataType::kBFloat16: t.data<uint16_t>()[i] = sdk::BFloat16::FromFloat(static_cast<float>(v)); break;
+      case DataType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(std::lround(v)); break;
+      case DataType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(std::lround(v)); break;
+      case DataType::kInt16: t.data<int16_t>()[i] = static_cast<int16_t>(std::lround(v)); break;
+      case DataType::kUInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(std::lround(v)); break;
+      case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(std::lround(v)); break;
+      case DataType::kUInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(std::lround(v)); break;
+      case DataType::kInt64: t.data<int64_t>()[i] = std::llround(v); break;
+      case DataType::kUInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(std::llround(v)); break;
+      case DataType::kBool: t.data<bool>()[i] = v > (lo + hi) / 2; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+double ElementAsDouble(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DataType::kFloat32: return t.data<float>()[i];
+    case DataType::kFloat64: return t.data<double>()[i];
+    case DataType::kFloat16: return sdk::Float16::ToFloat(t.data<uint16_t>()[i]);
+    case DataType::kBFloat16: return sdk::BFloat16::ToFloat(t.data<uint16_t>()[i]);
+    case DataType::kInt8: return t.data<int8_t>()[i];
+    case DataType::kUInt8: return t.data<uint8_t>()[i];
+    case DataType::kInt16: return t.data<int16_t>()[i];
+    case DataType::kUInt16: return t.data<uint16_t>()[i];
+    case DataType::kInt32: return t.data<int32_t>()[i];
+    case DataType::kUInt32: return t.data<uint32_t>()[i];
+    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DataType::kUInt64: return static_cast<double>(t.data<uint64_t>()[i]);
+    case DataType::kBool: return t.data<bool>()[i] ? 1.0 : 0.0;
+    default: return std::nan("");
+  }
+}
+
+::testing::AssertionResult AllClose(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
+  if (actual.dtype() != expected.dtype() || actual.dims() != expected.dims()) {
+    return ::testing::AssertionFailure() << "expected " << expected.DebugString() << ", found " << actual.DebugString();
+  }
+  int64_t bad = -1, worst_i = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < actual.num_elements(); ++i) {
+    double a = ElementAsDouble(actual, i), e = ElementAsDouble(expected, i);
+    if (std::isnan(a) && std::isnan(e)) continue;
+    double err = std::fabs(a - e);
+    if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0)) err = 0;
+    if (!(err <= atol + rtol * std::fabs(e))) {
+      if (bad < 0) bad = i;
+      if (!(err <= worst)) { worst = err; worst_i = i; }
+    }
+  }
+  if (bad < 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "first mismatch at flat index " << bad << ": found " << ElementAsDouble(actual, bad)
+                                       << ", expected " << ElementAsDouble(expected, bad) << "; worst abs error " << worst
+                                       << " at " << worst_i << " (" << actual.DebugString() << ")";
+}
+
+}  // namespace testing
+}  // namespace loom

@@ -1,0 +1,79 @@
+// Purpose-built broken plugins for the loader's tests. One source, one
+// failure per build: the BUILD file compiles it with -DBAD_<KIND>.
+#include <cstdlib>
+
+#include "core/api/loom_sdk.h"
+
+namespace {
+
+class NoopKernel {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
+  loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
+};
+
+}  // namespace
+
+#if defined(BAD_NO_ENTRY)
+// A valid shared object without LoomPluginInit.
+extern "C" LOOM_EXPORT int NotAPluginEntry() { return 42; }
+
+#elif defined(BAD_ABI)
+// Declares an ABI version from the future, through the raw C table.
+extern "C" LOOM_EXPORT LoomStatus* LoomPluginInit(const LoomApi* api, LoomRegistrar* reg) {
+  LoomPluginInfo info{sizeof(LoomPluginInfo), 99u, "future", "9.9.9"};
+  return api->DeclarePlugin(reg, &info);
+}
+
+#elif defined(BAD_HALFWAY)
+// Registers a schema and a kernel, then fails: nothing may remain.
+LOOM_PLUGIN("halfway", "0.0.1", reg) {
+  loom::sdk::SchemaBuilder s("HalfwayOp");
+  s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<NoopKernel>("HalfwayOp"));
+  return loom::sdk::Internal("halfway plugin gives up after registering HalfwayOp");
+}
+
+#elif defined(BAD_DUP_SCHEMA)
+// Registers a schema the standard op set owns.
+LOOM_PLUGIN("dup_schema", "0.0.1", reg) {
+  loom::sdk::SchemaBuilder mine("DupSchemaFresh");
+  mine.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(mine));
+  loom::sdk::SchemaBuilder s("Relu");
+  s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  return reg.Register(s);
+}
+
+#elif defined(BAD_DUP_KERNEL)
+// Registers a CPU Relu kernel for float32, a key the cpu plugin owns.
+LOOM_PLUGIN("dup_kernel", "0.0.1", reg) {
+  return reg.Kernel<NoopKernel>("Relu", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
+}
+
+#elif defined(BAD_UNKNOWN_OP)
+// A kernel for an op no schema defines.
+LOOM_PLUGIN("unknown_op", "0.0.1", reg) { return reg.Kernel<NoopKernel>("NoSuchOpAnywhere"); }
+
+#elif defined(BAD_MISSING_DEP)
+// Links against libloom_testdep.so, which the test hides.
+extern "C" int LoomTestDepValue();
+LOOM_PLUGIN("missing_dep", "0.0.1", reg) {
+  return LoomTestDepValue() == 7 ? loom::sdk::Status::Ok() : loom::sdk::Internal("unexpected dep value");
+}
+
+#elif defined(BAD_CRASH)
+// Crashes while loading (for loom_inspect --check).
+LOOM_PLUGIN("crash", "0.0.1", reg) {
+  (void)reg;
+  std::abort();
+}
+
+#elif defined(BAD_NO_DECLARE)
+// Returns success without declaring itself.
+extern "C" LOOM_EXPORT LoomStatus* LoomPluginInit(const LoomApi*, LoomRegistrar*) { return nullptr; }
+
+#else
+#error "compile with one -DBAD_<KIND>"
+#endif

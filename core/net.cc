@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/executor/sequential_executor.h"
+#include "core/proto_io.h"
 
 namespace loom {
 
@@ -12,6 +13,12 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   if (!def.type().empty() && def.type() != "sequential" && def.type() != "simple") {
     return absl::InvalidArgumentError(absl::StrCat("net '", def.name(), "': executor type '", def.type(),
                                                    "' is not available; expected 'sequential'"));
+  }
+  for (const TensorProto& init : def.initializer()) {
+    if (ws->HasBlob(init.name())) continue;
+    absl::StatusOr<Tensor> t = TensorFromProto(init);
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
+    ws->SetBlob(init.name(), *std::move(t));
   }
   absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws);
   if (!checked.ok()) return checked.status();

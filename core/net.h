@@ -36,6 +36,7 @@ struct NetOptions {
 
 class Net {
  public:
+  // Puts def.initializer tensors into `ws` (unless present), then checks.
   // `ws` and `registry` must outlive the net. Executor type must be empty or
   // "sequential" (INVALID_ARGUMENT otherwise). Other errors: see CheckNet.
   static absl::StatusOr<std::unique_ptr<Net>> Create(const NetDef& def, Workspace* ws, const Registry* registry,

@@ -129,7 +129,7 @@ std::vector<std::string> PluginSearchPath() {
   return dirs;
 }
 
-DefaultLoadReport LoadDefaultPlugins(Registry* registry) {
+DefaultLoadReport LoadDefaultPlugins(Registry* registry, const std::string& skip_basename) {
   DefaultLoadReport report;
   for (const std::string& dir : PluginSearchPath()) {
     DIR* d = ::opendir(dir.c_str());
@@ -137,7 +137,7 @@ DefaultLoadReport LoadDefaultPlugins(Registry* registry) {
     std::vector<std::string> files;
     while (dirent* e = ::readdir(d)) {
       std::string name = e->d_name;
-      if (absl::EndsWith(name, ".so")) files.push_back(absl::StrCat(dir, "/", name));
+      if (absl::EndsWith(name, ".so") && name != skip_basename) files.push_back(absl::StrCat(dir, "/", name));
     }
     ::closedir(d);
     std::sort(files.begin(), files.end());

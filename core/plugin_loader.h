@@ -40,7 +40,8 @@ struct DefaultLoadReport {
 // Loads every `*.so` in the LOOM_PLUGIN_PATH folders, then the default
 // folder. A plugin that fails is skipped with a warning (also logged to
 // stderr) and the others still load; one already loaded is skipped silently.
-DefaultLoadReport LoadDefaultPlugins(Registry* registry);
+// Files named `skip_basename` (if not empty) are left alone.
+DefaultLoadReport LoadDefaultPlugins(Registry* registry, const std::string& skip_basename = "");
 
 // The folders searched, in order: LOOM_PLUGIN_PATH's, then DefaultPluginDir().
 std::vector<std::string> PluginSearchPath();

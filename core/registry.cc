@@ -91,7 +91,7 @@ absl::Status RegistrationTransaction::Declare(const LoomPluginInfo& info) {
   std::string name = Str(info.name);
   if (name.empty()) return absl::InvalidArgumentError("plugin declared an empty name");
   if (info.abi_version < 1 || info.abi_version > LOOM_ABI_VERSION) {
-    return absl::FailedPreconditionError(absl::StrCat("plugin '", name, "' (", path_, ") was built for Loom ABI version ",
+    return absl::FailedPreconditionError(absl::StrCat("plugin '", name, "' was built for Loom ABI version ",
                                                       info.abi_version, "; this core provides ABI versions 1 to ",
                                                       LOOM_ABI_VERSION));
   }

@@ -1,0 +1,223 @@
+// loom_inspect: shows what the registry holds.
+//
+//   loom_inspect                  plugins, then every op: schema and kernels
+//   loom_inspect --op Conv        one op
+//   loom_inspect --json           the same as JSON (for machines)
+//   loom_inspect --plugin PATH    load more plugins first (repeatable, or comma-separated)
+//   loom_inspect --check PATH     load PATH in a child process and report what is
+//                                 wrong with it; a crash while loading is reported,
+//                                 not inherited. Exit status 0 if it loads cleanly.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/attributes.h"
+#include "core/plugin_loader.h"
+#include "core/registry.h"
+#include "tools/runtime_setup.h"
+
+ABSL_FLAG(std::string, op, "", "Show only this operator.");
+ABSL_FLAG(bool, json, false, "Print JSON instead of text.");
+ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
+ABSL_FLAG(std::string, check, "", "Load this plugin in a child process and report problems.");
+
+namespace loom {
+namespace {
+
+using tools::JsonString;
+
+std::string DefaultText(const AttrSpec& a) {
+  if (!a.has_default) return a.required ? "required" : "optional";
+  const Argument& d = a.default_value;
+  switch (a.type) {
+    case LOOM_ATTR_INT: return absl::StrCat(d.i());
+    case LOOM_ATTR_FLOAT: return absl::StrCat(d.f());
+    case LOOM_ATTR_STRING: return absl::StrCat("\"", d.s(), "\"");
+    case LOOM_ATTR_INTS: return absl::StrCat("[", absl::StrJoin(d.ints(), ", "), "]");
+    case LOOM_ATTR_FLOATS: return absl::StrCat("[", absl::StrJoin(d.floats(), ", "), "]");
+    default: return "";
+  }
+}
+
+const char* OptionName(LoomParamOption o) {
+  return o == LOOM_PARAM_OPTIONAL ? "optional" : o == LOOM_PARAM_VARIADIC ? "variadic" : "single";
+}
+
+std::string DtypeList(const std::vector<DataType>& ds, bool json) {
+  std::vector<std::string> names;
+  for (DataType d : ds) names.push_back(json ? JsonString(DataTypeName(d)) : DataTypeName(d));
+  return json ? absl::StrCat("[", absl::StrJoin(names, ","), "]") : absl::StrJoin(names, "|");
+}
+
+void PrintText(const Registry& r, const std::vector<std::string>& ops) {
+  std::cout << "Plugins:\n";
+  for (const PluginRecord& p : r.Plugins()) {
+    std::cout << "  " << p.name << " " << p.version << "  ABI " << p.abi_version << "  " << p.path << "  ("
+              << p.schemas.size() << " schemas, " << p.kernels.size() << " kernels, " << p.devices.size()
+              << " devices)\n";
+  }
+  std::cout << "Devices: " << absl::StrJoin(r.DeviceTypes(), ", ") << "\n\nOperators (" << ops.size() << "):\n";
+  for (const std::string& name : ops) {
+    const OpSchema* s = r.FindSchema(name);
+    std::cout << "\n" << s->op_type << (s->domain.empty() ? "" : absl::StrCat("  [", s->domain, "]")) << "  since "
+              << s->since_version << "  from " << s->plugin << "\n";
+    if (!s->doc.empty()) std::cout << "  " << s->doc << "\n";
+    for (const auto& p : s->inputs) std::cout << "  input  " << p.name << ": " << p.type_str << " (" << OptionName(p.option) << ")" << (p.doc.empty() ? "" : "  " + p.doc) << "\n";
+    for (const auto& p : s->outputs) std::cout << "  output " << p.name << ": " << p.type_str << " (" << OptionName(p.option) << ")" << (p.doc.empty() ? "" : "  " + p.doc) << "\n";
+    for (const auto& a : s->attrs) std::cout << "  attr   " << a.name << ": " << AttrTypeName(a.type) << " = " << DefaultText(a) << (a.doc.empty() ? "" : "  " + a.doc) << "\n";
+    for (const auto& c : s->type_constraints) std::cout << "  type   " << c.type_str << " in " << DtypeList(c.allowed, false) << "\n";
+    auto kernels = r.KernelsFor(name);
+    if (kernels.empty()) std::cout << "  kernel (none)\n";
+    for (const KernelDef* k : kernels) std::cout << "  kernel " << k->Describe() << "\n";
+  }
+}
+
+void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
+  std::string out = "{\"plugins\":[";
+  bool first = true;
+  for (const PluginRecord& p : r.Plugins()) {
+    absl::StrAppend(&out, first ? "" : ",", "{\"name\":", JsonString(p.name), ",\"version\":", JsonString(p.version),
+                    ",\"abi_version\":", p.abi_version, ",\"path\":", JsonString(p.path), "}");
+    first = false;
+  }
+  std::vector<std::string> devs;
+  for (const auto& d : r.DeviceTypes()) devs.push_back(JsonString(d));
+  absl::StrAppend(&out, "],\"devices\":[", absl::StrJoin(devs, ","), "],\"ops\":[");
+  first = true;
+  for (const std::string& name : ops) {
+    const OpSchema* s = r.FindSchema(name);
+    absl::StrAppend(&out, first ? "" : ",", "{\"name\":", JsonString(s->op_type), ",\"domain\":", JsonString(s->domain),
+                    ",\"since_version\":", s->since_version, ",\"plugin\":", JsonString(s->plugin),
+                    ",\"doc\":", JsonString(s->doc));
+    first = false;
+    auto params = [&](const char* key, const std::vector<FormalParam>& ps) {
+      absl::StrAppend(&out, ",\"", key, "\":[");
+      for (size_t i = 0; i < ps.size(); ++i) {
+        absl::StrAppend(&out, i ? "," : "", "{\"name\":", JsonString(ps[i].name), ",\"type\":", JsonString(ps[i].type_str),
+                        ",\"option\":", JsonString(OptionName(ps[i].option)), ",\"doc\":", JsonString(ps[i].doc), "}");
+      }
+      out += "]";
+    };
+    params("inputs", s->inputs);
+    params("outputs", s->outputs);
+    out += ",\"attributes\":[";
+    for (size_t i = 0; i < s->attrs.size(); ++i) {
+      const AttrSpec& a = s->attrs[i];
+      absl::StrAppend(&out, i ? "," : "", "{\"name\":", JsonString(a.name), ",\"type\":", JsonString(AttrTypeName(a.type)),
+                      ",\"required\":", a.required ? "true" : "false",
+                      ",\"default\":", a.has_default ? JsonString(DefaultText(a)) : "null", ",\"doc\":", JsonString(a.doc), "}");
+    }
+    out += "],\"type_constraints\":[";
+    for (size_t i = 0; i < s->type_constraints.size(); ++i) {
+      const auto& c = s->type_constraints[i];
+      absl::StrAppend(&out, i ? "," : "", "{\"name\":", JsonString(c.type_str), ",\"allowed\":", DtypeList(c.allowed, true), "}");
+    }
+    out += "],\"kernels\":[";
+    auto kernels = r.KernelsFor(name);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const KernelDef* k = kernels[i];
+      absl::StrAppend(&out, i ? "," : "", "{\"device\":", JsonString(k->device), ",\"engine\":", JsonString(k->engine),
+                      ",\"priority\":", k->priority, ",\"plugin\":", JsonString(k->plugin), ",\"dtypes\":{");
+      for (size_t j = 0; j < k->type_constraints.size(); ++j) {
+        absl::StrAppend(&out, j ? "," : "", JsonString(k->type_constraints[j].type_str), ":",
+                        DtypeList(k->type_constraints[j].allowed, true));
+      }
+      out += "}}";
+    }
+    out += "]}";
+  }
+  out += "]}\n";
+  std::cout << out;
+}
+
+// Loads `path` in a forked child so a crashing plugin cannot take the tool
+// down. Prints a report; returns the exit status.
+int Check(const std::string& path) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    std::perror("pipe");
+    return 2;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string msg;
+    // The standard op set and the default plugins, except files named like
+    // the one checked (it would collide with its own copy).
+    auto registry = tools::MakeRegistry({}, nullptr, path.substr(path.rfind('/') + 1));
+    if (!registry.ok()) {
+      msg = absl::StrCat("FAIL setup: ", registry.status().message());
+    } else {
+      size_t before = (*registry)->Plugins().size();
+      absl::Status s = LoadPlugin(registry->get(), path);
+      if (!s.ok()) {
+        msg = absl::StrCat("FAIL ", s.ToString());
+      } else if ((*registry)->Plugins().size() == before) {
+        msg = "OK: already loaded from the default plugin folder";
+      } else {
+        const PluginRecord p = (*registry)->Plugins().back();
+        msg = absl::StrCat("OK plugin '", p.name, "' version ", p.version, ", ABI ", p.abi_version, ": ", p.schemas.size(),
+                           " schemas, ", p.kernels.size(), " kernels, ", p.devices.size(), " devices");
+      }
+    }
+    ssize_t ignored = write(fds[1], msg.data(), msg.size());
+    (void)ignored;
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) msg.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (WIFSIGNALED(wstatus)) {
+    int sig = WTERMSIG(wstatus);
+    std::cout << "FAIL plugin '" << path << "' crashed while loading: signal " << sig << " (" << strsignal(sig) << ")\n";
+    return 1;
+  }
+  std::cout << msg << "\n";
+  return msg.rfind("OK", 0) == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace loom
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Lists Loom's plugins, operator schemas and kernels. See --help.");
+  absl::ParseCommandLine(argc, argv);
+  if (!absl::GetFlag(FLAGS_check).empty()) return loom::Check(absl::GetFlag(FLAGS_check));
+  std::vector<std::string> warnings;
+  auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
+  if (!registry.ok()) {
+    std::cerr << "loom_inspect: " << registry.status() << "\n";
+    return 1;
+  }
+  std::vector<std::string> ops = (*registry)->OpTypes();
+  std::string only = absl::GetFlag(FLAGS_op);
+  if (!only.empty()) {
+    if ((*registry)->FindSchema(only) == nullptr) {
+      std::cerr << "loom_inspect: no operator '" << only << "' is registered\n";
+      return 1;
+    }
+    ops = {only};
+  }
+  if (absl::GetFlag(FLAGS_json)) {
+    loom::PrintJson(**registry, ops);
+  } else {
+    loom::PrintText(**registry, ops);
+  }
+  return 0;
+}

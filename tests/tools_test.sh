@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# End-to-end checks of the command-line tools, as a user runs them.
+#   $1 loom_inspect  $2 loom_run  $3 crashing plugin  $4 ABI-99 plugin  $5 example plugin
+set -uo pipefail
+inspect=$1 run=$2 crash=$3 abi=$4 example=$5
+fail=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
+
+json=$("$inspect" --json)
+check "inspect --json is valid JSON listing the cpu and example plugins and their kernels" \
+  "python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+names = {p[\"name\"] for p in d[\"plugins\"]}
+assert {\"loom.std\", \"cpu\", \"example\"} <= names, names
+ops = {o[\"name\"]: o for o in d[\"ops\"]}
+assert any(k[\"plugin\"] == \"example\" for k in ops[\"Swish\"][\"kernels\"])
+cpu_ops = [n for n, o in ops.items() if any(k[\"plugin\"] == \"cpu\" and k[\"device\"] == \"CPU\" for k in o[\"kernels\"])]
+assert len(cpu_ops) >= 1, cpu_ops
+' \"\$json\""
+
+out=$("$inspect" --op Swish)
+check "inspect --op shows the schema, attribute default and kernel" \
+  "grep -q 'attr   beta: float = 1' <<<\"\$out\" && grep -q \"from plugin 'example'\" <<<\"\$out\""
+
+"$inspect" --op NoSuchOp >/dev/null 2>&1
+check "inspect --op with an unknown op fails" "[[ $? -ne 0 ]]"
+
+out=$("$inspect" --check "$crash"); rc=$?
+check "inspect --check survives a plugin that aborts while loading" "[[ $rc -eq 1 ]] && grep -q 'crashed while loading: signal 6' <<<\"\$out\""
+
+out=$("$inspect" --check "$abi"); rc=$?
+check "inspect --check reports an unsupported ABI version" "[[ $rc -eq 1 ]] && grep -q 'ABI version 99' <<<\"\$out\""
+
+out=$("$inspect" --check "$example"); rc=$?
+check "inspect --check accepts a good plugin" "[[ $rc -eq 0 ]] && grep -q \"OK plugin 'example'\" <<<\"\$out\""
+
+out=$("$inspect" --plugin "$crash.missing" 2>&1); rc=$?
+check "inspect --plugin with a missing file fails with a message" "[[ $rc -ne 0 ]] && grep -q 'no such file' <<<\"\$out\""
+
+out=$("$run" --iterations 3 --profile 2>&1); rc=$?
+echo "$out"
+check "loom_run with no arguments runs the default model" \
+  "[[ $rc -eq 0 ]] && grep -q 'output prob: float32 \[1, 10\]' <<<\"\$out\" && grep -q 'p50' <<<\"\$out\" && grep -q 'Conv' <<<\"\$out\""
+
+probs=$(grep 'output prob' <<<"$out" | sed 's/.*\[1, 10\] \[//; s/, \.\.\.\]//; s/\]//')
+check "default model's probabilities are in (0, 1)" \
+  "python3 -c 'import sys; v=[float(x) for x in sys.argv[1].split(\",\")]; assert all(0 < x < 1 for x in v), v' \"\$probs\""
+
+exit $fail

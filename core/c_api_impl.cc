@@ -163,7 +163,8 @@ LoomStatus* Ctx_Output(LoomKernelContext* c, size_t i, LoomDataType dtype, const
     return Err(LOOM_INTERNAL, absl::StrCat(*c->label, ": kernel produced output ", i, " as ", DataTypeName(dt),
                                            " but inference said ", DataTypeName(want)));
   }
-  absl::Status s = c->outputs[i]->Resize(dt, Shape(dims, dims + rank));
+  // An alias (a slice linked by the recurrent-network op) keeps its memory.
+  absl::Status s = c->outputs[i]->ResizeOrCheckAlias(dt, Shape(dims, dims + rank));
   if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat(*c->label, ": output ", i, ": ", s.message()));
   *out = ToHandle(c->outputs[i]);
   return nullptr;

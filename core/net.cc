@@ -43,7 +43,7 @@ void Net::ResetProfile() {
   }
 }
 
-absl::StatusOr<Plan*> Net::PlanFor() {
+absl::StatusOr<Plan*> Net::Prepare() {
   // The signature: dtype and dims of every input, as raw bytes.
   signature_.clear();
   for (const std::string& name : checked_->inputs) {
@@ -75,7 +75,7 @@ absl::StatusOr<Plan*> Net::PlanFor() {
 }
 
 absl::Status Net::Run() {
-  absl::StatusOr<Plan*> plan = PlanFor();
+  absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
   last_plan_ = *plan;
   return RunSequential(**plan, options_.enable_profiling ? &profile_ : nullptr);

@@ -57,12 +57,16 @@ class Net {
   // Planning passes so far (cache misses) and plans in the cache.
   int64_t plans_built() const { return plans_built_; }
   size_t cached_plans() const { return plans_.size(); }
+  // The plan for the workspace's current inputs, built or found in the
+  // cache (what Run executes). Executors that schedule ops themselves (the
+  // RNN timestep executor) use it.
+  absl::StatusOr<Plan*> Prepare();
+
   // The plan used by the last Run (nullptr before the first).
   const Plan* last_plan() const { return last_plan_; }
 
  private:
   Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options);
-  absl::StatusOr<Plan*> PlanFor();
 
   std::unique_ptr<CheckedNet> checked_;
   Workspace* ws_;

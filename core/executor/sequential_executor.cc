@@ -14,6 +14,11 @@ static absl::Status Labeled(LoomStatus* st, const PlanStep& step) {
   return absl::Status(s.code(), absl::StrCat(step.op->label, ": ", s.message()));
 }
 
+absl::Status RunPlanStep(PlanStep& step) {
+  if (LoomStatus* st = step.kernel->compute(step.state, &step.ctx)) return Labeled(st, step);
+  return absl::OkStatus();
+}
+
 absl::Status RunSequential(Plan& plan, Profile* profile) {
   std::vector<PlanStep>& steps = plan.steps();
   if (profile == nullptr) {

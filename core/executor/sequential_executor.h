@@ -14,6 +14,9 @@ namespace loom {
 // per step).
 absl::Status RunSequential(Plan& plan, Profile* profile);
 
+// Runs one step (one op's kernel); errors are prefixed with the op's label.
+absl::Status RunPlanStep(PlanStep& step);
+
 }  // namespace loom
 
 #endif  // LOOM_CORE_EXECUTOR_SEQUENTIAL_EXECUTOR_H_

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/attributes.h"
+#include "core/c_api_nested.h"
 #include "core/proto_io.h"
 #include "core/status_bridge.h"
 
@@ -248,6 +249,7 @@ LoomApi MakeApi() {
   a.Infer_SetOutputDType = Infer_SetOutputDType;
   a.Infer_SetOutputShape = Infer_SetOutputShape;
   a.Log = Log;
+  FillNestedApi(&a);
   return a;
 }
 

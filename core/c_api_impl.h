@@ -3,6 +3,7 @@
 #ifndef LOOM_CORE_C_API_IMPL_H_
 #define LOOM_CORE_C_API_IMPL_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
 #include "core/tensor.h"
+#include "core/workspace.h"
 
 // One plugin's registration transaction, as seen by the plugin.
 struct LoomRegistrar {
@@ -31,6 +33,12 @@ struct LoomKernelInfo {
   mutable absl::node_hash_map<std::string, std::string> nets;
 };
 
+// A workspace handle; owns the workspace only for children made through the ABI.
+struct LoomWorkspace {
+  loom::Workspace* ws = nullptr;
+  std::unique_ptr<loom::Workspace> owned;
+};
+
 struct LoomKernelContext {
   std::vector<const loom::Tensor*> inputs;   // nullptr: absent optional input
   std::vector<loom::Tensor*> outputs;        // nullptr: absent output
@@ -38,6 +46,9 @@ struct LoomKernelContext {
   int num_threads = 1;
   void* stream = nullptr;
   const std::string* label = nullptr;
+  loom::Workspace* workspace = nullptr;           // where the op runs
+  LoomWorkspace workspace_handle;                 // non-owning handle to it
+  const loom::Registry* registry = nullptr;       // for nested nets
 };
 
 struct LoomInferenceContext {

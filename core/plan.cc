@@ -152,6 +152,8 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     }
     step.ctx.output_dtypes = ictx.output_dtypes;
     step.ctx.num_threads = num_threads;
+    step.ctx.workspace = ws;
+    step.ctx.registry = &registry;
     step.ctx.label = &op.label;
     step.inferred_shapes = std::move(ictx.output_shapes);
     plan->steps_.push_back(std::move(step));

@@ -92,6 +92,8 @@ typedef struct LoomRegistrar LoomRegistrar;        /* one plugin's registration 
 typedef struct LoomKernelInfo LoomKernelInfo;      /* an operator's attributes and arity */
 typedef struct LoomKernelContext LoomKernelContext;/* one run of one operator */
 typedef struct LoomInferenceContext LoomInferenceContext;
+typedef struct LoomWorkspace LoomWorkspace;        /* named blobs (Caffe2 Workspace) */
+typedef struct LoomNet LoomNet;                    /* a checked, runnable NetDef */
 
 /* ---- Plugin identity ---------------------------------------------------- */
 typedef struct LoomPluginInfo {
@@ -300,6 +302,42 @@ typedef struct LoomApi {
 
   /* Logging to the core's log (level: 0 info, 1 warning, 2 error). */
   void (*Log)(int level, const char* message);
+
+  /* ---- Nested nets, for control-flow and recurrent operators ----------- */
+  /* The workspace the operator runs in. */
+  LoomWorkspace* (*Ctx_Workspace)(LoomKernelContext* ctx);
+  /* A new child workspace: it sees the parent's blobs; its own shadow them.
+   * Release it (after the nets created in it) with Workspace_Release. */
+  LoomWorkspace* (*Workspace_CreateChild)(LoomWorkspace* parent);
+  void (*Workspace_Release)(LoomWorkspace* ws);
+  /* The blob `name` in ws or an ancestor; NULL if none. */
+  LoomTensor* (*Workspace_GetBlob)(LoomWorkspace* ws, const char* name);
+  /* The blob `name` in ws itself, created empty if missing. */
+  LoomTensor* (*Workspace_CreateBlob)(LoomWorkspace* ws, const char* name);
+  /* Sizes a tensor (keeps its buffer when it fits; an alias must keep its
+   * byte size). */
+  LoomStatus* (*Tensor_Resize)(LoomTensor* t, LoomDataType dtype, const int64_t* dims, size_t rank);
+  /* Makes `dst` an alias (no copy) of rows [begin, end) of `src`'s leading
+   * dimension. OUT_OF_RANGE for bad rows. */
+  LoomStatus* (*Tensor_Alias)(LoomTensor* dst, const LoomTensor* src, int64_t begin, int64_t end);
+  /* Copies src's bytes into dst (same byte size, any devices). */
+  LoomStatus* (*Tensor_Copy)(LoomTensor* dst, const LoomTensor* src);
+  /* Checks a NetDef (protobuf binary) against the registry of the running
+   * operator and makes it runnable in ws; kernels get num_threads threads
+   * (0: all cores). */
+  LoomStatus* (*Net_Create)(LoomKernelContext* ctx, LoomWorkspace* ws, const void* netdef, size_t size,
+                            int num_threads, LoomNet** out);
+  LoomStatus* (*Net_Run)(LoomNet* net);
+  void (*Net_Release)(LoomNet* net);
+  /* Runs nets[0..count) as consecutive timesteps of one step net.
+   * recurrent_pairs holds 2*num_pairs names: (read, written) pairs, the blob
+   * a timestep reads that the previous one wrote. num_threads 0 runs them
+   * one after another; otherwise the threaded timestep executor runs them
+   * with that many workers and at most max_parallel timesteps in flight. */
+  LoomStatus* (*RunTimesteps)(LoomNet* const* nets, size_t count, const char* const* recurrent_pairs,
+                              size_t num_pairs, int num_threads, int max_parallel);
+  /* Threads a kernel gets inside a threaded timestep executor of n workers. */
+  int (*KernelThreadsFor)(int executor_threads);
 } LoomApi;
 
 /* The one symbol a plugin exports. The plugin calls api->DeclarePlugin first,

@@ -53,6 +53,12 @@ const char* Info_OpType(const LoomKernelInfo* i) { return i->op.type().c_str(); 
 const char* Info_OpName(const LoomKernelInfo* i) { return i->op.name().c_str(); }
 size_t Info_NumInputs(const LoomKernelInfo* i) { return i->op.input_size(); }
 size_t Info_NumOutputs(const LoomKernelInfo* i) { return i->op.output_size(); }
+const char* Info_InputName(const LoomKernelInfo* i, size_t k) {
+  return k < static_cast<size_t>(i->op.input_size()) ? i->op.input(static_cast<int>(k)).c_str() : "";
+}
+const char* Info_OutputName(const LoomKernelInfo* i, size_t k) {
+  return k < static_cast<size_t>(i->op.output_size()) ? i->op.output(static_cast<int>(k)).c_str() : "";
+}
 int Info_HasAttr(const LoomKernelInfo* i, const char* name) { return i->args.count(name) ? 1 : 0; }
 
 // Finds attribute `name` and checks it holds `want` (an empty Argument is an
@@ -250,6 +256,8 @@ LoomApi MakeApi() {
   a.Infer_SetOutputShape = Infer_SetOutputShape;
   a.Log = Log;
   FillNestedApi(&a);
+  a.Info_InputName = Info_InputName;
+  a.Info_OutputName = Info_OutputName;
   return a;
 }
 

@@ -168,6 +168,9 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
         case LOOM_ATTR_STRING: d.set_s(Str(a.default_string)); break;
         case LOOM_ATTR_INTS: for (size_t j = 0; j < a.num_default_ints; ++j) d.add_ints(a.default_ints[j]); break;
         case LOOM_ATTR_FLOATS: for (size_t j = 0; j < a.num_default_floats; ++j) d.add_floats(a.default_floats[j]); break;
+        case LOOM_ATTR_STRINGS:
+          for (size_t j = 0; j < a.num_default_strings; ++j) d.add_strings(Str(a.default_strings[j]));
+          break;
         default:
           return absl::InvalidArgumentError(absl::StrCat("schema '", s->op_type, "': attribute '", spec.name,
                                                          "' of this type cannot have a default"));

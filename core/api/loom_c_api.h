@@ -137,6 +137,8 @@ typedef struct LoomAttrSpec {
   const float* default_floats;
   size_t num_default_floats;
   const char* doc;
+  const char* const* default_strings;  /* LOOM_ATTR_STRINGS defaults */
+  size_t num_default_strings;
 } LoomAttrSpec;
 
 /* Infers output dtypes (required) and shapes (where known) from the input
@@ -338,6 +340,9 @@ typedef struct LoomApi {
                               size_t num_pairs, int num_threads, int max_parallel);
   /* Threads a kernel gets inside a threaded timestep executor of n workers. */
   int (*KernelThreadsFor)(int executor_threads);
+  /* Blob names of the operator's inputs and outputs ("" when absent). */
+  const char* (*Info_InputName)(const LoomKernelInfo* info, size_t index);
+  const char* (*Info_OutputName)(const LoomKernelInfo* info, size_t index);
 } LoomApi;
 
 /* The one symbol a plugin exports. The plugin calls api->DeclarePlugin first,

@@ -203,6 +203,15 @@ class KernelInfo {
   size_t num_inputs() const { return Api().Info_NumInputs(info_); }
   size_t num_outputs() const { return Api().Info_NumOutputs(info_); }
   bool Has(const char* name) const { return Api().Info_HasAttr(info_, name) != 0; }
+  std::string input_name(size_t i) const { return Api().Info_InputName(info_, i); }
+  std::string output_name(size_t i) const { return Api().Info_OutputName(info_, i); }
+  // A NetDef attribute in protobuf binary form (for nested nets).
+  Status GetNetBytes(const char* name, std::string* out) const {
+    const void* d = nullptr; size_t n = 0;
+    Status s(Api().Info_GetNetBytes(info_, name, &d, &n));
+    if (s.ok()) out->assign(static_cast<const char*>(d), n);
+    return s;
+  }
 
   Status GetInt(const char* name, int64_t* out) const { return Status(Api().Info_GetInt(info_, name, out)); }
   Status GetFloat(const char* name, float* out) const { return Status(Api().Info_GetFloat(info_, name, out)); }
@@ -388,6 +397,10 @@ class SchemaBuilder {
     AttrEntry a(std::move(name), LOOM_ATTR_FLOATS, std::move(doc)); a.spec.has_default = 1; a.default_floats = std::move(dflt);
     attrs_.push_back(std::move(a)); return *this;
   }
+  SchemaBuilder& AttrStrings(std::string name, std::vector<std::string> dflt, std::string doc = "") {
+    AttrEntry a(std::move(name), LOOM_ATTR_STRINGS, std::move(doc)); a.spec.has_default = 1; a.default_strings = std::move(dflt);
+    attrs_.push_back(std::move(a)); return *this;
+  }
   // An attribute with no default: required, or optional (absent unless given).
   SchemaBuilder& Attr(std::string name, LoomAttrType type, bool required, std::string doc = "") {
     AttrEntry a(std::move(name), type, std::move(doc)); a.spec.required = required ? 1 : 0;
@@ -409,6 +422,9 @@ class SchemaBuilder {
       s.default_string = a.default_string.c_str();
       s.default_ints = a.default_ints.data(); s.num_default_ints = a.default_ints.size();
       s.default_floats = a.default_floats.data(); s.num_default_floats = a.default_floats.size();
+      a.default_string_ptrs.clear();
+      for (auto& str : a.default_strings) a.default_string_ptrs.push_back(str.c_str());
+      s.default_strings = a.default_string_ptrs.data(); s.num_default_strings = a.default_string_ptrs.size();
       at_.push_back(s);
     }
     def_ = LoomSchemaDef{};
@@ -433,6 +449,8 @@ class SchemaBuilder {
     std::string name, doc, default_string;
     std::vector<int64_t> default_ints;
     std::vector<float> default_floats;
+    std::vector<std::string> default_strings;
+    std::vector<const char*> default_string_ptrs;
     LoomAttrSpec spec{};
   };
   std::string op_type_, domain_, doc_;

@@ -1,0 +1,7 @@
+// The rnn plugin: Caffe2's RecurrentNetwork operator and fused cell units.
+#include "plugins/rnn/rnn_ops.h"
+
+LOOM_PLUGIN("rnn", "0.1.0", reg) {
+  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetwork(reg));
+  return loom::rnn::RegisterCellUnits(reg);
+}

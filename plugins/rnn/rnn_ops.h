@@ -1,0 +1,16 @@
+// Registration functions of the rnn plugin, one per file.
+#ifndef LOOM_PLUGINS_RNN_RNN_OPS_H_
+#define LOOM_PLUGINS_RNN_RNN_OPS_H_
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace rnn {
+
+sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg);  // recurrent_network.cc
+sdk::Status RegisterCellUnits(sdk::Registrar& reg);         // cell_units.cc: LSTMUnit, GRUUnit
+
+}  // namespace rnn
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_RNN_RNN_OPS_H_

@@ -4,7 +4,8 @@
 //            [--profile] [--output_dir DIR] [--plugin PATH] [--num_threads N]
 //            [--input_shape name=1,3,224,224]
 //
-// MODEL is a NetDef in binary or text format; with no MODEL the default model
+// MODEL is a NetDef in binary or text format, or an ONNX model (*.onnx,
+// imported by tools/onnx); with no MODEL the default model
 // that ships with Loom (tools/models/default_cnn.pb, built by
 // tools/make_default_model) runs on random input.
 // Inputs come from TensorProto files (name=path); with --random, every
@@ -21,6 +22,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -31,6 +33,7 @@
 #include "core/api/loom_sdk.h"
 #include "core/net.h"
 #include "core/proto_io.h"
+#include "tools/onnx/onnx_importer.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(int, iterations, 10, "Timed runs.");
@@ -136,7 +139,8 @@ int Main(std::vector<char*> args) {
     random = true;
     std::cout << "No model given: running the default model " << kDefaultModel << " on random input.\n";
   }
-  auto net_def = ReadNetDef(model);
+  const bool is_onnx = absl::EndsWith(model, ".onnx");
+  auto net_def = is_onnx ? onnx_import::ImportOnnxFile(model) : ReadNetDef(model);
   if (!net_def.ok()) {
     std::cerr << "loom_run: " << net_def.status() << "\n";
     return 1;
@@ -146,6 +150,13 @@ int Main(std::vector<char*> args) {
   if (!registry.ok()) {
     std::cerr << "loom_run: " << registry.status() << "\n";
     return 1;
+  }
+  if (is_onnx) {
+    absl::Status s = onnx_import::CheckSupported(*net_def, **registry);
+    if (!s.ok()) {
+      std::cerr << "loom_run: " << model << ": " << s << "\n";
+      return 1;
+    }
   }
   Workspace ws;
   for (const auto& [name, path] : files) {

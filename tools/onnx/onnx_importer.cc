@@ -1,0 +1,230 @@
+#include "tools/onnx/onnx_importer.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onnx/onnx_pb.h"
+
+namespace loom {
+namespace onnx_import {
+namespace {
+
+absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in) {
+  if (in.data_location() == onnx::TensorProto::EXTERNAL) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data is not supported"));
+  }
+  TensorProto out;
+  out.set_name(in.name());
+  out.set_data_type(in.data_type());
+  for (int64_t d : in.dims()) out.add_dims(d);
+  if (in.has_raw_data()) {
+    out.set_raw_data(in.raw_data());
+    return out;
+  }
+  switch (in.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      for (float v : in.float_data()) out.add_float_data(v);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      for (double v : in.double_data()) out.add_double_data(v);
+      break;
+    case onnx::TensorProto::INT64:
+      for (int64_t v : in.int64_data()) out.add_int64_data(v);
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64: {
+      // ONNX keeps these in uint64_data; re-encode as raw little-endian bytes.
+      std::string raw;
+      size_t size = in.data_type() == onnx::TensorProto::UINT32 ? 4 : 8;
+      for (uint64_t v : in.uint64_data()) raw.append(reinterpret_cast<const char*>(&v), size);
+      out.set_raw_data(raw);
+      break;
+    }
+    case onnx::TensorProto::STRING:
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': string tensors are not supported"));
+    default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16
+      for (int32_t v : in.int32_data()) out.add_int32_data(v);
+      break;
+  }
+  return out;
+}
+
+// Attributes of older opsets that have no effect on inference.
+bool Droppable(const std::string& op, const onnx::AttributeProto& a) {
+  if (a.name() == "consumed_inputs") return true;
+  if (a.name() == "is_test" && (op == "BatchNormalization" || op == "Dropout")) return true;
+  if (a.name() == "spatial" && op == "BatchNormalization" && a.i() == 1) return true;
+  return false;
+}
+
+absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset);
+
+absl::Status ConvertAttribute(const onnx::AttributeProto& a, int64_t opset, Argument* out) {
+  out->set_name(a.name());
+  switch (a.type()) {
+    case onnx::AttributeProto::FLOAT: out->set_f(a.f()); break;
+    case onnx::AttributeProto::INT: out->set_i(a.i()); break;
+    case onnx::AttributeProto::STRING: out->set_s(a.s()); break;
+    case onnx::AttributeProto::FLOATS: for (float f : a.floats()) out->add_floats(f); break;
+    case onnx::AttributeProto::INTS: for (int64_t i : a.ints()) out->add_ints(i); break;
+    case onnx::AttributeProto::STRINGS: for (const auto& s : a.strings()) out->add_strings(s); break;
+    case onnx::AttributeProto::TENSOR: {
+      auto t = ConvertTensor(a.t());
+      if (!t.ok()) return t.status();
+      *out->mutable_t() = *t;
+      break;
+    }
+    case onnx::AttributeProto::GRAPH: {
+      auto n = ConvertGraph(a.g(), opset);
+      if (!n.ok()) return n.status();
+      *out->mutable_n() = *n;
+      break;
+    }
+    case onnx::AttributeProto::GRAPHS:
+      for (const auto& g : a.graphs()) {
+        auto n = ConvertGraph(g, opset);
+        if (!n.ok()) return n.status();
+        *out->add_nets() = *n;
+      }
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("attribute '", a.name(), "' has ONNX type ", a.type(),
+                                                     ", which Loom does not hold"));
+  }
+  return absl::OkStatus();
+}
+
+const char* DtypeName(int32_t code) {
+  switch (code) {
+    case 1: return "float32";
+    case 2: return "uint8";
+    case 3: return "int8";
+    case 5: return "int16";
+    case 6: return "int32";
+    case 7: return "int64";
+    case 9: return "bool";
+    case 10: return "float16";
+    case 11: return "float64";
+    case 16: return "bfloat16";
+    default: return "";
+  }
+}
+
+absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset) {
+  NetDef net;
+  net.set_name(g.name());
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) {
+    auto c = ConvertTensor(t);
+    if (!c.ok()) return c.status();
+    *net.add_initializer() = *c;
+    inits.insert(t.name());
+  }
+  if (g.sparse_initializer_size() > 0) return absl::InvalidArgumentError("sparse initializers are not supported");
+  for (const auto& in : g.input()) {
+    if (inits.count(in.name())) continue;
+    net.add_external_input(in.name());
+    if (in.type().has_tensor_type()) {
+      const auto& tt = in.type().tensor_type();
+      if (tt.has_shape()) {
+        bool static_shape = true;
+        Argument shape;
+        shape.set_name("input_shape." + in.name());
+        for (const auto& d : tt.shape().dim()) {
+          if (!d.has_dim_value()) static_shape = false;
+          shape.add_ints(d.dim_value());
+        }
+        if (static_shape) *net.add_arg() = shape;
+      }
+      if (*DtypeName(tt.elem_type())) {
+        Argument* dt = net.add_arg();
+        dt->set_name("input_dtype." + in.name());
+        dt->set_s(DtypeName(tt.elem_type()));
+      }
+    }
+  }
+  for (const auto& out : g.output()) net.add_external_output(out.name());
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& node = g.node(i);
+    OperatorDef* op = net.add_op();
+    op->set_type(node.op_type());
+    op->set_name(node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name());
+    if (!node.domain().empty() && node.domain() != "ai.onnx") op->set_domain(node.domain());
+    for (const auto& in : node.input()) op->add_input(in);
+    for (const auto& out : node.output()) op->add_output(out);
+    for (const auto& a : node.attribute()) {
+      if (Droppable(node.op_type(), a)) continue;
+      absl::Status s = ConvertAttribute(a, opset, op->add_arg());
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("node #", i, " '", node.name(), "' (", node.op_type(), "): ", s.message()));
+      }
+    }
+  }
+  return net;
+}
+
+void CollectOps(const NetDef& net, std::set<std::string>* ops, std::map<std::string, std::string>* domains) {
+  for (const OperatorDef& op : net.op()) {
+    ops->insert(op.type());
+    if (!op.domain().empty()) (*domains)[op.type()] = op.domain();
+    for (const Argument& a : op.arg()) {
+      if (a.has_n()) CollectOps(a.n(), ops, domains);
+      for (const NetDef& n : a.nets()) CollectOps(n, ops, domains);
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX ModelProto");
+  int64_t opset = 0;
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  auto net = ConvertGraph(model.graph(), opset);
+  if (!net.ok()) return net.status();
+  if (net->name().empty()) net->set_name("onnx_model");
+  Argument* a = net->add_arg();
+  a->set_name("onnx_opset");
+  a->set_i(opset);
+  return net;
+}
+
+absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto net = ImportOnnxModel(ss.str());
+  if (!net.ok()) return absl::Status(net.status().code(), absl::StrCat(path, ": ", net.status().message()));
+  return net;
+}
+
+absl::Status CheckSupported(const NetDef& net, const Registry& registry, const std::string& device) {
+  std::set<std::string> ops;
+  std::map<std::string, std::string> domains;
+  CollectOps(net, &ops, &domains);
+  int64_t opset = 0;
+  for (const Argument& a : net.arg()) {
+    if (a.name() == "onnx_opset") opset = a.i();
+  }
+  std::vector<std::string> missing;
+  for (const std::string& op : ops) {
+    if (registry.FindSchema(op) == nullptr || !registry.HasKernelForDevice(op, device)) {
+      auto d = domains.find(op);
+      missing.push_back(absl::StrCat("(", d == domains.end() ? "ai.onnx" : d->second, ", ", op, ", opset ", opset, ")"));
+    }
+  }
+  if (missing.empty()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat("the model uses ", missing.size(), " operator(s) with no ", device,
+                                               " kernel in Loom: ", absl::StrJoin(missing, ", ")));
+}
+
+}  // namespace onnx_import
+}  // namespace loom

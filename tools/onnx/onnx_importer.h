@@ -1,0 +1,39 @@
+// ONNX ModelProto -> Loom NetDef.
+//
+// Initializers become NetDef initializers (constants); graph inputs that are
+// not initializers become external inputs (with their static shapes and
+// dtypes recorded as the NetDef arguments "input_shape.<name>" (ints) and
+// "input_dtype.<name>" (string), which loom_run --random uses); graph
+// outputs become external outputs; node attributes become arguments
+// (GRAPH attributes, the bodies of If/Loop/Scan, become nested NetDefs). The
+// default-domain opset is recorded as the NetDef argument "onnx_opset".
+// Attributes that older opsets had and that change nothing in inference
+// (e.g. BatchNormalization's is_test and spatial=1, consumed_inputs) are
+// dropped.
+#ifndef LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
+#define LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+
+namespace loom {
+namespace onnx_import {
+
+// Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that
+// does not parse, external tensor data, sparse tensors or attribute types
+// Loom does not hold.
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model);
+absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path);
+
+// One error listing every (domain, op type, opset) in `net` (and its nested
+// nets) that has no schema or no kernel for `device` in `registry`; OK if
+// all are runnable.
+absl::Status CheckSupported(const NetDef& net, const Registry& registry, const std::string& device = "CPU");
+
+}  // namespace onnx_import
+}  // namespace loom
+
+#endif  // LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_

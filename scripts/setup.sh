@@ -11,7 +11,7 @@ PACKAGES=(
   libdnnl-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
-  libonnx-dev
+  libonnx-dev libonnx-testdata
   binutils
 )
 

@@ -1,10 +1,12 @@
 #include "core/tensor.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/api/loom_sdk.h"
 
 namespace loom {
 
@@ -127,6 +129,25 @@ absl::StatusOr<Tensor> Tensor::Clone() const {
     if (!s.ok()) return s;
   }
   return t;
+}
+
+double Tensor::ElementAsDouble(int64_t i) const {
+  switch (dtype_) {
+    case DataType::kFloat32: return data<float>()[i];
+    case DataType::kFloat64: return data<double>()[i];
+    case DataType::kFloat16: return sdk::Float16::ToFloat(data<uint16_t>()[i]);
+    case DataType::kBFloat16: return sdk::BFloat16::ToFloat(data<uint16_t>()[i]);
+    case DataType::kInt8: return data<int8_t>()[i];
+    case DataType::kUInt8: return data<uint8_t>()[i];
+    case DataType::kInt16: return data<int16_t>()[i];
+    case DataType::kUInt16: return data<uint16_t>()[i];
+    case DataType::kInt32: return data<int32_t>()[i];
+    case DataType::kUInt32: return data<uint32_t>()[i];
+    case DataType::kInt64: return static_cast<double>(data<int64_t>()[i]);
+    case DataType::kUInt64: return static_cast<double>(data<uint64_t>()[i]);
+    case DataType::kBool: return data<bool>()[i] ? 1.0 : 0.0;
+    default: return std::nan("");
+  }
 }
 
 std::string Tensor::DebugString() const {

@@ -89,6 +89,9 @@ class Tensor {
   absl::StatusOr<Tensor> Clone() const;
 
   std::string DebugString() const;  // "float32[2, 3]"
+  // Element i (flat, row-major) of a CPU tensor as a double (float16 and
+  // bfloat16 converted; NaN for an unknown dtype).
+  double ElementAsDouble(int64_t i) const;
 
  private:
   DataType dtype_ = DataType::kFloat32;

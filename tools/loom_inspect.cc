@@ -7,9 +7,6 @@
 //   loom_inspect --check PATH     load PATH in a child process and report what is
 //                                 wrong with it; a crash while loading is reported,
 //                                 not inherited. Exit status 0 if it loads cleanly.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -24,6 +21,7 @@
 #include "core/attributes.h"
 #include "core/plugin_loader.h"
 #include "core/registry.h"
+#include "tools/child_process.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(std::string, op, "", "Show only this operator.");
@@ -140,56 +138,27 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
   std::cout << out;
 }
 
-// Loads `path` in a forked child so a crashing plugin cannot take the tool
-// down. Prints a report; returns the exit status.
 int Check(const std::string& path) {
-  int fds[2];
-  if (pipe(fds) != 0) {
-    std::perror("pipe");
-    return 2;
-  }
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string msg;
+  tools::ChildResult r = tools::RunInChild([&]() -> std::string {
     // The standard op set and the default plugins, except files named like
     // the one checked (it would collide with its own copy).
     auto registry = tools::MakeRegistry({}, nullptr, path.substr(path.rfind('/') + 1));
-    if (!registry.ok()) {
-      msg = absl::StrCat("FAIL setup: ", registry.status().message());
-    } else {
-      size_t before = (*registry)->Plugins().size();
-      absl::Status s = LoadPlugin(registry->get(), path);
-      if (!s.ok()) {
-        msg = absl::StrCat("FAIL ", s.ToString());
-      } else if ((*registry)->Plugins().size() == before) {
-        msg = "OK: already loaded from the default plugin folder";
-      } else {
-        const PluginRecord p = (*registry)->Plugins().back();
-        msg = absl::StrCat("OK plugin '", p.name, "' version ", p.version, ", ABI ", p.abi_version, ": ", p.schemas.size(),
-                           " schemas, ", p.kernels.size(), " kernels, ", p.devices.size(), " devices");
-      }
-    }
-    ssize_t ignored = write(fds[1], msg.data(), msg.size());
-    (void)ignored;
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string msg;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) msg.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  if (WIFSIGNALED(wstatus)) {
-    int sig = WTERMSIG(wstatus);
-    std::cout << "FAIL plugin '" << path << "' crashed while loading: signal " << sig << " (" << strsignal(sig) << ")\n";
+    if (!registry.ok()) return absl::StrCat("FAIL setup: ", registry.status().message());
+    size_t before = (*registry)->Plugins().size();
+    absl::Status s = LoadPlugin(registry->get(), path);
+    if (!s.ok()) return absl::StrCat("FAIL ", s.ToString());
+    if ((*registry)->Plugins().size() == before) return "OK: already loaded from the default plugin folder";
+    const PluginRecord p = (*registry)->Plugins().back();
+    return absl::StrCat("OK plugin '", p.name, "' version ", p.version, ", ABI ", p.abi_version, ": ", p.schemas.size(),
+                        " schemas, ", p.kernels.size(), " kernels, ", p.devices.size(), " devices");
+  });
+  if (r.signal != 0) {
+    std::cout << "FAIL plugin '" << path << "' crashed while loading: signal " << r.signal << " (" << strsignal(r.signal)
+              << ")\n";
     return 1;
   }
-  std::cout << msg << "\n";
-  return msg.rfind("OK", 0) == 0 ? 0 : 1;
+  std::cout << r.output << "\n";
+  return r.output.rfind("OK", 0) == 0 ? 0 : 1;
 }
 
 }  // namespace

@@ -52,22 +52,6 @@ namespace {
 
 constexpr char kDefaultModel[] = "tools/models/default_cnn.pb";
 
-double Value(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat32: return t.data<float>()[i];
-    case DataType::kFloat64: return t.data<double>()[i];
-    case DataType::kFloat16: return sdk::Float16::ToFloat(t.data<uint16_t>()[i]);
-    case DataType::kBFloat16: return sdk::BFloat16::ToFloat(t.data<uint16_t>()[i]);
-    case DataType::kInt8: return t.data<int8_t>()[i];
-    case DataType::kUInt8: return t.data<uint8_t>()[i];
-    case DataType::kInt16: return t.data<int16_t>()[i];
-    case DataType::kInt32: return t.data<int32_t>()[i];
-    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DataType::kBool: return t.data<bool>()[i];
-    default: return 0;
-  }
-}
-
 absl::StatusOr<Tensor> RandomInput(const NetDef& net, const std::string& name, uint32_t seed,
                                    const std::vector<std::string>& shape_flags) {
   Shape shape;
@@ -223,7 +207,7 @@ int Main(std::vector<char*> args) {
     if (t == nullptr) continue;
     std::vector<std::string> vals;
     for (int64_t i = 0; i < std::min<int64_t>(t->num_elements(), absl::GetFlag(FLAGS_show)); ++i) {
-      vals.push_back(absl::StrFormat("%.6g", Value(*t, i)));
+      vals.push_back(absl::StrFormat("%.6g", t->ElementAsDouble(i)));
     }
     std::cout << "output " << name << ": " << DataTypeName(t->dtype()) << " " << ShapeToString(t->dims()) << " ["
               << absl::StrJoin(vals, ", ") << (t->num_elements() > static_cast<int64_t>(vals.size()) ? ", ..." : "") << "]\n";

@@ -86,24 +86,7 @@ Tensor RandomTensor(DataType dtype, Shape dims, uint32_t seed, double lo, double
   return t;
 }
 
-double ElementAsDouble(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat32: return t.data<float>()[i];
-    case DataType::kFloat64: return t.data<double>()[i];
-    case DataType::kFloat16: return sdk::Float16::ToFloat(t.data<uint16_t>()[i]);
-    case DataType::kBFloat16: return sdk::BFloat16::ToFloat(t.data<uint16_t>()[i]);
-    case DataType::kInt8: return t.data<int8_t>()[i];
-    case DataType::kUInt8: return t.data<uint8_t>()[i];
-    case DataType::kInt16: return t.data<int16_t>()[i];
-    case DataType::kUInt16: return t.data<uint16_t>()[i];
-    case DataType::kInt32: return t.data<int32_t>()[i];
-    case DataType::kUInt32: return t.data<uint32_t>()[i];
-    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DataType::kUInt64: return static_cast<double>(t.data<uint64_t>()[i]);
-    case DataType::kBool: return t.data<bool>()[i] ? 1.0 : 0.0;
-    default: return std::nan("");
-  }
-}
+double ElementAsDouble(const Tensor& t, int64_t i) { return t.ElementAsDouble(i); }
 
 ::testing::AssertionResult AllClose(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
   if (actual.dtype() != expected.dtype() || actual.dims() != expected.dims()) {

@@ -11,9 +11,8 @@
 // Writes a Markdown report and a JSON file, and with --expected fails (exit
 // status 1) if a test listed there no longer passes. Ends with
 //   conformance: P passed, W wrong, U unsupported, E errors of N
-#include <sys/wait.h>
-#include <unistd.h>
-
+#include <csignal>
+#include <cstring>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,6 +36,7 @@
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
 #include "tools/onnx/onnx_importer.h"
+#include "tools/child_process.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(std::string, data_dir, "/usr/share/libonnx-testdata/data", "Root of the ONNX test data.");
@@ -78,25 +78,6 @@ absl::StatusOr<Tensor> LoadOnnxTensor(const std::string& path) {
   return TensorFromProto(net->initializer(0));
 }
 
-double At(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat32: return t.data<float>()[i];
-    case DataType::kFloat64: return t.data<double>()[i];
-    case DataType::kFloat16: return sdk::Float16::ToFloat(t.data<uint16_t>()[i]);
-    case DataType::kBFloat16: return sdk::BFloat16::ToFloat(t.data<uint16_t>()[i]);
-    case DataType::kInt8: return t.data<int8_t>()[i];
-    case DataType::kUInt8: return t.data<uint8_t>()[i];
-    case DataType::kInt16: return t.data<int16_t>()[i];
-    case DataType::kUInt16: return t.data<uint16_t>()[i];
-    case DataType::kInt32: return t.data<int32_t>()[i];
-    case DataType::kUInt32: return t.data<uint32_t>()[i];
-    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DataType::kUInt64: return static_cast<double>(t.data<uint64_t>()[i]);
-    case DataType::kBool: return t.data<bool>()[i];
-    default: return NAN;
-  }
-}
-
 bool IsFloat(DataType d) {
   return d == DataType::kFloat32 || d == DataType::kFloat64 || d == DataType::kFloat16 || d == DataType::kBFloat16;
 }
@@ -110,7 +91,7 @@ std::string Compare(const std::string& name, const Tensor& got, const Tensor& wa
   int64_t where = -1;
   bool exact = !IsFloat(want.dtype());
   for (int64_t i = 0; i < want.num_elements(); ++i) {
-    double a = At(got, i), e = At(want, i);
+    double a = got.ElementAsDouble(i), e = want.ElementAsDouble(i);
     if (std::isnan(a) && std::isnan(e)) continue;
     if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0)) continue;
     double err = std::fabs(a - e);
@@ -123,7 +104,7 @@ std::string Compare(const std::string& name, const Tensor& got, const Tensor& wa
   }
   if (where < 0) return "";
   return absl::StrFormat("output '%s' %s: largest abs error %.3g (rel %.3g) at flat index %d: found %.7g, expected %.7g", name,
-                         want.DebugString(), worst_abs, worst_rel, where, At(got, where), At(want, where));
+                         want.DebugString(), worst_abs, worst_rel, where, got.ElementAsDouble(where), want.ElementAsDouble(where));
 }
 
 Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry) {
@@ -202,37 +183,22 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
 
 // Runs one test in a child process; the child sends "status\tdetail\tops".
 Result RunIsolated(const std::string& suite, const fs::path& dir, Registry* registry) {
-  int fds[2];
-  if (pipe(fds) != 0) return {suite, dir.filename().string(), "error", "pipe failed", {}};
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(static_cast<unsigned>(absl::GetFlag(FLAGS_timeout_s)));
-    Result r = RunTest(suite, dir, registry);
-    std::string detail = r.detail;
-    std::replace(detail.begin(), detail.end(), '\t', ' ');
-    std::replace(detail.begin(), detail.end(), '\n', ' ');
-    std::string msg = absl::StrCat(r.status, "\t", detail, "\t", absl::StrJoin(r.ops, ","));
-    ssize_t ignored = write(fds[1], msg.data(), msg.size());
-    (void)ignored;
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string msg;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) msg.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int ws = 0;
-  waitpid(pid, &ws, 0);
+  tools::ChildResult c = tools::RunInChild(
+      [&]() -> std::string {
+        Result r = RunTest(suite, dir, registry);
+        std::string detail = r.detail;
+        std::replace(detail.begin(), detail.end(), '\t', ' ');
+        std::replace(detail.begin(), detail.end(), '\n', ' ');
+        return absl::StrCat(r.status, "\t", detail, "\t", absl::StrJoin(r.ops, ","));
+      },
+      absl::GetFlag(FLAGS_timeout_s));
   Result r{suite, dir.filename().string(), "error", "", {}};
-  if (WIFSIGNALED(ws)) {
-    r.detail = WTERMSIG(ws) == SIGALRM ? absl::StrCat("timed out after ", absl::GetFlag(FLAGS_timeout_s), " s")
-                                       : absl::StrCat("crashed: signal ", WTERMSIG(ws), " (", strsignal(WTERMSIG(ws)), ")");
+  if (c.signal != 0) {
+    r.detail = c.signal == SIGALRM ? absl::StrCat("timed out after ", absl::GetFlag(FLAGS_timeout_s), " s")
+                                   : absl::StrCat("crashed: signal ", c.signal, " (", strsignal(c.signal), ")");
     return r;
   }
-  std::vector<std::string> parts = absl::StrSplit(msg, '\t');
+  std::vector<std::string> parts = absl::StrSplit(c.output, '\t');
   if (parts.size() >= 3) {
     r.status = parts[0];
     r.detail = parts[1];

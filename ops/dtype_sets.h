@@ -1,0 +1,33 @@
+// Dtype lists used by the standard schemas' type constraints.
+#ifndef LOOM_OPS_DTYPE_SETS_H_
+#define LOOM_OPS_DTYPE_SETS_H_
+
+#include <vector>
+
+#include "core/api/loom_c_api.h"
+
+namespace loom {
+namespace ops {
+
+inline std::vector<LoomDataType> FloatTypes() {
+  return {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16};
+}
+inline std::vector<LoomDataType> SignedNumericTypes() {
+  return {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
+          LOOM_DTYPE_INT8,  LOOM_DTYPE_INT16,  LOOM_DTYPE_INT32,   LOOM_DTYPE_INT64};
+}
+inline std::vector<LoomDataType> NumericTypes() {
+  return {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16, LOOM_DTYPE_INT8,
+          LOOM_DTYPE_INT16, LOOM_DTYPE_INT32,  LOOM_DTYPE_INT64,   LOOM_DTYPE_UINT8,    LOOM_DTYPE_UINT16,
+          LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64};
+}
+inline std::vector<LoomDataType> AllTypes() {
+  std::vector<LoomDataType> t = NumericTypes();
+  t.push_back(LOOM_DTYPE_BOOL);
+  return t;
+}
+
+}  // namespace ops
+}  // namespace loom
+
+#endif  // LOOM_OPS_DTYPE_SETS_H_

@@ -1,0 +1,102 @@
+// Shared helpers of the CPU plugin's kernels: dtype dispatch, storage and
+// compute types (float16/bfloat16 compute in float), broadcasting, errors.
+#ifndef LOOM_PLUGINS_CPU_CPU_COMMON_H_
+#define LOOM_PLUGINS_CPU_CPU_COMMON_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace cpu {
+
+using sdk::BFloat16;
+using sdk::Float16;
+using sdk::KernelContext;
+using sdk::KernelInfo;
+using sdk::Status;
+using sdk::Tensor;
+
+// Elementwise loops go parallel above this many elements (small tensors stay
+// on the calling thread: no OpenMP fork/join cost on tiny ops).
+constexpr int64_t kParallelThreshold = 1 << 15;
+
+// Storage type S computes as Num<S>::C.
+template <typename S> struct Num {
+  using C = S;
+  static C Load(S v) { return v; }
+  static S Store(C v) { return v; }
+};
+template <> struct Num<Float16> {
+  using C = float;
+  static float Load(Float16 v) { return Float16::ToFloat(v.bits); }
+  static Float16 Store(float v) { Float16 h; h.bits = Float16::FromFloat(v); return h; }
+};
+template <> struct Num<BFloat16> {
+  using C = float;
+  static float Load(BFloat16 v) { return BFloat16::ToFloat(v.bits); }
+  static BFloat16 Store(float v) { BFloat16 h; h.bits = BFloat16::FromFloat(v); return h; }
+};
+
+std::string ShapeStr(const std::vector<int64_t>& s);
+// "Add 'name'": how kernel errors name the op.
+std::string OpLabel(const KernelInfo& info);
+
+// Numpy broadcast of shapes; false if they do not broadcast.
+bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out);
+// Element strides of `in` seen through the broadcast shape `out` (0 on
+// broadcast dims), right-aligned.
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+
+// Normalizes a possibly negative axis for a tensor of `rank`; false if out of range.
+bool NormalizeAxis(int64_t* axis, int64_t rank);
+
+// Reads an int64 or int32 tensor's values (shape/axes/indices inputs).
+bool ReadInts(const Tensor& t, std::vector<int64_t>* out);
+
+// Calls f(T{}) with T the C++ type of `dtype`, for the float dtypes.
+#define LOOM_CPU_DISPATCH_FLOAT(dtype, F)                       \
+  switch (dtype) {                                              \
+    case LOOM_DTYPE_FLOAT: return F(float{});                   \
+    case LOOM_DTYPE_DOUBLE: return F(double{});                 \
+    case LOOM_DTYPE_FLOAT16: return F(::loom::sdk::Float16{});  \
+    case LOOM_DTYPE_BFLOAT16: return F(::loom::sdk::BFloat16{}); \
+    default: break;                                             \
+  }
+
+// The float dtypes and the integer ones.
+#define LOOM_CPU_DISPATCH_NUMERIC(dtype, F) \
+  LOOM_CPU_DISPATCH_FLOAT(dtype, F)         \
+  switch (dtype) {                          \
+    case LOOM_DTYPE_INT8: return F(int8_t{});   \
+    case LOOM_DTYPE_UINT8: return F(uint8_t{}); \
+    case LOOM_DTYPE_INT16: return F(int16_t{}); \
+    case LOOM_DTYPE_UINT16: return F(uint16_t{}); \
+    case LOOM_DTYPE_INT32: return F(int32_t{}); \
+    case LOOM_DTYPE_UINT32: return F(uint32_t{}); \
+    case LOOM_DTYPE_INT64: return F(int64_t{}); \
+    case LOOM_DTYPE_UINT64: return F(uint64_t{}); \
+    default: break;                         \
+  }
+
+// Every dtype, by element size only (for ops that only move bytes).
+#define LOOM_CPU_DISPATCH_BYTES(dtype, F)                         \
+  switch (::loom::sdk::DTypeSize(dtype)) {                        \
+    case 1: return F(uint8_t{});                                  \
+    case 2: return F(uint16_t{});                                 \
+    case 4: return F(uint32_t{});                                 \
+    case 8: return F(uint64_t{});                                 \
+    default: break;                                               \
+  }
+
+inline Status UnsupportedDtype(const std::string& op, LoomDataType dt) {
+  return sdk::InvalidArgument(op + ": dtype " + sdk::DTypeName(dt) + " is not supported by this kernel");
+}
+
+}  // namespace cpu
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_CPU_CPU_COMMON_H_

@@ -35,7 +35,12 @@ LoomStatus* BroadcastShapes(LoomInferenceContext* c) {
     if (i == 0) {
       out = s;
     } else if (!Broadcast(out, s, &next)) {
-      std::string msg = "input " + std::to_string(i) + " does not broadcast with the earlier inputs";
+      auto str = [](const std::vector<int64_t>& v) {
+        std::string r = "[";
+        for (size_t k = 0; k < v.size(); ++k) r += (k ? ", " : "") + std::to_string(v[k]);
+        return r + "]";
+      };
+      std::string msg = "input " + std::to_string(i) + " of shape " + str(s) + " does not broadcast with " + str(out);
       return sdk::Api().CreateStatus(LOOM_INVALID_ARGUMENT, msg.c_str());
     } else {
       out = next;

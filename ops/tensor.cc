@@ -1,10 +1,618 @@
+// Schemas of the tensor family: shape and data movement. Concat, Split,
+// Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Gather, Cast,
+// Identity, Constant, Shape, Dropout (inference). ONNX semantics; each doc
+// names the opset followed and the older attribute forms also accepted.
+//
+// Inference sets the output dtypes that differ from input 0 (Cast: `to`,
+// Shape: int64, Constant: its value's, Dropout's mask: bool) and output
+// shapes where they follow from the input shapes and, for shape/axes/starts
+// style inputs, from their values when those are constants (initializers).
+// An unknown input leaves the output shape unknown; the kernel (the
+// authority at run time) repeats the checks.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ops/dtype_sets.h"
 #include "ops/families.h"
+#include "ops/shape_inference.h"
 
 namespace loom {
 namespace ops {
+namespace {
+
+using sdk::InferenceContext;
+using sdk::KernelInfo;
+using sdk::Status;
+
+template <Status (*F)(InferenceContext&)>
+constexpr LoomInferFn Fn() { return &sdk::internal::InferTrampoline<F>; }
+
+std::string Str(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+// Whether optional input i is given.
+bool HasInput(const InferenceContext& ctx, size_t i) {
+  return i < ctx.num_inputs() && ctx.InputDType(i) != LOOM_DTYPE_UNDEFINED;
+}
+
+// The values of int64/int32 input i when it is a constant (an initializer).
+bool ConstantInts(const InferenceContext& ctx, size_t i, std::vector<int64_t>* out) {
+  if (!HasInput(ctx, i)) return false;
+  sdk::Tensor t = ctx.InputConstant(i);
+  if (!t.present()) return false;
+  if (t.dtype() == LOOM_DTYPE_INT64) {
+    out->assign(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
+  } else if (t.dtype() == LOOM_DTYPE_INT32) {
+    out->assign(t.data<int32_t>(), t.data<int32_t>() + t.num_elements());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Maps axis from [-rank, rank - 1] to [0, rank - 1]; false if outside.
+bool NormAxis(int64_t* axis, int64_t rank) {
+  if (*axis < -rank || *axis >= rank) return false;
+  if (*axis < 0) *axis += rank;
+  return true;
+}
+
+Status BadAxis(const char* op, const char* what, int64_t axis, int64_t rank) {
+  return sdk::InvalidArgument(std::string(op) + ": " + what + " " + std::to_string(axis) + " is out of range for rank " +
+                              std::to_string(rank));
+}
+
+int64_t Product(const std::vector<int64_t>& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+// ---- Concat -----------------------------------------------------------------
+Status InferConcat(InferenceContext& ctx) {
+  std::vector<int64_t> out;
+  if (!ctx.InputShape(0, &out)) return Status::Ok();
+  int64_t axis = ctx.info().IntOr("axis", 0);
+  const int64_t rank = static_cast<int64_t>(out.size());
+  if (!NormAxis(&axis, rank)) return BadAxis("Concat", "axis", axis, rank);
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    std::vector<int64_t> s;
+    if (!ctx.InputShape(i, &s)) return Status::Ok();
+    bool same = s.size() == out.size();
+    for (int64_t d = 0; same && d < rank; ++d) same = d == axis || s[d] == out[d];
+    if (!same) {
+      return sdk::InvalidArgument("Concat: input " + std::to_string(i) + " has shape " + Str(s) +
+                                  ", which differs from " + Str(out) + " outside axis " + std::to_string(axis));
+    }
+    out[axis] += s[axis];
+  }
+  ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+// ---- Split ------------------------------------------------------------------
+Status InferSplit(InferenceContext& ctx) {
+  std::vector<int64_t> in;
+  if (!ctx.InputShape(0, &in)) return Status::Ok();
+  const KernelInfo info = ctx.info();
+  int64_t axis = info.IntOr("axis", 0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  if (!NormAxis(&axis, rank)) return BadAxis("Split", "axis", axis, rank);
+  const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
+  std::vector<int64_t> sizes;
+  if (HasInput(ctx, 1)) {
+    if (!ConstantInts(ctx, 1, &sizes)) return Status::Ok();
+  } else {
+    sizes = info.IntsOr("split", {});
+  }
+  if (sizes.empty()) {  // equal split; the last chunk is smaller when uneven (opset 18)
+    const int64_t n = info.IntOr("num_outputs", n_out);
+    if (n != n_out) {
+      return sdk::InvalidArgument("Split: num_outputs is " + std::to_string(n) + " but the op has " +
+                                  std::to_string(n_out) + " outputs");
+    }
+    const int64_t chunk = (in[axis] + n - 1) / n;
+    for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, in[axis] - i * chunk)));
+  }
+  int64_t sum = 0;
+  for (int64_t s : sizes) sum += s;
+  if (static_cast<int64_t>(sizes.size()) != n_out || sum != in[axis] ||
+      std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; })) {
+    return sdk::InvalidArgument("Split: split " + Str(sizes) + " does not divide dim " + std::to_string(in[axis]) +
+                                " of axis " + std::to_string(axis) + " into " + std::to_string(n_out) + " outputs");
+  }
+  for (int64_t i = 0; i < n_out; ++i) {
+    std::vector<int64_t> s = in;
+    s[axis] = sizes[i];
+    ctx.SetOutputShape(i, s);
+  }
+  return Status::Ok();
+}
+
+// ---- Slice ------------------------------------------------------------------
+// The output shape of data[starts:ends:steps] on `axes` (ONNX Slice-13:
+// negative starts/ends count from the end, then clamp to the dim; negative
+// steps walk backwards). Empty message on success.
+std::string SliceShape(const std::vector<int64_t>& dims, const std::vector<int64_t>& starts,
+                       const std::vector<int64_t>& ends, std::vector<int64_t> axes, std::vector<int64_t> steps,
+                       std::vector<int64_t>* out) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (axes.empty()) for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    return "starts, ends, axes and steps must have the same length";
+  }
+  *out = dims;
+  std::vector<bool> seen(dims.size(), false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = axes[i];
+    if (!NormAxis(&a, rank)) return "axis " + std::to_string(axes[i]) + " is out of range for rank " + std::to_string(rank);
+    if (seen[a]) return "axis " + std::to_string(axes[i]) + " is repeated";
+    seen[a] = true;
+    const int64_t d = dims[a], step = steps[i];
+    if (step == 0) return "steps must not be 0";
+    int64_t b = starts[i] < 0 ? starts[i] + d : starts[i];
+    int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
+    if (step > 0) {
+      b = std::clamp<int64_t>(b, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+      (*out)[a] = e > b ? (e - b + step - 1) / step : 0;
+    } else {
+      b = std::clamp<int64_t>(b, 0, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+      (*out)[a] = b > e ? (b - e - step - 1) / -step : 0;
+    }
+  }
+  return "";
+}
+
+Status InferSlice(InferenceContext& ctx) {
+  std::vector<int64_t> dims, starts, ends, axes, steps, out;
+  if (!ctx.InputShape(0, &dims)) return Status::Ok();
+  if (HasInput(ctx, 1)) {
+    if (!ConstantInts(ctx, 1, &starts) || !ConstantInts(ctx, 2, &ends)) return Status::Ok();
+    if (HasInput(ctx, 3) && !ConstantInts(ctx, 3, &axes)) return Status::Ok();
+    if (HasInput(ctx, 4) && !ConstantInts(ctx, 4, &steps)) return Status::Ok();
+  } else {
+    const KernelInfo info = ctx.info();
+    if (!info.Has("starts") || !info.Has("ends")) {
+      return sdk::InvalidArgument("Slice: starts and ends are required (inputs, or opset-1 attributes)");
+    }
+    starts = info.IntsOr("starts", {});
+    ends = info.IntsOr("ends", {});
+    axes = info.IntsOr("axes", {});
+  }
+  std::string err = SliceShape(dims, starts, ends, axes, steps, &out);
+  if (!err.empty()) return sdk::InvalidArgument("Slice: " + err);
+  ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+// ---- Reshape ----------------------------------------------------------------
+Status InferReshape(InferenceContext& ctx) {
+  std::vector<int64_t> shape, in;
+  if (!ConstantInts(ctx, 1, &shape)) return Status::Ok();
+  const bool allowzero = ctx.info().IntOr("allowzero", 0) != 0;
+  const bool known = ctx.InputShape(0, &in);
+  int64_t infer_at = -1, product = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && infer_at < 0) {
+      infer_at = static_cast<int64_t>(i);
+      continue;
+    }
+    if (shape[i] < 0) return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " has an invalid entry");
+    if (shape[i] == 0 && !allowzero) {
+      if (!known) return Status::Ok();
+      if (i >= in.size()) {
+        return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " copies dim " + std::to_string(i) +
+                                    " (0) of a rank-" + std::to_string(in.size()) + " input");
+      }
+      shape[i] = in[i];
+    }
+    product *= shape[i];
+  }
+  if (!known) {
+    if (infer_at < 0) ctx.SetOutputShape(0, shape);
+    return Status::Ok();
+  }
+  const int64_t n = Product(in, 0, in.size());
+  if (infer_at >= 0) {
+    if (product == 0 || n % product != 0) {
+      return sdk::InvalidArgument("Reshape: cannot infer the -1 of " + Str(shape) + " for input " + Str(in));
+    }
+    shape[infer_at] = n / product;
+    product *= shape[infer_at];
+  }
+  if (product != n) return sdk::InvalidArgument("Reshape: input " + Str(in) + " cannot be reshaped to " + Str(shape));
+  ctx.SetOutputShape(0, shape);
+  return Status::Ok();
+}
+
+// ---- Transpose, Flatten, Squeeze, Unsqueeze -----------------------------------
+Status InferTranspose(InferenceContext& ctx) {
+  std::vector<int64_t> in;
+  if (!ctx.InputShape(0, &in)) return Status::Ok();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> perm = ctx.info().IntsOr("perm", {});
+  if (perm.empty()) for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  std::vector<int64_t> out;
+  std::vector<bool> seen(in.size(), false);
+  for (int64_t p : perm) {
+    int64_t a = p;
+    if (static_cast<int64_t>(perm.size()) != rank || !NormAxis(&a, rank) || seen[a]) {
+      return sdk::InvalidArgument("Transpose: perm " + Str(perm) + " is not a permutation of the " +
+                                  std::to_string(rank) + " axes");
+    }
+    seen[a] = true;
+    out.push_back(in[a]);
+  }
+  ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+Status InferFlatten(InferenceContext& ctx) {
+  std::vector<int64_t> in;
+  if (!ctx.InputShape(0, &in)) return Status::Ok();
+  int64_t axis = ctx.info().IntOr("axis", 1);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) return BadAxis("Flatten", "axis", ctx.info().IntOr("axis", 1), rank);
+  ctx.SetOutputShape(0, {Product(in, 0, axis), Product(in, axis, in.size())});
+  return Status::Ok();
+}
+
+// Axes from input 1 (opset 13) or else the `axes` attribute (opset 1-11);
+// false when input 1 is given but not a constant.
+bool AxesOf(const InferenceContext& ctx, std::vector<int64_t>* axes, bool* given) {
+  *given = HasInput(ctx, 1);
+  if (*given) return ConstantInts(ctx, 1, axes);
+  *given = ctx.info().Has("axes");
+  *axes = ctx.info().IntsOr("axes", {});
+  return true;
+}
+
+Status InferSqueeze(InferenceContext& ctx) {
+  std::vector<int64_t> in, axes;
+  bool given = false;
+  if (!ctx.InputShape(0, &in) || !AxesOf(ctx, &axes, &given)) return Status::Ok();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<bool> drop(in.size(), false);
+  for (int64_t a : axes) {
+    int64_t n = a;
+    if (!NormAxis(&n, rank)) return BadAxis("Squeeze", "axis", a, rank);
+    if (in[n] != 1) {
+      return sdk::InvalidArgument("Squeeze: axis " + std::to_string(a) + " of input " + Str(in) + " is not 1");
+    }
+    drop[n] = true;
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (axes.empty() ? in[i] != 1 : !drop[i]) out.push_back(in[i]);
+  }
+  ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+Status InferUnsqueeze(InferenceContext& ctx) {
+  std::vector<int64_t> in, axes;
+  bool given = false;
+  if (!ctx.InputShape(0, &in) || !AxesOf(ctx, &axes, &given)) return Status::Ok();
+  if (!given) return sdk::InvalidArgument("Unsqueeze: axes are required (input, or the opset 1-11 attribute)");
+  const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+  std::vector<bool> ones(rank, false);
+  for (int64_t a : axes) {
+    int64_t n = a;
+    if (!NormAxis(&n, rank)) return BadAxis("Unsqueeze", "axis", a, rank);
+    if (ones[n]) return sdk::InvalidArgument("Unsqueeze: axis " + std::to_string(a) + " is repeated");
+    ones[n] = true;
+  }
+  std::vector<int64_t> out;
+  size_t next = 0;
+  for (int64_t i = 0; i < rank; ++i) out.push_back(ones[i] ? 1 : in[next++]);
+  ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+// ---- Gather -----------------------------------------------------------------
+Status InferGather(InferenceContext& ctx) {
+  std::vector<int64_t> data, indices;
+  if (!ctx.InputShape(0, &data) || !ctx.InputShape(1, &indices)) return Status::Ok();
+  int64_t axis = ctx.info().IntOr("axis", 0);
+  const int64_t rank = static_cast<int64_t>(data.size());
+  if (!NormAxis(&axis, rank)) return BadAxis("Gather", "axis", axis, rank);
+  std::vector<int64_t> out(data.begin(), data.begin() + axis);
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), data.begin() + axis + 1, data.end());
+  ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+// ---- Cast, Identity, Constant, Shape, Dropout ------------------------------------
+Status InferCast(InferenceContext& ctx) {
+  const int64_t to = ctx.info().IntOr("to", 0);
+  if (sdk::DTypeSize(static_cast<LoomDataType>(to)) == 0) {
+    return sdk::InvalidArgument("Cast: attribute 'to' = " + std::to_string(to) +
+                                " is not a dtype Loom supports (ONNX TensorProto.DataType codes)");
+  }
+  ctx.SetOutputDType(0, static_cast<LoomDataType>(to));
+  std::vector<int64_t> s;
+  if (ctx.InputShape(0, &s)) ctx.SetOutputShape(0, s);
+  return Status::Ok();
+}
+
+// The attributes Constant takes its value from; exactly one must be set.
+const char* const kConstantAttrs[] = {"value", "value_float", "value_floats", "value_int",
+                                      "value_ints", "value_string", "value_strings"};
+
+Status InferConstant(InferenceContext& ctx) {
+  const KernelInfo info = ctx.info();
+  std::vector<std::string> set;
+  for (const char* a : kConstantAttrs) if (info.Has(a)) set.push_back(a);
+  if (set.size() != 1) {
+    return sdk::InvalidArgument("Constant: exactly one of value, value_float, value_floats, value_int, value_ints, "
+                                "value_string, value_strings must be set; found " + std::to_string(set.size()));
+  }
+  const std::string& a = set[0];
+  if (a == "value") {
+    sdk::Tensor t;
+    LOOM_SDK_RETURN_IF_ERROR(info.GetTensor("value", &t));
+    ctx.SetOutputDType(0, t.dtype());
+    ctx.SetOutputShape(0, t.shape());
+  } else if (a == "value_float" || a == "value_int") {
+    ctx.SetOutputDType(0, a == "value_float" ? LOOM_DTYPE_FLOAT : LOOM_DTYPE_INT64);
+    ctx.SetOutputShape(0, {});
+  } else if (a == "value_floats") {
+    ctx.SetOutputDType(0, LOOM_DTYPE_FLOAT);
+    ctx.SetOutputShape(0, {static_cast<int64_t>(info.FloatsOr("value_floats", {}).size())});
+  } else if (a == "value_ints") {
+    ctx.SetOutputDType(0, LOOM_DTYPE_INT64);
+    ctx.SetOutputShape(0, {static_cast<int64_t>(info.IntsOr("value_ints", {}).size())});
+  } else {
+    return sdk::Unimplemented("Constant: " + a + ": string tensors are not supported");
+  }
+  return Status::Ok();
+}
+
+Status InferShape(InferenceContext& ctx) {
+  ctx.SetOutputDType(0, LOOM_DTYPE_INT64);
+  std::vector<int64_t> in;
+  if (!ctx.InputShape(0, &in)) return Status::Ok();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const KernelInfo info = ctx.info();
+  int64_t start = info.IntOr("start", 0), end = info.Has("end") ? info.IntOr("end", rank) : rank;
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  ctx.SetOutputShape(0, {std::max<int64_t>(0, end - start)});
+  return Status::Ok();
+}
+
+Status InferDropout(InferenceContext& ctx) {
+  std::vector<int64_t> in;
+  const bool known = ctx.InputShape(0, &in);
+  if (known) ctx.SetOutputShape(0, in);
+  if (ctx.num_outputs() > 1) {
+    ctx.SetOutputDType(1, LOOM_DTYPE_BOOL);
+    if (known) ctx.SetOutputShape(1, in);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
-  (void)reg;
+  const std::vector<LoomDataType> all = AllTypes();
+  const std::vector<LoomDataType> index = {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64};
+  const char* kAll = "any dtype: the op only moves bytes";
+  {
+    sdk::SchemaBuilder s("Concat");
+    s.Doc("ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
+          "Zero-size inputs are allowed.")
+        .SinceVersion(13)
+        .Input("inputs", "T", LOOM_PARAM_VARIADIC, "tensors of equal rank >= 1")
+        .Output("concat_result", "T")
+        .TypeConstraint("T", all, kAll)
+        .Attr("axis", LOOM_ATTR_INT, true, "the axis to join on, in [-r, r-1]")
+        .Infer(Fn<&InferConcat>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Split");
+    s.Doc("ONNX Split-18: splits `input` along `axis` into the outputs, by the sizes in `split` (the optional "
+          "input of opset 13+, or the attribute of opset 2-11), else into equal parts (the last one smaller "
+          "when the dim does not divide; num_outputs, opset 18, must then equal the number of outputs).")
+        .SinceVersion(18)
+        .Input("input", "T")
+        .Input("split", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D sizes of the outputs along axis; sum = the dim")
+        .Output("outputs", "T", LOOM_PARAM_VARIADIC)
+        .TypeConstraint("T", all, kAll)
+        .AttrInt("axis", 0, "the axis to split, in [-r, r-1]")
+        .Attr("num_outputs", LOOM_ATTR_INT, false, "opset 18: the number of equal parts")
+        .Attr("split", LOOM_ATTR_INTS, false, "opset 2-11 form of the split input")
+        .Infer(Fn<&InferSplit>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Slice");
+    s.Doc("ONNX Slice-13: data[starts:ends:steps] on `axes` (default 0..n-1; steps default 1). Negative "
+          "starts/ends count from the end of the dim, out-of-range ones clamp (INT64_MAX = to the end); "
+          "negative steps walk backwards. The opset-1 form gives starts/ends/axes as attributes instead.")
+        .SinceVersion(13)
+        .Input("data", "T")
+        .Input("starts", "Tind", LOOM_PARAM_OPTIONAL, "1-D; required unless the opset-1 attributes are used")
+        .Input("ends", "Tind", LOOM_PARAM_OPTIONAL, "1-D, the length of starts")
+        .Input("axes", "Tind", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1], no repeats")
+        .Input("steps", "Tind", LOOM_PARAM_OPTIONAL, "1-D, nonzero")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("Tind", index)
+        .Attr("starts", LOOM_ATTR_INTS, false, "opset-1 form of the starts input")
+        .Attr("ends", LOOM_ATTR_INTS, false, "opset-1 form of the ends input")
+        .Attr("axes", LOOM_ATTR_INTS, false, "opset-1 form of the axes input")
+        .Infer(Fn<&InferSlice>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Reshape");
+    s.Doc("ONNX Reshape-14: data with the dims in `shape`; 0 copies the input's dim at that index (unless "
+          "allowzero = 1, when 0 is a zero dim) and one -1 is inferred from the element count.")
+        .SinceVersion(14)
+        .Input("data", "T")
+        .Input("shape", "tensor(int64)", LOOM_PARAM_SINGLE, "1-D, the new dims")
+        .Output("reshaped", "T")
+        .TypeConstraint("T", all, kAll)
+        .AttrInt("allowzero", 0, "1: a 0 in shape is a zero dim rather than a copy")
+        .InPlace(0, 0)
+        .Infer(Fn<&InferReshape>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Transpose");
+    s.Doc("ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.")
+        .SinceVersion(13)
+        .Input("data", "T")
+        .Output("transposed", "T")
+        .TypeConstraint("T", all, kAll)
+        .Attr("perm", LOOM_ATTR_INTS, false, "a permutation of the axes (negative entries count from the end)")
+        .Infer(Fn<&InferTranspose>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Flatten");
+    s.Doc("ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].")
+        .SinceVersion(13)
+        .Input("input", "T")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .AttrInt("axis", 1, "in [-r, r]")
+        .InPlace(0, 0)
+        .Infer(Fn<&InferFlatten>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Squeeze");
+    s.Doc("ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
+          "attribute of opset 1-11); without axes, every size-1 dim.")
+        .SinceVersion(13)
+        .Input("data", "T")
+        .Input("axes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1]")
+        .Output("squeezed", "T")
+        .TypeConstraint("T", all, kAll)
+        .Attr("axes", LOOM_ATTR_INTS, false, "opset 1-11 form of the axes input")
+        .InPlace(0, 0)
+        .Infer(Fn<&InferSqueeze>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Unsqueeze");
+    s.Doc("ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
+          "attribute of opset 1-11).")
+        .SinceVersion(13)
+        .Input("data", "T")
+        .Input("axes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, in [-R, R-1] for the output rank R; required "
+               "unless the opset 1-11 attribute is used")
+        .Output("expanded", "T")
+        .TypeConstraint("T", all, kAll)
+        .Attr("axes", LOOM_ATTR_INTS, false, "opset 1-11 form of the axes input")
+        .InPlace(0, 0)
+        .Infer(Fn<&InferUnsqueeze>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Gather");
+    s.Doc("ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
+          "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.")
+        .SinceVersion(13)
+        .Input("data", "T", LOOM_PARAM_SINGLE, "rank >= 1")
+        .Input("indices", "Tind", LOOM_PARAM_SINGLE, "any shape, values in [-s, s-1] for s = data.dims[axis]")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("Tind", index)
+        .AttrInt("axis", 0, "in [-r, r-1]")
+        .Infer(Fn<&InferGather>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Cast");
+    s.Doc("ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
+          "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
+          "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.")
+        .SinceVersion(13)
+        .Input("input", "T1")
+        .Output("output", "T2")
+        .TypeConstraint("T1", all)
+        .TypeConstraint("T2", all)
+        .Attr("to", LOOM_ATTR_INT, true, "the output dtype")
+        .AttrInt("saturate", 1, "opset 19; applies to float8 types only, which Loom does not have")
+        .Infer(Fn<&InferCast>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Identity");
+    s.Doc("ONNX Identity-16 (tensors): output = input.")
+        .SinceVersion(16)
+        .Input("input", "T")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .InPlace(0, 0)
+        .Infer(&SameShapeAsInput0);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Constant");
+    s.Doc("ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
+          "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.")
+        .SinceVersion(13)
+        .Output("output", "T")
+        .TypeConstraint("T", all)
+        .Attr("value", LOOM_ATTR_TENSOR, false, "the output tensor")
+        .Attr("value_float", LOOM_ATTR_FLOAT, false, "a float32 scalar")
+        .Attr("value_floats", LOOM_ATTR_FLOATS, false, "a 1-D float32 tensor")
+        .Attr("value_int", LOOM_ATTR_INT, false, "an int64 scalar")
+        .Attr("value_ints", LOOM_ATTR_INTS, false, "a 1-D int64 tensor")
+        .Attr("value_string", LOOM_ATTR_STRING, false, "unsupported (string tensors)")
+        .Attr("value_strings", LOOM_ATTR_STRINGS, false, "unsupported (string tensors)")
+        .Infer(Fn<&InferConstant>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Shape");
+    s.Doc("ONNX Shape-15: the input's dims[start:end] as 1-D int64 (negative start/end count from the end, "
+          "both clamp to [0, r]).")
+        .SinceVersion(15)
+        .Input("data", "T")
+        .Output("shape", "tensor(int64)")
+        .TypeConstraint("T", all, "any dtype")
+        .AttrInt("start", 0, "first axis")
+        .Attr("end", LOOM_ATTR_INT, false, "one past the last axis (default: the rank)")
+        .Infer(Fn<&InferShape>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Dropout");
+    s.Doc("ONNX Dropout-13, inference: output = data and mask (if requested) all true. training_mode = true "
+          "is not implemented unless ratio is 0 (then it is the identity too). The opset-7/10 ratio "
+          "attribute is accepted.")
+        .SinceVersion(13)
+        .Input("data", "T")
+        .Input("ratio", "T1", LOOM_PARAM_OPTIONAL, "scalar in [0, 1), default 0.5")
+        .Input("training_mode", "T2", LOOM_PARAM_OPTIONAL, "scalar bool, default false")
+        .Output("output", "T")
+        .Output("mask", "T2", LOOM_PARAM_OPTIONAL, "bool, data's shape")
+        .TypeConstraint("T", FloatTypes())
+        .TypeConstraint("T1", FloatTypes())
+        .TypeConstraint("T2", {LOOM_DTYPE_BOOL})
+        .Attr("seed", LOOM_ATTR_INT, false, "random seed (unused in inference)")
+        .Attr("ratio", LOOM_ATTR_FLOAT, false, "opset 7-10 form of the ratio input")
+        .InPlace(0, 0)
+        .Infer(Fn<&InferDropout>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
   return sdk::Status::Ok();
 }
 

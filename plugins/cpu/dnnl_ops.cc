@@ -1,11 +1,12 @@
+#include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/kernels.h"
 
 namespace loom {
 namespace cpu {
 
 sdk::Status RegisterDnnlKernels(sdk::Registrar& reg) {
-  (void)reg;
-  return sdk::Status::Ok();
+  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlMatmulKernels(reg));
+  return RegisterDnnlConvPoolKernels(reg);
 }
 
 }  // namespace cpu

@@ -284,6 +284,13 @@ class KernelContext {
     if (s.ok()) *out = Tensor(t);
     return s;
   }
+  // The same with the shape as a pointer and a rank (no allocation).
+  Status Output(size_t i, LoomDataType dtype, const int64_t* dims, size_t rank, Tensor* out) {
+    LoomTensor* t = nullptr;
+    Status s(Api().Ctx_Output(ctx_, i, dtype, dims, rank, &t));
+    if (s.ok()) *out = Tensor(t);
+    return s;
+  }
   int num_threads() const { return Api().Ctx_NumThreads(ctx_); }
   void* stream() const { return Api().Ctx_Stream(ctx_); }
   LoomKernelContext* handle() const { return ctx_; }

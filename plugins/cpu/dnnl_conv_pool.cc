@@ -250,13 +250,12 @@ class GlobalPoolKernel {
     const int64_t size = planes == 0 ? 0 : x.num_elements() / planes;
     const float* in = x.data<float>();
     float* out = y.data<float>();
-#pragma omp parallel for if (x.num_elements() > kParallelThreshold) num_threads(ctx.num_threads())
-    for (int64_t p = 0; p < planes; ++p) {
+    ParallelFor(planes, ctx.num_threads(), [&](int64_t p) {
       const float* row = in + p * size;
       float acc = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
       for (int64_t i = 0; i < size; ++i) acc = kMax ? std::max(acc, row[i]) : acc + row[i];
       out[p] = kMax ? acc : acc / static_cast<float>(size);
-    }
+    }, size);
     return Status::Ok();
   }
 

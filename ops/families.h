@@ -11,6 +11,7 @@ sdk::Status RegisterElementwiseSchemas(sdk::Registrar& reg);  // ops/elementwise
 sdk::Status RegisterReductionSchemas(sdk::Registrar& reg);    // ops/reduction.cc
 sdk::Status RegisterNnSchemas(sdk::Registrar& reg);           // ops/nn.cc: Conv, pooling, BatchNormalization, Gemm, MatMul
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg);       // ops/tensor.cc: shape and data movement
+sdk::Status RegisterRnnSchemas(sdk::Registrar& reg);          // ops/rnn.cc: ONNX LSTM, GRU, RNN
 
 }  // namespace ops
 }  // namespace loom

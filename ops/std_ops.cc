@@ -7,5 +7,6 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterReductionSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterTensorSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterRnnSchemas(reg));
   return loom::sdk::Status::Ok();
 }

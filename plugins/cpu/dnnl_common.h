@@ -49,6 +49,7 @@ inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims) {
 
 sdk::Status RegisterDnnlMatmulKernels(sdk::Registrar& reg);    // dnnl_matmul.cc: Gemm, MatMul
 sdk::Status RegisterDnnlConvPoolKernels(sdk::Registrar& reg);  // dnnl_conv_pool.cc: Conv, pools, BatchNormalization
+sdk::Status RegisterDnnlRnnKernels(sdk::Registrar& reg);       // dnnl_rnn.cc: ONNX LSTM, GRU, RNN (engine DNNL)
 
 }  // namespace cpu
 }  // namespace loom

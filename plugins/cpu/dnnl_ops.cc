@@ -6,6 +6,7 @@ namespace cpu {
 
 sdk::Status RegisterDnnlKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlMatmulKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlRnnKernels(reg));
   return RegisterDnnlConvPoolKernels(reg);
 }
 

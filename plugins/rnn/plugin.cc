@@ -3,5 +3,6 @@
 
 LOOM_PLUGIN("rnn", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetwork(reg));
-  return loom::rnn::RegisterCellUnits(reg);
+  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnits(reg));
+  return loom::rnn::RegisterOnnxLstm(reg);
 }

@@ -48,6 +48,7 @@ ABSL_FLAG(std::string, expected, "", "File of suite/test names that must pass.")
 ABSL_FLAG(std::string, write_passes, "", "Write the suite/test names that passed here.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
 ABSL_FLAG(int, timeout_s, 60, "Seconds per test before it counts as an error.");
+ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. STEPNET); ops without one use their default.");
 
 namespace loom {
 namespace {
@@ -115,7 +116,10 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     return r;
   }
   std::set<std::string> ops;
-  for (const auto& op : net->op()) ops.insert(op.type());
+  for (auto& op : *net->mutable_op()) {
+    ops.insert(op.type());
+    if (!absl::GetFlag(FLAGS_engine).empty()) op.set_engine(absl::GetFlag(FLAGS_engine));
+  }
   r.ops.assign(ops.begin(), ops.end());
   absl::Status supported = onnx_import::CheckSupported(*net, *registry);
   if (!supported.ok()) {

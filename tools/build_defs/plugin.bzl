@@ -16,3 +16,19 @@ def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], **kwargs):
         linkstatic = 1,
         **kwargs
     )
+
+# The plugins a tool loads by default: copied into loom_plugins/ next to the
+# binaries of the calling package (the core's default plugin folder).
+DEFAULT_PLUGINS = [
+    "//plugins/cpu:libloom_cpu.so",
+    "//plugins/example:libloom_example.so",
+    "//plugins/rnn:libloom_rnn.so",
+]
+
+def loom_default_plugins(name, plugins = DEFAULT_PLUGINS):
+    native.genrule(
+        name = name,
+        srcs = plugins,
+        outs = ["loom_plugins/" + p.split(":")[1] for p in plugins],
+        cmd = "for f in $(SRCS); do cp $$f $(RULEDIR)/loom_plugins/; done",
+    )

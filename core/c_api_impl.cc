@@ -184,6 +184,9 @@ LoomStatus* Ctx_Output(LoomKernelContext* c, size_t i, LoomDataType dtype, const
   *out = ToHandle(c->outputs[i]);
   return nullptr;
 }
+LoomTensor* Ctx_OutputHandle(LoomKernelContext* c, size_t i) {
+  return i < c->outputs.size() && c->outputs[i] ? ToHandle(c->outputs[i]) : nullptr;
+}
 int Ctx_NumThreads(const LoomKernelContext* c) { return c->num_threads; }
 void* Ctx_Stream(const LoomKernelContext* c) { return c->stream; }
 
@@ -266,6 +269,7 @@ LoomApi MakeApi() {
   FillNestedApi(&a);
   a.Info_InputName = Info_InputName;
   a.Info_OutputName = Info_OutputName;
+  a.Ctx_OutputHandle = Ctx_OutputHandle;
   return a;
 }
 

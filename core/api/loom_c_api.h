@@ -343,6 +343,9 @@ typedef struct LoomApi {
   /* Blob names of the operator's inputs and outputs ("" when absent). */
   const char* (*Info_InputName)(const LoomKernelInfo* info, size_t index);
   const char* (*Info_OutputName)(const LoomKernelInfo* info, size_t index);
+  /* Output `index` as it is, without sizing it (NULL if absent): for ops
+   * that make an output an alias with Tensor_Alias. */
+  LoomTensor* (*Ctx_OutputHandle)(LoomKernelContext* ctx, size_t index);
 } LoomApi;
 
 /* The one symbol a plugin exports. The plugin calls api->DeclarePlugin first,

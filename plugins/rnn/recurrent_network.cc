@@ -183,12 +183,9 @@ class RecurrentNetworkKernel {
       if (st == state_tensors.end()) return sdk::InvalidArgument(label_ + ": alias source '" + alias_src_[i] + "' is not a recurrent state");
       int64_t o = alias_offset_[i];
       int64_t begin = o >= 0 ? o : T + 1 + o;
-      Tensor dst;
-      Tensor src(st->second);
-      std::vector<int64_t> empty = src.shape();
-      empty[0] = 0;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(output_index_[alias_dst_[i]], src.dtype(), empty, &dst));
-      Status s(Api().Tensor_Alias(const_cast<LoomTensor*>(dst.handle()), st->second, begin, T + 1));
+      LoomTensor* dst = Api().Ctx_OutputHandle(ctx.handle(), output_index_[alias_dst_[i]]);
+      if (dst == nullptr) continue;
+      Status s(Api().Tensor_Alias(dst, st->second, begin, T + 1));
       if (!s.ok()) return sdk::InvalidArgument(label_ + ": alias '" + alias_dst_[i] + "': " + s.message());
     }
     return Status::Ok();

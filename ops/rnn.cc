@@ -1,10 +1,104 @@
+// Schemas of the recurrent family: ONNX LSTM, GRU and RNN (opset 14
+// semantics; the opset 7-13 forms are the same without `layout`, which
+// defaults to 0, so older models load unchanged).
+#include <string>
+#include <vector>
+
 #include "ops/families.h"
 
 namespace loom {
 namespace ops {
+namespace {
+
+// Output shapes: Y [T, D, N, H] (layout 0) or [N, T, D, H] (layout 1);
+// Y_h and Y_c [D, N, H] (layout 0) or [N, D, H] (layout 1). H comes from
+// hidden_size or, when absent, from R [D, G*H, H]. Outputs take X's dtype.
+LoomStatus* RnnInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.SetOutputDType(i, ctx.InputDType(0));
+  std::vector<int64_t> x, r;
+  if (!ctx.InputShape(0, &x) || x.size() != 3) return nullptr;
+  sdk::KernelInfo info = ctx.info();
+  int64_t hidden = info.IntOr("hidden_size", -1);
+  if (hidden < 0) {
+    if (!ctx.InputShape(2, &r) || r.size() != 3) return nullptr;
+    hidden = r[2];
+  }
+  const int64_t dirs = info.StringOr("direction", "forward") == "bidirectional" ? 2 : 1;
+  const bool batch_major = info.IntOr("layout", 0) != 0;
+  const int64_t seq = batch_major ? x[1] : x[0], batch = batch_major ? x[0] : x[1];
+  if (ctx.num_outputs() > 0) {
+    ctx.SetOutputShape(0, batch_major ? std::vector<int64_t>{batch, seq, dirs, hidden}
+                                      : std::vector<int64_t>{seq, dirs, batch, hidden});
+  }
+  const std::vector<int64_t> state = batch_major ? std::vector<int64_t>{batch, dirs, hidden}
+                                                 : std::vector<int64_t>{dirs, batch, hidden};
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, state);
+  return nullptr;
+}
+
+// The inputs, outputs and attributes the three ops share. `gates` is the
+// number of gates (LSTM 4, GRU 3, RNN 1) used in the docs.
+void CommonSignature(sdk::SchemaBuilder& s, const std::string& gates) {
+  if (gates == "1") {
+    s.AttrStrings("activations", {"Tanh"}, "activation per direction (ONNX names; one entry serves both directions)");
+  } else {
+    s.Attr("activations", LOOM_ATTR_STRINGS, false, "activation functions per direction (ONNX names)");
+  }
+  s.SinceVersion(14)
+      .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size] (layout 1: [batch, seq, input])")
+      .Input("W", "T", LOOM_PARAM_SINGLE, "input weights [num_directions, " + gates + "*hidden_size, input_size]")
+      .Input("R", "T", LOOM_PARAM_SINGLE, "recurrence weights [num_directions, " + gates + "*hidden_size, hidden_size]")
+      .Input("B", "T", LOOM_PARAM_OPTIONAL, "biases [Wb, Rb] concatenated: [num_directions, 2*" + gates + "*hidden_size]")
+      .Input("sequence_lens", "T1", LOOM_PARAM_OPTIONAL, "[batch_size] valid lengths (1..seq_length); default all seq_length")
+      .Input("initial_h", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size] (layout 1: [batch, dirs, hidden])")
+      .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE})
+      .TypeConstraint("T1", {LOOM_DTYPE_INT32})
+      .Attr("activation_alpha", LOOM_ATTR_FLOATS, false, "alpha of the activations that take one, in order")
+      .Attr("activation_beta", LOOM_ATTR_FLOATS, false, "beta of the activations that take one, in order")
+      .Attr("clip", LOOM_ATTR_FLOAT, false, "cell clip threshold: gate inputs are clamped to [-clip, clip]")
+      .AttrString("direction", "forward", "forward, reverse or bidirectional")
+      .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (inferred from R if absent)")
+      .AttrInt("layout", 0, "0: time-major X/Y/states; 1: batch-major")
+      .Infer(&RnnInfer);
+}
+
+}  // namespace
 
 sdk::Status RegisterRnnSchemas(sdk::Registrar& reg) {
-  (void)reg;
+  {
+    sdk::SchemaBuilder s("LSTM");
+    s.Doc("ONNX LSTM-14: gates iofc; i = f(Xt*Wi^T + Ht-1*Ri^T + Pi.Ct-1 + Wbi + Rbi), "
+          "f = f(.. + Pf.Ct-1 ..), c = g(..), Ct = f.Ct-1 + i.c, o = f(.. + Po.Ct ..), Ht = o.h(Ct). "
+          "Default activations Sigmoid, Tanh, Tanh.");
+    CommonSignature(s, "4");
+    s.Input("initial_c", "T", LOOM_PARAM_OPTIONAL, "initial cell state, shaped like initial_h")
+        .Input("P", "T", LOOM_PARAM_OPTIONAL, "peephole weights [num_directions, 3*hidden_size] (iof)")
+        .Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states")
+        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
+        .Output("Y_c", "T", LOOM_PARAM_OPTIONAL, "last cell state")
+        .AttrInt("input_forget", 0, "1: couple the input and forget gates (f = 1 - i)");
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("GRU");
+    s.Doc("ONNX GRU-14: gates zrh; z = f(Xt*Wz^T + Ht-1*Rz^T + Wbz + Rbz), r likewise, "
+          "h = g(Xt*Wh^T + (r.Ht-1)*Rh^T + Rbh + Wbh) or, with linear_before_reset, "
+          "g(Xt*Wh^T + Wbh + r.(Ht-1*Rh^T + Rbh)); Ht = (1 - z).h + z.Ht-1. Default activations Sigmoid, Tanh.");
+    CommonSignature(s, "3");
+    s.Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states")
+        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
+        .AttrInt("linear_before_reset", 0, "1: apply the linear transformation before multiplying by r");
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("RNN");
+    s.Doc("ONNX RNN-14: Ht = f(Xt*Wi^T + Ht-1*Ri^T + Wbi + Rbi). Default activation Tanh.");
+    CommonSignature(s, "1");
+    s.Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states")
+        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state");
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
   return sdk::Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 // An unknown input leaves the output shape unknown; the kernel (the
 // authority at run time) repeats the checks.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -151,7 +152,7 @@ std::string SliceShape(const std::vector<int64_t>& dims, const std::vector<int64
   for (size_t i = 0; i < starts.size(); ++i) {
     int64_t a = axes[i];
     if (!NormAxis(&a, rank)) return "axis " + std::to_string(axes[i]) + " is out of range for rank " + std::to_string(rank);
-    if (seen[a]) return "axis " + std::to_string(axes[i]) + " is repeated";
+    if (seen[a]) return "axis " + std::to_string(axes[i]) + " appears twice in axes";
     seen[a] = true;
     const int64_t d = dims[a], step = steps[i];
     if (step == 0) return "steps must not be 0";
@@ -160,11 +161,12 @@ std::string SliceShape(const std::vector<int64_t>& dims, const std::vector<int64
     if (step > 0) {
       b = std::clamp<int64_t>(b, 0, d);
       e = std::clamp<int64_t>(e, 0, d);
-      (*out)[a] = e > b ? (e - b + step - 1) / step : 0;
+      (*out)[a] = e > b ? (e - b - 1) / step + 1 : 0;
     } else {
-      b = std::clamp<int64_t>(b, 0, d - 1);
+      b = std::clamp<int64_t>(b, 0, std::max<int64_t>(d - 1, 0));
       e = std::clamp<int64_t>(e, -1, d - 1);
-      (*out)[a] = b > e ? (b - e - step - 1) / -step : 0;
+      const int64_t back = step == INT64_MIN ? INT64_MAX : -step;  // |step| without overflow
+      (*out)[a] = d > 0 && b > e ? (b - e - 1) / back + 1 : 0;
     }
   }
   return "";
@@ -200,11 +202,12 @@ Status InferReshape(InferenceContext& ctx) {
   const bool known = ctx.InputShape(0, &in);
   int64_t infer_at = -1, product = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1 && infer_at < 0) {
+    if (shape[i] == -1) {
+      if (infer_at >= 0) return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " has more than one -1");
       infer_at = static_cast<int64_t>(i);
       continue;
     }
-    if (shape[i] < 0) return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " has an invalid entry");
+    if (shape[i] < -1) return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " has a negative dim other than -1");
     if (shape[i] == 0 && !allowzero) {
       if (!known) return Status::Ok();
       if (i >= in.size()) {
@@ -307,7 +310,7 @@ Status InferUnsqueeze(InferenceContext& ctx) {
   for (int64_t a : axes) {
     int64_t n = a;
     if (!NormAxis(&n, rank)) return BadAxis("Unsqueeze", "axis", a, rank);
-    if (ones[n]) return sdk::InvalidArgument("Unsqueeze: axis " + std::to_string(a) + " is repeated");
+    if (ones[n]) return sdk::InvalidArgument("Unsqueeze: axis " + std::to_string(a) + " appears twice in axes");
     ones[n] = true;
   }
   std::vector<int64_t> out;
@@ -604,7 +607,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
         .Input("training_mode", "T2", LOOM_PARAM_OPTIONAL, "scalar bool, default false")
         .Output("output", "T")
         .Output("mask", "T2", LOOM_PARAM_OPTIONAL, "bool, data's shape")
-        .TypeConstraint("T", FloatTypes())
+        .TypeConstraint("T", all, kAll)
         .TypeConstraint("T1", FloatTypes())
         .TypeConstraint("T2", {LOOM_DTYPE_BOOL})
         .Attr("seed", LOOM_ATTR_INT, false, "random seed (unused in inference)")

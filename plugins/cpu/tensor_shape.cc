@@ -1,0 +1,358 @@
+// Tensor kernels that change only the shape (the bytes are copied as they
+// are): Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference),
+// plus Shape and Constant. ONNX semantics (the opsets are in ops/tensor.cc).
+// Every dtype; an in-place run (output sharing the input's memory) skips the
+// copy.
+#include <cstring>
+
+#include "plugins/cpu/tensor_util.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+// Reshape-14: `shape` entries 0 (copy the input dim, unless allowzero) and
+// one -1 (inferred).
+class ReshapeKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    allowzero_ = info.IntOr("allowzero", 0) != 0;
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor data = ctx.Input(0), out;
+    std::vector<int64_t> shape;
+    bool given = false;
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "shape", true, &shape, &given));
+    const std::vector<int64_t> in = data.shape();
+    const std::string found = ": input 'shape' " + ShapeStr(shape) + " for data " + ShapeStr(in);
+    int64_t infer_at = -1, product = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) {
+        if (infer_at >= 0) return sdk::InvalidArgument(label_ + found + " has more than one -1");
+        infer_at = static_cast<int64_t>(i);
+        continue;
+      }
+      if (shape[i] < -1) return sdk::InvalidArgument(label_ + found + " has a negative dim other than -1");
+      if (shape[i] == 0 && !allowzero_) {
+        if (i >= in.size()) return sdk::InvalidArgument(label_ + found + ": a 0 copies a dim the data does not have");
+        shape[i] = in[i];
+      }
+      product *= shape[i];
+    }
+    const int64_t n = data.num_elements();
+    if (infer_at >= 0) {
+      // 0 * x = 0 elements leaves the -1 undetermined (numpy and ONNX Runtime refuse it too).
+      if (product == 0 || n % product != 0) {
+        return sdk::InvalidArgument(label_ + found + ": the -1 cannot be inferred");
+      }
+      shape[infer_at] = n / product;
+      product *= shape[infer_at];
+    }
+    if (product != n) {
+      return sdk::InvalidArgument(label_ + found + ": " + std::to_string(n) + " elements cannot take a shape of " +
+                                  std::to_string(product));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), shape, &out));
+    CopyData(data, out);
+    return Status::Ok();
+  }
+
+ private:
+  std::string label_;
+  bool allowzero_ = false;
+};
+
+// Flatten-13: [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
+class FlattenKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    axis_ = info.IntOr("axis", 1);
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> in = x.shape();
+    const int64_t rank = static_cast<int64_t>(in.size());
+    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+    if (axis < 0 || axis > rank) {
+      return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for rank " +
+                                  std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
+                                  std::to_string(rank) + "])");
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), {Product(in, 0, axis), Product(in, axis, in.size())}, &y));
+    CopyData(x, y);
+    return Status::Ok();
+  }
+
+ private:
+  std::string label_;
+  int64_t axis_ = 1;
+};
+
+// Squeeze-13 (axes input) and Squeeze-1/11 (axes attribute); no axes: every
+// size-1 dim.
+class SqueezeKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    attr_axes_ = info.IntsOr("axes", {});
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    std::vector<int64_t> axes;
+    bool given = false;
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes, &given));
+    if (!given) axes = attr_axes_;
+    const std::vector<int64_t> in = x.shape();
+    const int64_t rank = static_cast<int64_t>(in.size());
+    std::vector<bool> drop(in.size(), axes.empty());
+    for (int64_t a : axes) {
+      int64_t n = a;
+      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label_, "axis"));
+      if (in[n] != 1) {
+        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " of input 'data' " + ShapeStr(in) +
+                                    " has size " + std::to_string(in[n]) + "; only size-1 dims can be squeezed");
+      }
+      drop[n] = true;
+    }
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!(drop[i] && in[i] == 1)) out.push_back(in[i]);
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
+    CopyData(x, y);
+    return Status::Ok();
+  }
+
+ private:
+  std::string label_;
+  std::vector<int64_t> attr_axes_;
+};
+
+// Unsqueeze-13 (axes input) and Unsqueeze-1/11 (axes attribute): axes index
+// the output, whose rank is r + len(axes).
+class UnsqueezeKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    has_attr_ = info.Has("axes");
+    attr_axes_ = info.IntsOr("axes", {});
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    std::vector<int64_t> axes;
+    bool given = false;
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes, &given));
+    if (!given) {
+      if (!has_attr_) return sdk::InvalidArgument(label_ + ": axes are required (input 'axes', or the opset 1-11 attribute)");
+      axes = attr_axes_;
+    }
+    const std::vector<int64_t> in = x.shape();
+    const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+    std::vector<bool> ones(rank, false);
+    for (int64_t a : axes) {
+      int64_t n = a;
+      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label_, "axis"));
+      if (ones[n]) return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears twice in 'axes'");
+      ones[n] = true;
+    }
+    std::vector<int64_t> out;
+    size_t next = 0;
+    for (int64_t i = 0; i < rank; ++i) out.push_back(ones[i] ? 1 : in[next++]);
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
+    CopyData(x, y);
+    return Status::Ok();
+  }
+
+ private:
+  std::string label_;
+  bool has_attr_ = false;
+  std::vector<int64_t> attr_axes_;
+};
+
+class IdentityKernel {
+ public:
+  Status Init(const KernelInfo&) { return Status::Ok(); }
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
+    CopyData(x, y);
+    return Status::Ok();
+  }
+};
+
+// The value of a one-element float tensor.
+bool ScalarAsFloat(const Tensor& t, float* out) {
+  if (t.num_elements() != 1) return false;
+  switch (t.dtype()) {
+    case LOOM_DTYPE_FLOAT: *out = t.data<float>()[0]; return true;
+    case LOOM_DTYPE_DOUBLE: *out = static_cast<float>(t.data<double>()[0]); return true;
+    case LOOM_DTYPE_FLOAT16: *out = Float16::ToFloat(t.data<uint16_t>()[0]); return true;
+    case LOOM_DTYPE_BFLOAT16: *out = BFloat16::ToFloat(t.data<uint16_t>()[0]); return true;
+    default: return false;
+  }
+}
+
+// Dropout-13 in inference: output = data, mask all true. Random dropout
+// (training_mode true with a nonzero ratio) is not implemented.
+class DropoutKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    ratio_ = info.FloatOr("ratio", 0.5f);
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), r = ctx.Input(1), t = ctx.Input(2), y;
+    float ratio = ratio_;
+    if (r.present() && !ScalarAsFloat(r, &ratio)) {
+      return sdk::InvalidArgument(label_ + ": input 'ratio' must be a float scalar, found " + sdk::DTypeName(r.dtype()) +
+                                  ShapeStr(r.shape()));
+    }
+    bool training = false;
+    if (t.present()) {
+      if (t.dtype() != LOOM_DTYPE_BOOL || t.num_elements() != 1) {
+        return sdk::InvalidArgument(label_ + ": input 'training_mode' must be a bool scalar, found " +
+                                    sdk::DTypeName(t.dtype()) + ShapeStr(t.shape()));
+      }
+      training = t.data<bool>()[0];
+    }
+    // With ratio 0 training mode drops nothing, so it is the identity too.
+    if (training && ratio != 0.0f) {
+      return sdk::Unimplemented(label_ + ": training_mode = true with ratio " + std::to_string(ratio) +
+                                " (random dropout) is not implemented; Dropout runs in inference mode only");
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
+    CopyData(x, y);
+    if (ctx.OutputRequested(1)) {
+      Tensor mask;
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_BOOL, x.shape(), &mask));
+      bool* m = mask.data<bool>();
+      for (int64_t i = 0; i < mask.num_elements(); ++i) m[i] = true;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::string label_;
+  float ratio_ = 0.5f;
+};
+
+// Shape-15: dims[start:end] as int64.
+class ShapeKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    start_ = info.IntOr("start", 0);
+    has_end_ = info.Has("end");
+    end_ = info.IntOr("end", 0);
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> dims = x.shape();
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    int64_t start = start_ < 0 ? start_ + rank : start_;
+    int64_t end = has_end_ ? (end_ < 0 ? end_ + rank : end_) : rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+    const int64_t n = std::max<int64_t>(0, end - start);
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT64, {n}, &y));
+    for (int64_t i = 0; i < n; ++i) y.data<int64_t>()[i] = dims[start + i];
+    return Status::Ok();
+  }
+
+ private:
+  int64_t start_ = 0, end_ = 0;
+  bool has_end_ = false;
+};
+
+// Constant-13: the value of its one value* attribute, read at creation.
+class ConstantKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    const std::string label = OpLabel(info);
+    int set = 0;
+    for (const char* a : {"value", "value_float", "value_floats", "value_int", "value_ints", "value_string",
+                          "value_strings"}) {
+      set += info.Has(a) ? 1 : 0;
+    }
+    if (set != 1) {
+      return sdk::InvalidArgument(label + ": exactly one of value, value_float, value_floats, value_int, "
+                                  "value_ints must be set; found " + std::to_string(set));
+    }
+    if (info.Has("value")) {
+      Tensor t;
+      LOOM_SDK_RETURN_IF_ERROR(info.GetTensor("value", &t));
+      dtype_ = t.dtype();
+      shape_ = t.shape();
+      const char* p = static_cast<const char*>(t.raw_data());
+      bytes_.assign(p, p + t.num_elements() * sdk::DTypeSize(dtype_));
+    } else if (info.Has("value_float") || info.Has("value_floats")) {
+      std::vector<float> v;
+      if (info.Has("value_float")) {
+        float f = 0;
+        LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("value_float", &f));
+        v.push_back(f);
+      } else {
+        LOOM_SDK_RETURN_IF_ERROR(info.GetFloats("value_floats", &v));
+        shape_ = {static_cast<int64_t>(v.size())};
+      }
+      dtype_ = LOOM_DTYPE_FLOAT;
+      Store(v);
+    } else if (info.Has("value_int") || info.Has("value_ints")) {
+      std::vector<int64_t> v;
+      if (info.Has("value_int")) {
+        int64_t i = 0;
+        LOOM_SDK_RETURN_IF_ERROR(info.GetInt("value_int", &i));
+        v.push_back(i);
+      } else {
+        LOOM_SDK_RETURN_IF_ERROR(info.GetInts("value_ints", &v));
+        shape_ = {static_cast<int64_t>(v.size())};
+      }
+      dtype_ = LOOM_DTYPE_INT64;
+      Store(v);
+    } else {
+      return sdk::Unimplemented(label + ": string constants are not supported");
+    }
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dtype_, shape_, &y));
+    if (!bytes_.empty()) std::memcpy(y.raw_data(), bytes_.data(), bytes_.size());
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  void Store(const std::vector<T>& v) {
+    const char* p = reinterpret_cast<const char*>(v.data());
+    bytes_.assign(p, p + v.size() * sizeof(T));
+  }
+  LoomDataType dtype_ = LOOM_DTYPE_FLOAT;
+  std::vector<int64_t> shape_;  // rank 0 unless a list or tensor says otherwise
+  std::vector<char> bytes_;
+};
+
+}  // namespace
+
+Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
+  const std::vector<LoomDataType> all = AllDTypes();
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReshapeKernel>("Reshape", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FlattenKernel>("Flatten", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SqueezeKernel>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnsqueezeKernel>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<IdentityKernel>("Identity", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<DropoutKernel>("Dropout", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeKernel>("Shape", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConstantKernel>("Constant", {"CPU", "", 0, {{"T", all}}}));
+  return Status::Ok();
+}
+
+}  // namespace cpu
+}  // namespace loom

@@ -1,10 +1,18 @@
-// oneDNN glue shared by the CPU plugin's oneDNN kernels.
+// oneDNN glue shared by the CPU plugin's oneDNN kernels (dnnl_*.cc).
+//
+// One engine serves the whole plugin; each calling thread has one stream (a
+// oneDNN CPU stream is cheap but not meant to be shared by threads that run
+// primitives at the same time, as the threaded timestep executor does).
+// Kernels cache their primitive and memory objects for the last input
+// shapes, bind the tensors' buffers with set_data_handle (no copies), and so
+// a steady-state Compute only executes.
 #ifndef LOOM_PLUGINS_CPU_DNNL_COMMON_H_
 #define LOOM_PLUGINS_CPU_DNNL_COMMON_H_
 
 #include <omp.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "oneapi/dnnl/dnnl.hpp"
@@ -13,23 +21,57 @@
 namespace loom {
 namespace cpu {
 
-// The plugin's CPU engine (one per process).
+// The plugin's CPU engine (one per process, never destroyed: kernels may
+// outlive any static destruction order).
 inline dnnl::engine& DnnlEngine() {
   static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *e;
 }
 
-// Runs `prim` on a stream of the calling thread with `threads` OpenMP
-// threads (oneDNN is built on OpenMP here); oneDNN errors become statuses.
+// The calling thread's stream on DnnlEngine().
+inline dnnl::stream& DnnlStream() {
+  thread_local dnnl::stream stream(DnnlEngine());
+  return stream;
+}
+
+// oneDNN here runs on OpenMP: a primitive splits its work (and sizes its
+// per-thread scratch) for omp_get_max_threads() at creation, and must not
+// run with more threads than that. Kernels call this with the context's
+// thread count before creating a primitive and before executing it, and key
+// their primitive cache on the count.
+inline void SetDnnlThreads(int threads) { omp_set_num_threads(threads > 0 ? threads : 1); }
+
+// A oneDNN exception as a status: UNIMPLEMENTED when oneDNN has no
+// implementation for the configuration, INTERNAL otherwise.
+inline Status DnnlError(const std::string& label, const dnnl::error& e) {
+  const std::string m = label + ": oneDNN: " + e.what();
+  return e.status == dnnl_unimplemented ? sdk::Unimplemented(m) : sdk::Internal(m);
+}
+
+// Runs `make` (which creates primitives) with `threads` OpenMP threads;
+// oneDNN exceptions become statuses.
+template <typename F>
+inline Status DnnlCreate(const std::string& label, int threads, F&& make) {
+  try {
+    SetDnnlThreads(threads);
+    make();
+  } catch (const dnnl::error& e) {
+    return DnnlError(label, e);
+  }
+  return Status::Ok();
+}
+
+// Runs `prim` on the calling thread's stream with `threads` OpenMP threads
+// and waits for it; oneDNN errors become statuses.
 inline Status DnnlExecute(const std::string& label, const dnnl::primitive& prim,
                           const std::unordered_map<int, dnnl::memory>& args, int threads) {
   try {
-    thread_local dnnl::stream stream(DnnlEngine());
-    omp_set_num_threads(threads > 0 ? threads : 1);
+    SetDnnlThreads(threads);
+    dnnl::stream& stream = DnnlStream();
     prim.execute(stream, args);
     stream.wait();
   } catch (const dnnl::error& e) {
-    return sdk::Internal(label + ": oneDNN: " + e.what());
+    return DnnlError(label, e);
   }
   return Status::Ok();
 }
@@ -43,13 +85,21 @@ inline dnnl::memory::dims PlainStrides(const std::vector<int64_t>& dims) {
   return s;
 }
 
-inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims) {
-  return dnnl::memory::desc(Dims(dims), dnnl::memory::data_type::f32, PlainStrides(dims));
+// A dense row-major memory descriptor (the layout of every Loom tensor), so
+// a tensor's buffer binds to it directly.
+inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims,
+                                    dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
+  return dnnl::memory::desc(Dims(dims), dt, PlainStrides(dims));
 }
 
-sdk::Status RegisterDnnlMatmulKernels(sdk::Registrar& reg);    // dnnl_matmul.cc: Gemm, MatMul
-sdk::Status RegisterDnnlConvPoolKernels(sdk::Registrar& reg);  // dnnl_conv_pool.cc: Conv, pools, BatchNormalization
-sdk::Status RegisterDnnlRnnKernels(sdk::Registrar& reg);       // dnnl_rnn.cc: ONNX LSTM, GRU, RNN (engine DNNL)
+// A memory object with no buffer yet (bound per run with set_data_handle).
+inline dnnl::memory UnboundMemory(const dnnl::memory::desc& md) { return dnnl::memory(md, DnnlEngine(), nullptr); }
+
+sdk::Status RegisterDnnlGemmKernels(sdk::Registrar& reg);       // dnnl_gemm.cc: Gemm, MatMul
+sdk::Status RegisterDnnlConvKernels(sdk::Registrar& reg);       // dnnl_conv.cc: Conv
+sdk::Status RegisterDnnlPoolKernels(sdk::Registrar& reg);       // dnnl_pool.cc: MaxPool, AveragePool, global pools
+sdk::Status RegisterDnnlBatchNormKernels(sdk::Registrar& reg);  // dnnl_batchnorm.cc: BatchNormalization
+sdk::Status RegisterDnnlRnnKernels(sdk::Registrar& reg);        // dnnl_rnn.cc: ONNX LSTM, GRU, RNN (engine DNNL)
 
 }  // namespace cpu
 }  // namespace loom

@@ -1,3 +1,4 @@
+// RegisterDnnlKernels: every oneDNN-backed kernel family of the CPU plugin.
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/kernels.h"
 
@@ -5,9 +6,11 @@ namespace loom {
 namespace cpu {
 
 sdk::Status RegisterDnnlKernels(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlMatmulKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlRnnKernels(reg));
-  return RegisterDnnlConvPoolKernels(reg);
+  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlGemmKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlConvKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlPoolKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(RegisterDnnlBatchNormKernels(reg));
+  return RegisterDnnlRnnKernels(reg);
 }
 
 }  // namespace cpu

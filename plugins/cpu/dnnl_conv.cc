@@ -1,0 +1,135 @@
+// Conv (float32, 1-D to 3-D) on oneDNN's convolution_forward, with the
+// plain NC[D]HW / [G]OI[D]HW layouts bound to the tensors' buffers (no
+// reorders), cached per input shape.
+#include <cstring>
+
+#include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/dnnl_window.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+using dnnl::memory;
+
+// ONNX Conv-11: X [N, C, D1..Dn] (n = 1..3) convolved with W
+// [M, C / group, k1..kn], plus the optional bias B [M], gives
+// Y [N, M, D1'..Dn']. Attributes: group, kernel_shape (from W if absent),
+// strides, dilations, pads, auto_pad. Errors (INVALID_ARGUMENT): ranks,
+// W[1] != C / group, C or M not divisible by group, B not [M],
+// kernel_shape differing from W, an input smaller than the window.
+class ConvKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("group", &group_));
+    if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
+    return attrs_.Read(info, label_);
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
+    const std::vector<int64_t> xs = x.shape(), ws = w.shape();
+    if (xs.size() < 3 || xs.size() > 5) {
+      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
+    }
+    if (ws.size() != xs.size()) {
+      return sdk::InvalidArgument(label_ + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
+                                  ShapeStr(ws));
+    }
+    const int64_t N = xs[0], C = xs[1], M = ws[0], G = group_;
+    if (C % G != 0 || M % G != 0 || ws[1] != C / G) {
+      return sdk::InvalidArgument(label_ + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) + " with group " +
+                                  std::to_string(G) + ": expected W[1] = C / group = " + std::to_string(C / G) +
+                                  " and C, W[0] divisible by group");
+    }
+    if (b.present() && (b.rank() != 1 || b.dim(0) != M)) {
+      return sdk::InvalidArgument(label_ + ": input B must be [" + std::to_string(M) + "]; found " + ShapeStr(b.shape()));
+    }
+    const std::vector<int64_t> spatial(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
+    if (!attrs_.kernel.empty() && attrs_.kernel != k) {
+      return sdk::InvalidArgument(label_ + ": kernel_shape " + ShapeStr(attrs_.kernel) + " differs from W's " + ShapeStr(k));
+    }
+    for (int64_t d : k) {
+      if (d < 1) return sdk::InvalidArgument(label_ + ": W's kernel dims must be >= 1; found " + ShapeStr(ws));
+    }
+    Window win;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, spatial, k, &win));
+    std::vector<int64_t> ys = {N, M};
+    ys.insert(ys.end(), win.out.begin(), win.out.end());
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    if (x.num_elements() == 0) return FillBias(b, N, M, y);  // no input channels or all-padding windows
+    const int threads = ctx.num_threads();
+    std::vector<int64_t> key = xs;
+    key.insert(key.end(), ws.begin(), ws.end());
+    key.push_back(b.present());
+    key.push_back(threads);
+    if (key != key_) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+        // Grouped weights are oneDNN's [G, M / G, C / G, k...], which is
+        // exactly the row-major [M, C / G, k...] buffer.
+        std::vector<int64_t> wdims = ws;
+        if (G > 1) {
+          wdims = {G, M / G, C / G};
+          wdims.insert(wdims.end(), k.begin(), k.end());
+        }
+        memory::desc x_md = PlainDesc(xs), w_md = PlainDesc(wdims), y_md = PlainDesc(ys), b_md = PlainDesc({M});
+        const auto prop = dnnl::prop_kind::forward_inference;
+        const auto alg = dnnl::algorithm::convolution_direct;
+        auto d = b.present() ? dnnl::convolution_forward::desc(prop, alg, x_md, w_md, b_md, y_md, Dims(win.strides),
+                                                                win.DnnlDilations(), Dims(win.pads_begin),
+                                                                Dims(win.dnnl_pads_end))
+                             : dnnl::convolution_forward::desc(prop, alg, x_md, w_md, y_md, Dims(win.strides),
+                                                                win.DnnlDilations(), Dims(win.pads_begin),
+                                                                Dims(win.dnnl_pads_end));
+        prim_ = dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(d, DnnlEngine()));
+        x_mem_ = UnboundMemory(x_md);
+        w_mem_ = UnboundMemory(w_md);
+        y_mem_ = UnboundMemory(y_md);
+        b_mem_ = UnboundMemory(b_md);
+      }));
+      key_ = key;
+    }
+    x_mem_.set_data_handle(x.raw_data());
+    w_mem_.set_data_handle(w.raw_data());
+    y_mem_.set_data_handle(y.raw_data());
+    if (b.present()) {
+      b_mem_.set_data_handle(b.raw_data());
+      return DnnlExecute(label_, prim_,
+                         {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_BIAS, b_mem_}, {DNNL_ARG_DST, y_mem_}},
+                         threads);
+    }
+    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+  }
+
+ private:
+  // Y [N, M, ...] = B broadcast over the spatial dims (0 without B).
+  static Status FillBias(const Tensor& b, int64_t N, int64_t M, Tensor& y) {
+    float* yp = y.data<float>();
+    const int64_t plane = y.num_elements() / (N * M);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t m = 0; m < M; ++m) {
+        const float v = b.present() ? b.data<float>()[m] : 0.0f;
+        std::fill(yp + (n * M + m) * plane, yp + (n * M + m + 1) * plane, v);
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::string label_;
+  int64_t group_ = 1;
+  WindowAttrs attrs_;
+  std::vector<int64_t> key_;  // X and W shapes, bias present, threads of the cached primitive
+  dnnl::convolution_forward prim_;
+  memory x_mem_, w_mem_, y_mem_, b_mem_;
+};
+
+}  // namespace
+
+sdk::Status RegisterDnnlConvKernels(sdk::Registrar& reg) {
+  return reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
+}
+
+}  // namespace cpu
+}  // namespace loom

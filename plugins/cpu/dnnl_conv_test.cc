@@ -1,0 +1,221 @@
+// Conv (oneDNN convolution) against a naive loop on random inputs.
+#include <string>
+#include <vector>
+
+#include "core/net.h"
+#include "core/testing/op_runner.h"
+#include "gtest/gtest.h"
+
+namespace loom {
+namespace {
+
+using testing::AllClose;
+using testing::ParseOp;
+using testing::RandomTensor;
+using testing::RunSingleOp;
+
+std::string IntsArg(const std::string& name, const std::vector<int64_t>& v) {
+  if (v.empty()) return "";
+  std::string s = "arg { name: \"" + name + "\"";
+  for (int64_t x : v) s += " ints: " + std::to_string(x);
+  return s + " } ";
+}
+
+// Runs `op` in a net and checks that the schema's shape inference agrees
+// with the shapes the kernel gave every output.
+void ExpectInferredShapes(const OperatorDef& op, const std::vector<Tensor>& inputs) {
+  Workspace ws;
+  NetDef def;
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (op.input(i).empty()) continue;
+    ws.SetBlob(op.input(i), inputs[i]);
+    def.add_external_input(op.input(i));
+  }
+  *def.add_op() = op;
+  auto net = Net::Create(def, &ws, testing::CpuRegistry());
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_TRUE((*net)->Run().ok());
+  const PlanStep& step = (*net)->last_plan()->steps()[0];
+  for (int k = 0; k < op.output_size(); ++k) {
+    ASSERT_TRUE(step.inferred_shapes[k].has_value()) << op.type() << " output " << k << ": no inferred shape";
+    EXPECT_EQ(*step.inferred_shapes[k], ws.GetBlob(op.output(k))->dims()) << op.type() << " output " << k;
+  }
+}
+
+struct ConvCase {
+  std::string name;
+  Shape x, w;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;  // empty: attribute absent
+  std::string auto_pad = "NOTSET";
+  bool bias = true;
+  bool kernel_shape_attr = false;
+};
+
+// gtest prints a failing case by its name.
+void PrintTo(const ConvCase& c, std::ostream* os) { *os << c.name; }
+
+// Prepends `fill`s so that 1-D..3-D windows share one 3-D loop.
+std::vector<int64_t> To3(std::vector<int64_t> v, int64_t fill) {
+  v.insert(v.begin(), 3 - v.size(), fill);
+  return v;
+}
+
+// Naive ONNX Conv: output size and padding computed from the attributes
+// here, then a direct sum over the window of each output.
+Tensor ConvRef(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor& b) {
+  const size_t n = c.x.size() - 2;
+  const int64_t N = c.x[0], C = c.x[1], M = c.w[0], G = c.group, Cg = C / G, Mg = M / G;
+  std::vector<int64_t> in(c.x.begin() + 2, c.x.end()), k(c.w.begin() + 2, c.w.end());
+  std::vector<int64_t> s = c.strides.empty() ? std::vector<int64_t>(n, 1) : c.strides;
+  std::vector<int64_t> d = c.dilations.empty() ? std::vector<int64_t>(n, 1) : c.dilations;
+  std::vector<int64_t> pb(n, 0), out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t ek = (k[i] - 1) * d[i] + 1;
+    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
+      out[i] = (in[i] + s[i] - 1) / s[i];
+      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s[i] + ek - in[i]);
+      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+    } else if (c.auto_pad == "VALID") {
+      out[i] = (in[i] - ek) / s[i] + 1;
+    } else {
+      const int64_t b0 = c.pads.empty() ? 0 : c.pads[i], e0 = c.pads.empty() ? 0 : c.pads[n + i];
+      pb[i] = b0;
+      out[i] = (in[i] + b0 + e0 - ek) / s[i] + 1;
+    }
+  }
+  Shape ys = {N, M};
+  ys.insert(ys.end(), out.begin(), out.end());
+  Tensor y = Tensor::Zeros(DataType::kFloat32, ys);
+  const auto in3 = To3(in, 1), k3 = To3(k, 1), s3 = To3(s, 1), d3 = To3(d, 1), pb3 = To3(pb, 0), out3 = To3(out, 1);
+  const float* xp = x.data<float>();
+  const float* wp = w.data<float>();
+  float* yp = y.data<float>();
+  for (int64_t nn = 0; nn < N; ++nn) {
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t g = m / Mg;
+      for (int64_t o0 = 0; o0 < out3[0]; ++o0) {
+        for (int64_t o1 = 0; o1 < out3[1]; ++o1) {
+          for (int64_t o2 = 0; o2 < out3[2]; ++o2) {
+            double acc = c.bias ? b.data<float>()[m] : 0.0;
+            for (int64_t ci = 0; ci < Cg; ++ci) {
+              for (int64_t j0 = 0; j0 < k3[0]; ++j0) {
+                for (int64_t j1 = 0; j1 < k3[1]; ++j1) {
+                  for (int64_t j2 = 0; j2 < k3[2]; ++j2) {
+                    const int64_t i0 = o0 * s3[0] - pb3[0] + j0 * d3[0], i1 = o1 * s3[1] - pb3[1] + j1 * d3[1],
+                                  i2 = o2 * s3[2] - pb3[2] + j2 * d3[2];
+                    if (i0 < 0 || i0 >= in3[0] || i1 < 0 || i1 >= in3[1] || i2 < 0 || i2 >= in3[2]) continue;
+                    const int64_t xi = (((nn * C + g * Cg + ci) * in3[0] + i0) * in3[1] + i1) * in3[2] + i2;
+                    const int64_t wi = (((m * Cg + ci) * k3[0] + j0) * k3[1] + j1) * k3[2] + j2;
+                    acc += double(xp[xi]) * wp[wi];
+                  }
+                }
+              }
+            }
+            *yp++ = static_cast<float>(acc);
+          }
+        }
+      }
+    }
+  }
+  return y;
+}
+
+OperatorDef ConvOp(const ConvCase& c) {
+  std::string text = "type: \"Conv\" name: \"conv\" input: \"X\" input: \"W\" ";
+  text += c.bias ? "input: \"B\" " : "";
+  text += "output: \"Y\" arg { name: \"group\" i: " + std::to_string(c.group) + " } ";
+  text += "arg { name: \"auto_pad\" s: \"" + c.auto_pad + "\" } ";
+  text += IntsArg("strides", c.strides) + IntsArg("dilations", c.dilations) + IntsArg("pads", c.pads);
+  if (c.kernel_shape_attr) text += IntsArg("kernel_shape", {c.w.begin() + 2, c.w.end()});
+  return ParseOp(text);
+}
+
+class ConvTest : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(ConvTest, MatchesReference) {
+  const ConvCase& c = GetParam();
+  Tensor x = RandomTensor(DataType::kFloat32, c.x, 1), w = RandomTensor(DataType::kFloat32, c.w, 2);
+  Tensor b = RandomTensor(DataType::kFloat32, {c.w[0]}, 3);
+  auto out = RunSingleOp(ConvOp(c), {x, w, b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  Tensor expected = ConvRef(c, x, w, b);
+  ASSERT_EQ((*out)[0].dims(), expected.dims());
+  EXPECT_TRUE(AllClose((*out)[0], expected, 1e-4, 1e-5));
+  ExpectInferredShapes(ConvOp(c), {x, w, b});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ConvTest,
+    ::testing::Values(
+        ConvCase{"conv1d", {2, 3, 10}, {4, 3, 3}, 1, {2}, {}, {1, 2}},
+        ConvCase{"conv1d_nobias", {1, 2, 7}, {3, 2, 2}, 1, {}, {}, {}, "NOTSET", false},
+        ConvCase{"group2", {2, 4, 7, 6}, {6, 2, 3, 3}, 2, {}, {}, {1, 1, 1, 1}},
+        ConvCase{"depthwise", {1, 5, 8, 8}, {5, 1, 3, 3}, 5, {}, {}, {1, 1, 1, 1}},
+        ConvCase{"depthwise_multiplier", {2, 3, 6, 5}, {6, 1, 3, 2}, 3, {1, 2}, {}, {0, 1, 2, 0}},
+        ConvCase{"dilation2", {1, 3, 9, 9}, {2, 3, 3, 3}, 1, {}, {2, 2}, {}, "NOTSET", false},
+        ConvCase{"stride2", {2, 3, 9, 8}, {4, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
+        ConvCase{"asymmetric_pads", {1, 2, 6, 7}, {3, 2, 3, 3}, 1, {}, {}, {0, 1, 2, 0}},
+        ConvCase{"stride_not_dividing", {1, 2, 8, 7}, {2, 2, 3, 2}, 1, {3, 2}, {}, {0, 0, 0, 0}},
+        ConvCase{"same_upper", {1, 2, 7, 8}, {3, 2, 4, 4}, 1, {2, 2}, {}, {}, "SAME_UPPER"},
+        ConvCase{"same_lower", {1, 2, 7, 8}, {3, 2, 4, 4}, 1, {2, 2}, {}, {}, "SAME_LOWER"},
+        ConvCase{"same_upper_dilated", {1, 2, 9, 6}, {2, 2, 3, 2}, 1, {}, {2, 3}, {}, "SAME_UPPER"},
+        ConvCase{"valid", {1, 3, 8, 9}, {2, 3, 3, 4}, 1, {2, 1}, {}, {5, 5, 5, 5}, "VALID"},
+        ConvCase{"conv3d", {1, 2, 5, 6, 4}, {3, 2, 3, 2, 3}, 1, {1, 2, 1}, {}, {1, 0, 1, 1, 1, 0}},
+        ConvCase{"conv3d_group_dilated", {2, 4, 6, 5, 7}, {4, 2, 2, 2, 3}, 2, {}, {2, 1, 2}, {}, "NOTSET", false},
+        ConvCase{"kernel_shape_attr", {1, 3, 6, 6}, {2, 3, 3, 3}, 1, {}, {}, {1, 1, 1, 1}, "NOTSET", true, true},
+        ConvCase{"pointwise", {2, 8, 5, 5}, {4, 8, 1, 1}},
+        ConvCase{"larger", {2, 16, 20, 20}, {32, 16, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
+        ConvCase{"batch0", {0, 3, 5, 5}, {2, 3, 3, 3}}),
+    [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+TEST(ConvKnownTest, SumOf2x2Windows) {
+  // 3x3 input 1..9, a 2x2 kernel of ones and bias 0.5: window sums + 0.5.
+  Tensor x = Tensor::FromVector<float>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor w = Tensor::FromVector<float>({1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor b = Tensor::FromVector<float>({1}, {0.5f});
+  auto out = RunSingleOp(ParseOp("type: \"Conv\" input: \"X\" input: \"W\" input: \"B\" output: \"Y\""), {x, w, b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Tensor::FromVector<float>({1, 1, 2, 2}, {12.5f, 16.5f, 24.5f, 28.5f})));
+}
+
+TEST(ConvKnownTest, NoInputChannelsGivesBias) {
+  ConvCase c{"c0", {1, 0, 4, 4}, {2, 0, 3, 3}, 1, {}, {}, {1, 1, 1, 1}};
+  Tensor b = Tensor::FromVector<float>({2}, {1.5f, -2.0f});
+  auto out = RunSingleOp(ConvOp(c), {Tensor::Zeros(DataType::kFloat32, c.x), Tensor::Zeros(DataType::kFloat32, c.w), b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].dims(), (Shape{1, 2, 4, 4}));
+  for (int i = 0; i < 32; ++i) EXPECT_EQ((*out)[0].data<float>()[i], i < 16 ? 1.5f : -2.0f) << i;
+}
+
+TEST(ConvErrorTest, BadShapesNameTheOp) {
+  auto check = [](const ConvCase& c, const Shape& bias_shape, const std::string& part) {
+    auto out = RunSingleOp(ConvOp(c), {RandomTensor(DataType::kFloat32, c.x, 1), RandomTensor(DataType::kFloat32, c.w, 2),
+                                       RandomTensor(DataType::kFloat32, bias_shape, 3)});
+    ASSERT_FALSE(out.ok()) << c.name;
+    const std::string m(out.status().message());
+    EXPECT_NE(m.find("Conv"), std::string::npos) << m;
+    EXPECT_NE(m.find(part), std::string::npos) << m;
+  };
+  // W has 2 input channels; X has 3.
+  check({"channels", {1, 3, 5, 5}, {4, 2, 3, 3}}, {4}, "W[1]");
+  // group 2 does not divide C = 3.
+  check({"group", {1, 3, 5, 5}, {4, 1, 3, 3}, 2}, {4}, "group");
+  // Bias of the wrong size.
+  check({"bias", {1, 3, 5, 5}, {4, 3, 3, 3}}, {3}, "input B");
+  // Input smaller than the kernel.
+  check({"small", {1, 3, 2, 5}, {4, 3, 3, 3}}, {4}, "smaller than the window");
+  // W of another rank.
+  check({"rank", {1, 3, 5, 5}, {4, 3, 3}}, {4}, "rank");
+  // pads of the wrong length.
+  check({"pads", {1, 3, 5, 5}, {4, 3, 3, 3}, 1, {}, {}, {1, 1}}, {4}, "pads");
+  // kernel_shape that disagrees with W.
+  ConvCase ks{"kernel_shape", {1, 3, 5, 5}, {4, 3, 3, 3}};
+  auto out = RunSingleOp(ParseOp("type: \"Conv\" input: \"X\" input: \"W\" output: \"Y\" " + IntsArg("kernel_shape", {2, 2})),
+                         {RandomTensor(DataType::kFloat32, ks.x, 1), RandomTensor(DataType::kFloat32, ks.w, 2)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(std::string(out.status().message()).find("kernel_shape"), std::string::npos) << out.status();
+}
+
+}  // namespace
+}  // namespace loom

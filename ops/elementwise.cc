@@ -82,14 +82,16 @@ sdk::Status RegisterElementwiseSchemas(sdk::Registrar& reg) {
     s.Doc("ONNX PRelu-16: Y = X < 0 ? slope * X : X; slope broadcasts to X (unidirectional).")
         .SinceVersion(16)
         .Input("X", "T").Input("slope", "T").Output("Y", "T")
-        .TypeConstraint("T", F)
+        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
+                              LOOM_DTYPE_INT32, LOOM_DTYPE_INT64, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64})
         .Infer(&SameShapeAsInput0);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
     sdk::SchemaBuilder s("Clip");
     s.Doc("ONNX Clip-13: Y = min(max(X, min), max); min and max are optional scalar inputs (opset 11+) or, "
-          "in the opset-6 form, float attributes.")
+          "in the opset-6 form, float attributes. Absent bounds are the dtype's limits; when min > max every "
+          "element becomes max.")
         .SinceVersion(13)
         .Input("input", "T").Input("min", "T", LOOM_PARAM_OPTIONAL).Input("max", "T", LOOM_PARAM_OPTIONAL)
         .Output("output", "T")
@@ -102,20 +104,26 @@ sdk::Status RegisterElementwiseSchemas(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(Binary(reg, "Add", "ONNX Add-14: C = A + B.", N, 14));
   LOOM_SDK_RETURN_IF_ERROR(Binary(reg, "Sub", "ONNX Sub-14: C = A - B.", N, 14));
   LOOM_SDK_RETURN_IF_ERROR(Binary(reg, "Mul", "ONNX Mul-14: C = A * B.", N, 14));
-  LOOM_SDK_RETURN_IF_ERROR(Binary(reg, "Div", "ONNX Div-14: C = A / B (integer division truncates).", N, 14));
+  LOOM_SDK_RETURN_IF_ERROR(Binary(reg, "Div", "ONNX Div-14: C = A / B (integer division truncates; integer x / 0 gives 0).", N, 14));
   {
     sdk::SchemaBuilder s("Pow");
-    s.Doc("ONNX Pow-15: Z = X ^ Y, numpy broadcasting; Y may have another numeric dtype.")
+    s.Doc("ONNX Pow-15: Z = X ^ Y, numpy broadcasting; Y may have another numeric dtype, Z has X's. "
+          "Integer X with integer Y is exact (wrapping on overflow); a negative integer exponent truncates.")
         .SinceVersion(15)
         .Input("X", "T").Input("Y", "T1").Output("Z", "T")
-        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
-        .TypeConstraint("T1", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
+        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
+                              LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}, "base and result")
+        .TypeConstraint("T1", N, "exponent")
         .Infer(&BroadcastShapes);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
-  LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Max", "ONNX Max-13: elementwise maximum.", N, 13));
-  LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Min", "ONNX Min-13: elementwise minimum.", N, 13));
-  LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Sum", "ONNX Sum-13: elementwise sum.", F, 13));
+  LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Max", "ONNX Max-13: elementwise maximum (NaN propagates).", N, 13));
+  LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Min", "ONNX Min-13: elementwise minimum (NaN propagates).", N, 13));
+  // ONNX Sum allows float types only; int32/int64 are a Loom extension.
+  std::vector<LoomDataType> sum_types = F;
+  sum_types.push_back(LOOM_DTYPE_INT32);
+  sum_types.push_back(LOOM_DTYPE_INT64);
+  LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Sum", "ONNX Sum-13: elementwise sum (also int32/int64).", sum_types, 13));
   LOOM_SDK_RETURN_IF_ERROR(Variadic(reg, "Mean", "ONNX Mean-13: elementwise mean.", F, 13));
   for (const char* op : {"Softmax", "LogSoftmax"}) {
     sdk::SchemaBuilder s(op);

@@ -72,7 +72,7 @@ class UnaryKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const LoomDataType dt = x.dtype();
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.shape(), &y));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.dims_data(), x.rank(), &y));
     const int64_t n = x.num_elements();
     auto run = [&](auto tag) -> Status {
       using S = decltype(tag);
@@ -208,10 +208,12 @@ class VariadicKernel {
       if (count == 1) {
         std::copy(first.data<S>(), first.data<S>() + n, yd);
       } else {
-        // y = in0 op in1, then y = y op in_i: y has the output shape, so it
-        // may be both operand and result.
+        // y = in0 op in1 (both broadcast to the full output shape, which may
+        // be larger than theirs), then y = y op in_i: y has the output
+        // shape, so it may be both operand and result.
         Tensor second = ctx.Input(1);
-        PlanBroadcast(first.dims_data(), first.rank(), second.dims_data(), second.rank(), &plan);
+        PlanBroadcastTo(first.dims_data(), first.rank(), second.dims_data(), second.rank(), out.data(), out.size(),
+                        &plan);
         RunBinary<K, S>(plan, first.data<S>(), second.data<S>(), yd, threads);
         for (size_t i = 2; i < count; ++i) {
           Tensor in = ctx.Input(i);
@@ -298,7 +300,7 @@ class PowKernel {
         X* zp = z.data<X>();
         if (e.num_elements() == 1 && plan.kind == BroadcastPlan::Kind::kScalarB) {
           const EC ev = Num<E>::Load(ep[0]);
-          if (ev == EC(2)) {
+          if (std::is_floating_point_v<XC> && ev == EC(2)) {  // integers: IntPow wraps, v * v would not
             ForEachBroadcast(plan, xp, ep, zp, threads, [](X a, E) {
               const XC v = Num<X>::Load(a);
               return Num<X>::Store(static_cast<XC>(v * v));
@@ -363,7 +365,7 @@ class ClipKernel {
                                     "; found " + sdk::DTypeName(t.dtype()));
       }
     }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.dims_data(), x.rank(), &y));
     const int64_t n = x.num_elements();
     auto run = [&](auto tag) -> Status {
       using S = decltype(tag);
@@ -455,8 +457,10 @@ class SoftmaxKernel {
           }
         }
         if constexpr (kLog) {
-          const C shift = mx + std::log(sum);
-          for (int64_t k = 0; k < len; ++k) dst[k] = Num<S>::Store(Num<S>::Load(src[k]) - shift);
+          // (x - max) - log(sum), not x - (max + log(sum)): the latter rounds
+          // log(sum) away next to a large max.
+          const C log_sum = std::log(sum);
+          for (int64_t k = 0; k < len; ++k) dst[k] = Num<S>::Store((Num<S>::Load(src[k]) - mx) - log_sum);
         } else {
           const C inv = C(1) / sum;
           for (int64_t k = 0; k < len; ++k) {
@@ -494,11 +498,11 @@ class SoftmaxKernel {
         for (int64_t k = 0; k < len; ++k) {
           for (int64_t i = 0; i < w; ++i) sum[i] += std::exp(Num<S>::Load(src[k * inner + i]) - mx[i]);
         }
-        for (int64_t i = 0; i < w; ++i) sum[i] = kLog ? mx[i] + std::log(sum[i]) : C(1) / sum[i];
+        for (int64_t i = 0; i < w; ++i) sum[i] = kLog ? std::log(sum[i]) : C(1) / sum[i];
         for (int64_t k = 0; k < len; ++k) {
           for (int64_t i = 0; i < w; ++i) {
-            const C v = Num<S>::Load(src[k * inner + i]);
-            dst[k * inner + i] = Num<S>::Store(kLog ? v - sum[i] : std::exp(v - mx[i]) * sum[i]);
+            const C v = Num<S>::Load(src[k * inner + i]) - mx[i];
+            dst[k * inner + i] = Num<S>::Store(kLog ? v - sum[i] : std::exp(v) * sum[i]);
           }
         }
       }

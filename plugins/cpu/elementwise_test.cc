@@ -3,6 +3,7 @@
 #include <functional>
 #include <limits>
 
+#include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
 #include "gtest/gtest.h"
 
@@ -14,15 +15,24 @@ using testing::ParseOp;
 using testing::RandomTensor;
 using testing::RunSingleOp;
 
+// Writes v into element i of t (integers: truncated, then wrapped like a
+// cast from int64).
+void SetElement(Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
+    case DataType::kFloat64: t.data<double>()[i] = v; break;
+    case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v)); break;
+    case DataType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int64_t>(v)); break;
+    case DataType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
+    case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(static_cast<int64_t>(v)); break;
+    case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v); break;
+    default: ADD_FAILURE() << "SetElement: dtype not handled"; break;
+  }
+}
+
 Tensor Map(const Tensor& x, const std::function<double(double)>& f) {
   Tensor y = Tensor::Zeros(x.dtype(), x.dims());
-  for (int64_t i = 0; i < x.num_elements(); ++i) {
-    double v = f(x.ElementAsDouble(i));
-    if (x.dtype() == DataType::kFloat32) y.data<float>()[i] = static_cast<float>(v);
-    else if (x.dtype() == DataType::kFloat64) y.data<double>()[i] = v;
-    else if (x.dtype() == DataType::kInt32) y.data<int32_t>()[i] = static_cast<int32_t>(v);
-    else if (x.dtype() == DataType::kInt64) y.data<int64_t>()[i] = static_cast<int64_t>(v);
-  }
+  for (int64_t i = 0; i < x.num_elements(); ++i) SetElement(y, i, f(x.ElementAsDouble(i)));
   return y;
 }
 
@@ -94,11 +104,7 @@ Tensor BroadcastRef(const Tensor& a, const Tensor& b, const Shape& out, const st
     return off;
   };
   for (int64_t i = 0; i < y.num_elements(); ++i) {
-    double v = f(a.ElementAsDouble(index(a, i)), b.ElementAsDouble(index(b, i)));
-    if (y.dtype() == DataType::kFloat32) y.data<float>()[i] = static_cast<float>(v);
-    else if (y.dtype() == DataType::kFloat64) y.data<double>()[i] = v;
-    else if (y.dtype() == DataType::kInt32) y.data<int32_t>()[i] = static_cast<int32_t>(v);
-    else y.data<int64_t>()[i] = static_cast<int64_t>(v);
+    SetElement(y, i, f(a.ElementAsDouble(index(a, i)), b.ElementAsDouble(index(b, i))));
   }
   return y;
 }
@@ -112,11 +118,15 @@ TEST(BinaryTest, BroadcastingMatchesReference) {
   const std::vector<std::tuple<Shape, Shape, Shape>> shapes = {
       {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {3, 1}, {2, 3, 4}}, {{1}, {2, 3}, {2, 3}},
       {{}, {5}, {5}},                     {{4, 1, 5}, {1, 3, 1}, {4, 3, 5}}, {{0, 3}, {3}, {0, 3}},
-      {{300, 400}, {400}, {300, 400}}};
+      {{300, 400}, {400}, {300, 400}},    {{}, {}, {}},                      {{5}, {}, {5}},
+      {{2, 3, 4, 5}, {1, 3, 1, 1}, {2, 3, 4, 5}},  {{3, 1, 1}, {1, 4, 5}, {3, 4, 5}},
+      {{1, 1}, {2, 3}, {2, 3}},           {{2, 1, 3}, {0, 1}, {2, 0, 3}},    {{100000}, {1}, {100000}},
+      {{}, {70000}, {70000}},             {{2, 70000}, {2, 1}, {2, 70000}}, {{64, 1, 600}, {1, 7, 600}, {64, 7, 600}}};
   for (const auto& [name, f] : ops) {
-    for (DataType dt : {DataType::kFloat32, DataType::kFloat64, DataType::kInt32, DataType::kInt64}) {
+    for (DataType dt : {DataType::kFloat32, DataType::kFloat64, DataType::kInt32, DataType::kInt64, DataType::kInt8,
+                        DataType::kUInt8}) {
       for (const auto& [sa, sb, so] : shapes) {
-        bool integer = dt == DataType::kInt32 || dt == DataType::kInt64;
+        bool integer = dt != DataType::kFloat32 && dt != DataType::kFloat64;
         Tensor a = RandomTensor(dt, sa, 1, -20, 20);
         Tensor b = RandomTensor(dt, sb, 2, 1, 9);  // positive: no division by zero
         auto out = RunSingleOp(ParseOp("type: \"" + name + "\" input: \"a\" input: \"b\" output: \"c\""), {a, b});
@@ -131,11 +141,19 @@ TEST(BinaryTest, BroadcastingMatchesReference) {
 }
 
 TEST(BinaryTest, IncompatibleShapesAreAnError) {
-  auto out = RunSingleOp(ParseOp(R"(type: "Add" name: "bad" input: "a" input: "b" output: "c")"),
-                         {RandomTensor(DataType::kFloat32, {2, 3}, 1), RandomTensor(DataType::kFloat32, {4}, 2)});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("'bad'"), std::string::npos) << out.status();
-  EXPECT_NE(out.status().message().find("[2, 3]"), std::string::npos) << out.status();
+  for (std::string op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean"}) {
+    auto out = RunSingleOp(ParseOp("type: \"" + op + "\" name: \"bad\" input: \"a\" input: \"b\" output: \"c\""),
+                           {RandomTensor(DataType::kFloat32, {2, 3}, 1), RandomTensor(DataType::kFloat32, {4}, 2)});
+    ASSERT_FALSE(out.ok()) << op;
+    EXPECT_NE(out.status().message().find(op), std::string::npos) << out.status();
+    EXPECT_NE(out.status().message().find("'bad'"), std::string::npos) << out.status();
+    EXPECT_NE(out.status().message().find("[2, 3]"), std::string::npos) << out.status();
+  }
+  // PRelu: the slope must broadcast to X itself, not to a larger shape.
+  auto prelu = RunSingleOp(ParseOp(R"(type: "PRelu" input: "x" input: "s" output: "y")"),
+                           {RandomTensor(DataType::kFloat32, {2, 1}, 1), RandomTensor(DataType::kFloat32, {2, 3}, 2)});
+  ASSERT_FALSE(prelu.ok());
+  EXPECT_NE(prelu.status().message().find("PRelu"), std::string::npos) << prelu.status();
 }
 
 TEST(BinaryTest, PReluPowAndIntegerDivByZero) {
@@ -228,6 +246,213 @@ TEST(ElementwiseTest, Float16ComputesThroughFloat) {
   auto out = RunSingleOp(ParseOp(R"(type: "Relu" input: "x" output: "y")"), {x});
   ASSERT_TRUE(out.ok()) << out.status();
   for (int i = 0; i < 7; ++i) EXPECT_EQ((*out)[0].ElementAsDouble(i), std::max(0.0, x.ElementAsDouble(i)));
+}
+
+TEST(UnaryTest, IntegerAndHalfDtypes) {
+  const std::vector<std::pair<std::string, std::function<double(double)>>> int_ops = {
+      {"Relu", [](double x) { return x > 0 ? x : 0; }},
+      {"Neg", [](double x) { return -x; }},
+      {"Abs", [](double x) { return std::fabs(x); }}};
+  for (const auto& [op, f] : int_ops) {
+    for (DataType dt : {DataType::kInt8, DataType::kInt32, DataType::kInt64}) {
+      for (Shape shape : {Shape{3, 7}, Shape{}, Shape{0}, Shape{50000}}) {
+        Tensor x = RandomTensor(dt, shape, 4, -100, 100);
+        auto out = RunSingleOp(ParseOp("type: \"" + op + "\" input: \"x\" output: \"y\""), {x});
+        ASSERT_TRUE(out.ok()) << op << ": " << out.status();
+        EXPECT_TRUE(AllClose((*out)[0], Map(x, f), 0, 0)) << op << " " << DataTypeName(dt) << ShapeToString(shape);
+      }
+    }
+  }
+  Tensor h = RandomTensor(DataType::kFloat16, {40}, 4, -3, 3);
+  for (const auto& [op, f] : std::vector<std::pair<std::string, std::function<double(double)>>>{
+           {"Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }}, {"Tanh", [](double x) { return std::tanh(x); }},
+           {"Exp", [](double x) { return std::exp(x); }}, {"Abs", [](double x) { return std::fabs(x); }}}) {
+    auto out = RunSingleOp(ParseOp("type: \"" + op + "\" input: \"x\" output: \"y\""), {h});
+    ASSERT_TRUE(out.ok()) << op << ": " << out.status();
+    EXPECT_TRUE(AllClose((*out)[0], Map(h, f), 2e-3, 1e-3)) << op;
+  }
+}
+
+TEST(UnaryTest, ExtremeInputsStayFinite) {
+  Tensor x = Tensor::FromVector<float>({4}, {-100, -30, 30, 100});
+  auto sig = RunSingleOp(ParseOp(R"(type: "Sigmoid" input: "x" output: "y")"), {x});
+  ASSERT_TRUE(sig.ok()) << sig.status();
+  EXPECT_TRUE(AllClose((*sig)[0], Map(x, [](double v) { return 1 / (1 + std::exp(-v)); }), 1e-6, 1e-30));
+  auto sp = RunSingleOp(ParseOp(R"(type: "Softplus" input: "x" output: "y")"), {x});
+  ASSERT_TRUE(sp.ok()) << sp.status();
+  EXPECT_TRUE(AllClose((*sp)[0], Map(x, [](double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }),
+                       1e-6, 1e-30));
+}
+
+TEST(BinaryTest, IntegerDivisionEdgeCases) {
+  auto out = RunSingleOp(ParseOp(R"(type: "Div" input: "a" input: "b" output: "c")"),
+                         {Tensor::FromVector<int32_t>({4}, {std::numeric_limits<int32_t>::min(), 7, -7, 5}),
+                          Tensor::FromVector<int32_t>({4}, {-1, -2, 2, 0})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const int32_t* c = (*out)[0].data<int32_t>();
+  EXPECT_EQ(c[0], std::numeric_limits<int32_t>::min());  // wraps instead of trapping
+  EXPECT_EQ(c[1], -3);
+  EXPECT_EQ(c[2], -3);
+  EXPECT_EQ(c[3], 0);
+  auto out64 = RunSingleOp(ParseOp(R"(type: "Div" input: "a" input: "b" output: "c")"),
+                           {Tensor::FromVector<int64_t>({1}, {std::numeric_limits<int64_t>::min()}),
+                            Tensor::FromVector<int64_t>({}, {-1})});
+  ASSERT_TRUE(out64.ok()) << out64.status();
+  EXPECT_EQ((*out64)[0].data<int64_t>()[0], std::numeric_limits<int64_t>::min());
+}
+
+TEST(PowTest, MixedDtypesMatchReference) {
+  auto pow_ref = [](double a, double b) { return std::pow(a, b); };
+  const OperatorDef op = ParseOp(R"(type: "Pow" input: "x" input: "y" output: "z")");
+  struct Case { DataType xt, yt; Shape xs, ys, zs; double xlo, xhi, ylo, yhi; double rtol; };
+  for (const Case& c : {Case{DataType::kFloat32, DataType::kFloat32, {2, 3, 4}, {3, 1}, {2, 3, 4}, 0.1, 3, -2, 2, 1e-5},
+                        Case{DataType::kFloat64, DataType::kFloat32, {5}, {}, {5}, 0.1, 3, -2, 2, 1e-12},
+                        Case{DataType::kFloat32, DataType::kInt64, {4, 1}, {1, 5}, {4, 5}, -3, 3, 0, 4, 1e-6},
+                        Case{DataType::kFloat32, DataType::kUInt8, {6}, {6}, {6}, -3, 3, 0, 4, 1e-6},
+                        Case{DataType::kFloat16, DataType::kFloat32, {7}, {7}, {7}, 0.5, 2, -1, 2, 2e-3},
+                        Case{DataType::kFloat32, DataType::kFloat32, {100000}, {}, {100000}, 0.1, 3, 1.5, 1.5, 1e-5},
+                        Case{DataType::kInt64, DataType::kFloat64, {5}, {5}, {5}, 1, 9, 0, 3, 0}}) {
+    Tensor x = RandomTensor(c.xt, c.xs, 1, c.xlo, c.xhi), y = RandomTensor(c.yt, c.ys, 2, c.ylo, c.yhi);
+    if (c.xt == DataType::kInt64) y = Tensor::FromVector<double>({5}, {0, 1, 2, 3, 2});  // exact integer results
+    auto out = RunSingleOp(op, {x, y});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(AllClose((*out)[0], BroadcastRef(x, y, c.zs, pow_ref), c.rtol, 1e-6))
+        << DataTypeName(c.xt) << "^" << DataTypeName(c.yt) << ShapeToString(c.xs) << ShapeToString(c.ys);
+  }
+}
+
+TEST(PowTest, IntegerPowerIsExactAndScalarExponentsFastPaths) {
+  const OperatorDef op = ParseOp(R"(type: "Pow" input: "x" input: "y" output: "z")");
+  // 3^39 = 4052555153018976267 does not fit a double's 53-bit mantissa.
+  auto big = RunSingleOp(op, {Tensor::FromVector<int64_t>({3}, {3, -2, 2}), Tensor::FromVector<int64_t>({3}, {39, 3, -1})});
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ((*big)[0].data<int64_t>()[0], 4052555153018976267LL);
+  EXPECT_EQ((*big)[0].data<int64_t>()[1], -8);
+  EXPECT_EQ((*big)[0].data<int64_t>()[2], 0);  // 1 / 2 truncates
+  auto i32 = RunSingleOp(op, {Tensor::FromVector<int32_t>({2}, {-1, 1}), Tensor::FromVector<int32_t>({2}, {-3, -5})});
+  ASSERT_TRUE(i32.ok()) << i32.status();
+  EXPECT_EQ((*i32)[0].data<int32_t>()[0], -1);
+  EXPECT_EQ((*i32)[0].data<int32_t>()[1], 1);
+  // Exponents 2 and 1 (the multiply and copy paths) against std::pow.
+  Tensor x = RandomTensor(DataType::kFloat32, {3, 50}, 3, -4, 4);
+  for (float e : {2.0f, 1.0f, 3.0f}) {
+    Tensor y = Tensor::FromVector<float>({}, {e});
+    auto out = RunSingleOp(op, {x, y});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(AllClose((*out)[0], BroadcastRef(x, y, {3, 50}, [](double a, double b) { return std::pow(a, b); }), 1e-6))
+        << "exponent " << e;
+  }
+  auto int_sq = RunSingleOp(op, {Tensor::FromVector<int32_t>({2}, {-7, 65536}), Tensor::FromVector<int64_t>({}, {2})});
+  ASSERT_TRUE(int_sq.ok()) << int_sq.status();
+  EXPECT_EQ((*int_sq)[0].data<int32_t>()[0], 49);
+  EXPECT_EQ((*int_sq)[0].data<int32_t>()[1], 0);  // 2^32 wraps to 0 in int32
+}
+
+TEST(VariadicTest, DtypesNanAndShapes) {
+  const std::vector<std::pair<std::string, std::function<double(double, double)>>> ops = {
+      {"Max", [](double x, double y) { return std::max(x, y); }},
+      {"Min", [](double x, double y) { return std::min(x, y); }},
+      {"Sum", [](double x, double y) { return x + y; }}};
+  for (const auto& [op, f] : ops) {
+    for (DataType dt : {DataType::kFloat64, DataType::kInt32, DataType::kInt64}) {
+      Tensor a = RandomTensor(dt, {}, 1, -50, 50), b = RandomTensor(dt, {5}, 2, -50, 50),
+             c = RandomTensor(dt, {2, 1}, 3, -50, 50), d = RandomTensor(dt, {2, 5}, 4, -50, 50);
+      auto out = RunSingleOp(ParseOp("type: \"" + op + "\" input: \"a\" input: \"b\" input: \"c\" input: \"d\" output: \"y\""),
+                             {a, b, c, d});
+      ASSERT_TRUE(out.ok()) << op << ": " << out.status();
+      Tensor ref = BroadcastRef(BroadcastRef(BroadcastRef(a, b, {5}, f), c, {2, 5}, f), d, {2, 5}, f);
+      EXPECT_TRUE(AllClose((*out)[0], ref, 1e-12, 0)) << op << " " << DataTypeName(dt);
+    }
+  }
+  // Large inputs: the parallel broadcast paths.
+  Tensor big_a = RandomTensor(DataType::kFloat32, {300, 200}, 5), big_b = RandomTensor(DataType::kFloat32, {300, 1}, 6);
+  auto mean = RunSingleOp(ParseOp(R"(type: "Mean" input: "a" input: "b" output: "y")"), {big_a, big_b});
+  ASSERT_TRUE(mean.ok()) << mean.status();
+  EXPECT_TRUE(AllClose((*mean)[0], BroadcastRef(big_a, big_b, {300, 200}, [](double x, double y) { return (x + y) / 2; })));
+  // NaN wins in Max and Min, whichever side it is on.
+  Tensor n1 = Tensor::FromVector<float>({3}, {NAN, 1, 2}), n2 = Tensor::FromVector<float>({3}, {0, NAN, 5});
+  for (const char* op : {"Max", "Min"}) {
+    auto out = RunSingleOp(ParseOp(std::string("type: \"") + op + "\" input: \"a\" input: \"b\" output: \"y\""), {n1, n2});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(std::isnan((*out)[0].data<float>()[0])) << op;
+    EXPECT_TRUE(std::isnan((*out)[0].data<float>()[1])) << op;
+    EXPECT_EQ((*out)[0].data<float>()[2], std::string(op) == "Max" ? 5.0f : 2.0f) << op;
+  }
+}
+
+TEST(ClipTest, MinAboveMaxIntegersAndLargeInputs) {
+  // ONNX: when min > max every element becomes max.
+  auto out = RunSingleOp(ParseOp(R"(type: "Clip" input: "x" input: "lo" input: "hi" output: "y")"),
+                         {Tensor::FromVector<float>({3}, {-5, 0, 5}), Tensor::FromVector<float>({}, {2}),
+                          Tensor::FromVector<float>({}, {1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Tensor::FromVector<float>({3}, {1, 1, 1})));
+  Tensor x8 = RandomTensor(DataType::kInt8, {50}, 3, -100, 100);
+  out = RunSingleOp(ParseOp(R"(type: "Clip" input: "x" input: "lo" input: "hi" output: "y")"),
+                    {x8, Tensor::FromVector<int8_t>({}, {-10}), Tensor::FromVector<int8_t>({}, {20})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Map(x8, [](double v) { return std::min(20.0, std::max(-10.0, v)); }), 0, 0));
+  Tensor big = RandomTensor(DataType::kFloat64, {100000}, 4, -2, 2);
+  out = RunSingleOp(ParseOp(R"(type: "Clip" input: "x" output: "y" arg { name: "min" f: -0.5 })"), {big});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Map(big, [](double v) { return std::max(-0.5, v); }), 0, 0));
+  // Bounds must be single elements.
+  auto bad = RunSingleOp(ParseOp(R"(type: "Clip" name: "c" input: "x" input: "lo" output: "y")"),
+                         {big, Tensor::FromVector<double>({2}, {0, 1})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Clip"), std::string::npos) << bad.status();
+}
+
+// Softmax / LogSoftmax reference over any axis of a 3-D double tensor.
+Tensor SoftmaxRef(const Tensor& x, int axis, bool log) {
+  Tensor y = Tensor::Zeros(x.dtype(), x.dims());
+  const int64_t d0 = x.dim(0), d1 = x.dim(1), d2 = x.dim(2);
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    int64_t idx[3] = {i / (d1 * d2), (i / d2) % d1, i % d2};
+    double mx = -INFINITY;
+    for (int pass = 0; pass < 2; ++pass) {
+      double sum = 0;
+      for (int64_t k = 0; k < x.dim(axis); ++k) {
+        int64_t j[3] = {idx[0], idx[1], idx[2]};
+        j[axis] = k;
+        double v = x.ElementAsDouble((j[0] * d1 + j[1]) * d2 + j[2]);
+        if (pass == 0) mx = std::max(mx, v); else sum += std::exp(v - mx);
+      }
+      if (pass == 1) {
+        double v = x.ElementAsDouble(i) - mx;
+        SetElement(y, i, log ? v - std::log(sum) : std::exp(v) / sum);
+      }
+    }
+  }
+  return y;
+}
+
+TEST(SoftmaxTest, StridedLargeHalfStableAndEmpty) {
+  // Strided axis with more than one block of lanes, and the parallel paths.
+  for (const auto& [shape, axis] : std::vector<std::pair<Shape, int>>{{{3, 4, 300}, 1}, {{300, 200, 1}, 1},
+                                                                      {{2, 500, 70}, 0}, {{40, 30, 50}, 2}}) {
+    Tensor x = RandomTensor(DataType::kFloat32, shape, 7, -6, 6);
+    for (bool log : {false, true}) {
+      auto out = RunSingleOp(ParseOp(std::string("type: \"") + (log ? "LogSoftmax" : "Softmax") +
+                                     "\" input: \"x\" output: \"y\" arg { name: \"axis\" i: " + std::to_string(axis) + " }"),
+                             {x});
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_TRUE(AllClose((*out)[0], SoftmaxRef(x, axis, log), 1e-5, 1e-6)) << ShapeToString(shape) << " axis " << axis;
+    }
+  }
+  Tensor h = RandomTensor(DataType::kFloat16, {2, 3, 8}, 8, -3, 3);
+  auto half = RunSingleOp(ParseOp(R"(type: "Softmax" input: "x" output: "y")"), {h});
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_TRUE(AllClose((*half)[0], SoftmaxRef(h, 2, false), 2e-3, 1e-4));
+  // Large equal logits: no overflow.
+  auto stable = RunSingleOp(ParseOp(R"(type: "LogSoftmax" input: "x" output: "y")"),
+                            {Tensor::FromVector<float>({2}, {1000, 1000})});
+  ASSERT_TRUE(stable.ok()) << stable.status();
+  EXPECT_TRUE(AllClose((*stable)[0], Tensor::FromVector<float>({2}, {-0.69314718f, -0.69314718f})));
+  auto empty = RunSingleOp(ParseOp(R"(type: "Softmax" input: "x" output: "y" arg { name: "axis" i: 0 })"),
+                           {Tensor::Zeros(DataType::kFloat32, {0, 3})});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ((*empty)[0].dims(), (Shape{0, 3}));
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+// ParallelRange: split [0, n) into one contiguous chunk per OpenMP thread,
+// or run it on the calling thread when the work is small.
+#ifndef LOOM_PLUGINS_CPU_PARALLEL_FOR_H_
+#define LOOM_PLUGINS_CPU_PARALLEL_FOR_H_
+
+#include <omp.h>
+
+#include <cstdint>
+
+#include "plugins/cpu/cpu_common.h"
+
+namespace loom {
+namespace cpu {
+
+// Calls body(begin, end) over disjoint ranges covering [0, n). `work` is the
+// number of elements the whole range touches: at or below kParallelThreshold
+// (or with one thread) body(0, n) runs directly, without entering an OpenMP
+// region at all, so tiny tensors pay no fork/join cost. Chunks are
+// contiguous so that body's inner loop stays a plain, vectorizable loop.
+template <typename F>
+inline void ParallelRange(int64_t n, int64_t work, int threads, const F& body) {
+  if (n <= 0) return;
+  if (work <= kParallelThreshold || threads <= 1 || n == 1) {
+    body(int64_t{0}, n);
+    return;
+  }
+  if (threads > n) threads = static_cast<int>(n);
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t begin = n * t / nt, end = n * (t + 1) / nt;
+    if (begin < end) body(begin, end);
+  }
+}
+
+}  // namespace cpu
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_CPU_PARALLEL_FOR_H_

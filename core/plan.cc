@@ -68,7 +68,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
         if (sit != shapes.end()) shape = &sit->second;
         if (constants.count(name)) constant = ws->GetBlob(name);
         const FormalParam* p = schema.InputParam(k);
-        if (p) {
+        if (p && p->type_str != kAnyType) {
           if (auto fixed = FixedTypeOf(p->type_str)) {
             if (*fixed != dt) {
               return absl::InvalidArgumentError(absl::StrCat(op.label, ": input ", k, " '", name, "' (", p->name,
@@ -116,7 +116,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
                                                 "' unknown"));
       }
       const FormalParam* p = schema.OutputParam(k);
-      if (p && !FixedTypeOf(p->type_str)) bindings.emplace(p->type_str, ictx.output_dtypes[k]);
+      if (p && !FixedTypeOf(p->type_str) && p->type_str != kAnyType) bindings.emplace(p->type_str, ictx.output_dtypes[k]);
       dtypes[def.output(k)] = ictx.output_dtypes[k];
       if (ictx.output_shapes[k]) {
         shapes[def.output(k)] = *ictx.output_shapes[k];

@@ -52,6 +52,11 @@ class Plan {
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads);
 
+// A formal parameter typed "any" takes any dtype, unchecked and unbound (a
+// heterogeneous variadic, like ONNX's is_homogeneous = false); its schema's
+// inference must set such outputs' dtypes.
+inline constexpr char kAnyType[] = "any";
+
 // Parses "tensor(int64)" into kInt64; nullopt for a constraint name like "T".
 std::optional<DataType> FixedTypeOf(const std::string& type_str);
 

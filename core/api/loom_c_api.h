@@ -112,7 +112,8 @@ typedef enum LoomParamOption {
 
 typedef struct LoomFormalParam {
   const char* name;
-  const char* type_str;    /* a type constraint name ("T") or a fixed dtype name ("tensor(int64)") */
+  const char* type_str;    /* a type constraint name ("T"), a fixed dtype ("tensor(int64)"), or "any":
+                              any dtype, unchecked (heterogeneous variadics; inference sets outputs) */
   LoomParamOption option;
   const char* doc;
 } LoomFormalParam;

@@ -134,9 +134,13 @@ class OnnxLstmKernel {
           bias[col] = B.present() ? B.data<float>()[d * 8 * H + row] + B.data<float>()[d * 8 * H + 4 * H + row] : 0.0f;
         }
       }
-      for (int64_t i = 0; i < N * H; ++i) {
-        h0[i] = H0.present() ? H0.data<float>()[d * N * H + i] : 0.0f;
-        c0[i] = C0.present() ? C0.data<float>()[d * N * H + i] : 0.0f;
+      // initial_h/initial_c: [D, N, H], or [N, D, H] with layout 1.
+      for (int64_t b = 0; b < N; ++b) {
+        const int64_t src = (layout_ ? (b * D + d) : (d * N + b)) * H;
+        for (int64_t h = 0; h < H; ++h) {
+          h0[b * H + h] = H0.present() ? H0.data<float>()[src + h] : 0.0f;
+          c0[b * H + h] = C0.present() ? C0.data<float>()[src + h] : 0.0f;
+        }
       }
     }
     std::vector<int64_t> key = {T, N, I, H};

@@ -207,14 +207,40 @@ class RecurrentNetworkKernel {
 
 }  // namespace
 
+// Output dtypes: a state takes its initial value's, an alias its state's.
+sdk::Status InferRecurrentNetwork(sdk::InferenceContext& ctx) {
+  KernelInfo info = ctx.info();
+  std::vector<std::string> states, alias_src, alias_dst;
+  std::vector<int64_t> ids;
+  LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("recurrent_states", &states));
+  LOOM_SDK_RETURN_IF_ERROR(info.GetInts("initial_recurrent_state_ids", &ids));
+  LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("alias_src", &alias_src));
+  LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("alias_dst", &alias_dst));
+  std::map<std::string, LoomDataType> dtype;
+  for (size_t i = 0; i < states.size() && i < ids.size(); ++i) {
+    if (ids[i] >= 0 && static_cast<size_t>(ids[i]) < ctx.num_inputs()) dtype[states[i]] = ctx.InputDType(ids[i]);
+  }
+  for (size_t i = 0; i < alias_src.size() && i < alias_dst.size(); ++i) {
+    auto it = dtype.find(alias_src[i]);
+    if (it != dtype.end()) dtype[alias_dst[i]] = it->second;
+  }
+  for (size_t k = 0; k < ctx.num_outputs(); ++k) {
+    auto it = dtype.find(info.output_name(k));
+    if (it == dtype.end()) {
+      return sdk::InvalidArgument("RecurrentNetwork: output '" + info.output_name(k) + "' is neither a recurrent state nor an alias");
+    }
+    ctx.SetOutputDType(k, it->second);
+  }
+  return Status::Ok();
+}
+
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
-  const std::vector<LoomDataType> floats = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16};
   sdk::SchemaBuilder s("RecurrentNetwork");
   s.Doc("Caffe2's RecurrentNetwork: runs step_net once per timestep over input 0 [T, N, ...] with links, "
         "recurrent states [T+1, ...] and aliases (see plugins/rnn/recurrent_network.cc). Forward only.")
-      .Input("inputs", "T", LOOM_PARAM_VARIADIC, "sequences [T, N, ...] (input 0 sets T), initial states, parameters")
-      .Output("outputs", "T", LOOM_PARAM_VARIADIC, "recurrent states [T+1, ...], then aliases")
-      .TypeConstraint("T", floats, "floating-point tensors")
+      .Input("inputs", "any", LOOM_PARAM_VARIADIC, "sequences [T, N, ...] (input 0 sets T), initial states, parameters (any dtype)")
+      .Output("outputs", "any", LOOM_PARAM_VARIADIC, "recurrent states [T+1, ...], then aliases (their initial values' dtype)")
+      .Infer(&sdk::internal::InferTrampoline<&InferRecurrentNetwork>)
       .Attr("step_net", LOOM_ATTR_NET, true, "the net run at every timestep")
       .AttrStrings("recurrent_states", {}, "output names of the recurrent states")
       .AttrInts("initial_recurrent_state_ids", {}, "for each state, the input index of its initial value")

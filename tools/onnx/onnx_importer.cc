@@ -53,8 +53,22 @@ absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in) {
   return out;
 }
 
-// Attributes of older opsets that have no effect on inference.
-bool Droppable(const std::string& op, const onnx::AttributeProto& a) {
+bool HasAttribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return true;
+  }
+  return false;
+}
+
+// Attributes of older opsets that have no effect on inference: among them
+// the opset-1..6 `broadcast` flag of binary ops when no `axis` is given
+// (then it means trailing-dimension alignment, which numpy broadcasting does).
+bool Droppable(const onnx::NodeProto& node, const onnx::AttributeProto& a) {
+  const std::string& op = node.op_type();
+  if (a.name() == "broadcast" && !HasAttribute(node, "axis") &&
+      (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow")) {
+    return true;
+  }
   if (a.name() == "consumed_inputs") return true;
   if (a.name() == "is_test" && (op == "BatchNormalization" || op == "Dropout")) return true;
   if (a.name() == "spatial" && op == "BatchNormalization" && a.i() == 1) return true;
@@ -157,7 +171,7 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset) {
     for (const auto& in : node.input()) op->add_input(in);
     for (const auto& out : node.output()) op->add_output(out);
     for (const auto& a : node.attribute()) {
-      if (Droppable(node.op_type(), a)) continue;
+      if (Droppable(node, a)) continue;
       absl::Status s = ConvertAttribute(a, opset, op->add_arg());
       if (!s.ok()) {
         return absl::Status(s.code(), absl::StrCat("node #", i, " '", node.name(), "' (", node.op_type(), "): ", s.message()));

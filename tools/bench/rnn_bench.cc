@@ -24,6 +24,7 @@ ABSL_FLAG(int, hidden, 512, "Hidden size (also the input size).");
 ABSL_FLAG(int, batch, 32, "Batch size.");
 ABSL_FLAG(int, steps, 50, "Timesteps T.");
 ABSL_FLAG(int, threads, 2, "Threaded executor workers.");
+ABSL_FLAG(int, sequential_kernel_threads, 0, "OpenMP threads per kernel in the sequential run (0: all cores).");
 
 namespace loom {
 namespace {
@@ -79,7 +80,7 @@ int Main() {
     ws.SetBlob(c0.back(), Random({1, N, H}, 50 + l, 0.1f));
   }
   std::printf("4-layer LSTM benchmark: layers %d, hidden %d, batch %d, T %d, %d cores\n", L, H, N, T, NumCores());
-  std::printf("%-40s %12s\n", "executor", "median ms");
+  std::printf("%-52s %12s\n", "executor", "median ms");
   double seq_ms = 0, thr_ms = 0;
   for (bool threaded : {false, true}) {
     auto op = rnn::BuildStackedLstm(threaded ? "lstm_threaded" : "lstm_seq", "X", w, h0, c0, threaded ? "T" : "S", false,
@@ -91,15 +92,19 @@ int Main() {
     NetDef def;
     *def.add_op() = *op;
     def.add_external_input("X");
-    auto net = Net::Create(def, &ws, registry->get());
+    NetOptions opts;
+    if (!threaded) opts.num_threads = absl::GetFlag(FLAGS_sequential_kernel_threads);
+    auto net = Net::Create(def, &ws, registry->get(), opts);
     if (!net.ok()) {
       std::fprintf(stderr, "rnn_bench: %s\n", net.status().ToString().c_str());
       return 1;
     }
     double ms = MedianMs(net->get(), runs);
     (threaded ? thr_ms : seq_ms) = ms;
-    std::printf("%-40s %12.2f\n",
-                threaded ? absl::StrCat("threaded timestep executor (", K, " workers)").c_str() : "sequential (timesteps in order)", ms);
+    std::printf("%-52s %12.2f\n",
+                threaded ? absl::StrCat("threaded timestep executor (", K, " workers x ", KernelThreadsFor(K), " kernel threads)").c_str()
+                         : absl::StrCat("sequential (", opts.num_threads > 0 ? opts.num_threads : NumCores(), " kernel threads)").c_str(),
+                ms);
   }
   const Tensor* a = ws.GetBlob("S_all");
   const Tensor* b = ws.GetBlob("T_all");

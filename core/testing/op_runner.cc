@@ -110,5 +110,32 @@ double ElementAsDouble(const Tensor& t, int64_t i) { return t.ElementAsDouble(i)
                                        << " at " << worst_i << " (" << actual.DebugString() << ")";
 }
 
+void ExpectInferredShapes(const OperatorDef& op, const std::vector<Tensor>& inputs, Registry* registry) {
+  Workspace ws;
+  NetDef def;
+  for (int i = 0; i < op.input_size(); ++i) {
+    if (op.input(i).empty()) continue;
+    ws.SetBlob(op.input(i), inputs[i]);
+    def.add_external_input(op.input(i));
+  }
+  *def.add_op() = op;
+  auto net = Net::Create(def, &ws, registry);
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_TRUE((*net)->Run().ok());
+  const PlanStep& step = (*net)->last_plan()->steps()[0];
+  for (int k = 0; k < op.output_size(); ++k) {
+    if (op.output(k).empty()) continue;
+    ASSERT_TRUE(step.inferred_shapes[k].has_value()) << op.type() << " output " << k << ": no inferred shape";
+    EXPECT_EQ(*step.inferred_shapes[k], ws.GetBlob(op.output(k))->dims()) << op.type() << " output " << k;
+  }
+}
+
+std::string IntsArg(const std::string& name, const std::vector<int64_t>& values) {
+  if (values.empty()) return "";
+  std::string s = " arg { name: \"" + name + "\"";
+  for (int64_t x : values) s += " ints: " + std::to_string(x);
+  return s + " } ";
+}
+
 }  // namespace testing
 }  // namespace loom

@@ -41,6 +41,13 @@ double ElementAsDouble(const Tensor& t, int64_t i);
 ::testing::AssertionResult AllClose(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,
                                     double atol = 1e-6);
 
+// Runs `op` in a net on `inputs` and checks that the schema's shape
+// inference gave every output the shape the kernel produced.
+void ExpectInferredShapes(const OperatorDef& op, const std::vector<Tensor>& inputs, Registry* registry = CpuRegistry());
+
+// ` arg { name: "<name>" ints: ... } ` for op text, or "" for an empty list.
+std::string IntsArg(const std::string& name, const std::vector<int64_t>& values);
+
 }  // namespace testing
 }  // namespace loom
 

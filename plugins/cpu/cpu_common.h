@@ -24,19 +24,6 @@ using sdk::Tensor;
 // on the calling thread: no OpenMP fork/join cost on tiny ops).
 constexpr int64_t kParallelThreshold = 1 << 15;
 
-// Calls f(i) for i in [0, n): on the calling thread for small n (entering
-// an OpenMP region costs about as much as a tiny op), else OpenMP-parallel
-// with `threads` threads. `cost` scales n for loops with heavier bodies.
-template <typename F>
-inline void ParallelFor(int64_t n, int threads, F&& f, int64_t cost = 1) {
-  if (n * cost <= kParallelThreshold || threads <= 1) {
-    for (int64_t i = 0; i < n; ++i) f(i);
-    return;
-  }
-#pragma omp parallel for num_threads(threads)
-  for (int64_t i = 0; i < n; ++i) f(i);
-}
-
 // Storage type S computes as Num<S>::C.
 template <typename S> struct Num {
   using C = S;

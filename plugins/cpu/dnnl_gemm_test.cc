@@ -10,6 +10,8 @@ namespace loom {
 namespace {
 
 using testing::AllClose;
+using testing::ExpectInferredShapes;
+using testing::IntsArg;
 using testing::CpuRegistry;
 using testing::ParseOp;
 using testing::RandomTensor;
@@ -20,27 +22,6 @@ std::string IntArg(const std::string& name, int64_t v) {
 }
 std::string FloatArg(const std::string& name, float v) {
   return "arg { name: \"" + name + "\" f: " + std::to_string(v) + " } ";
-}
-
-// Runs `op` in a net and checks that the schema's shape inference agrees
-// with the shapes the kernel gave every output.
-void ExpectInferredShapes(const OperatorDef& op, const std::vector<Tensor>& inputs) {
-  Workspace ws;
-  NetDef def;
-  for (int i = 0; i < op.input_size(); ++i) {
-    if (op.input(i).empty()) continue;
-    ws.SetBlob(op.input(i), inputs[i]);
-    def.add_external_input(op.input(i));
-  }
-  *def.add_op() = op;
-  auto net = Net::Create(def, &ws, testing::CpuRegistry());
-  ASSERT_TRUE(net.ok()) << net.status();
-  ASSERT_TRUE((*net)->Run().ok());
-  const PlanStep& step = (*net)->last_plan()->steps()[0];
-  for (int k = 0; k < op.output_size(); ++k) {
-    ASSERT_TRUE(step.inferred_shapes[k].has_value()) << op.type() << " output " << k << ": no inferred shape";
-    EXPECT_EQ(*step.inferred_shapes[k], ws.GetBlob(op.output(k))->dims()) << op.type() << " output " << k;
-  }
 }
 
 // Y = alpha * op(A) * op(B) + beta * C, C broadcast to [M, N] numpy-style.

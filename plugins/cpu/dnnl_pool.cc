@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/parallel_for.h"
 #include "plugins/cpu/dnnl_window.h"
 
 namespace loom {

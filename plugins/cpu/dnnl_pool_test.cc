@@ -13,37 +13,11 @@ namespace loom {
 namespace {
 
 using testing::AllClose;
+using testing::ExpectInferredShapes;
+using testing::IntsArg;
 using testing::ParseOp;
 using testing::RandomTensor;
 using testing::RunSingleOp;
-
-std::string IntsArg(const std::string& name, const std::vector<int64_t>& v) {
-  if (v.empty()) return "";
-  std::string s = "arg { name: \"" + name + "\"";
-  for (int64_t x : v) s += " ints: " + std::to_string(x);
-  return s + " } ";
-}
-
-// Runs `op` in a net and checks that the schema's shape inference agrees
-// with the shapes the kernel gave every output.
-void ExpectInferredShapes(const OperatorDef& op, const std::vector<Tensor>& inputs) {
-  Workspace ws;
-  NetDef def;
-  for (int i = 0; i < op.input_size(); ++i) {
-    if (op.input(i).empty()) continue;
-    ws.SetBlob(op.input(i), inputs[i]);
-    def.add_external_input(op.input(i));
-  }
-  *def.add_op() = op;
-  auto net = Net::Create(def, &ws, testing::CpuRegistry());
-  ASSERT_TRUE(net.ok()) << net.status();
-  ASSERT_TRUE((*net)->Run().ok());
-  const PlanStep& step = (*net)->last_plan()->steps()[0];
-  for (int k = 0; k < op.output_size(); ++k) {
-    ASSERT_TRUE(step.inferred_shapes[k].has_value()) << op.type() << " output " << k << ": no inferred shape";
-    EXPECT_EQ(*step.inferred_shapes[k], ws.GetBlob(op.output(k))->dims()) << op.type() << " output " << k;
-  }
-}
 
 struct PoolCase {
   std::string name;

@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/parallel_for.h"
 
 namespace loom {
 namespace cpu {

@@ -33,6 +33,15 @@ inline void ParallelRange(int64_t n, int64_t work, int threads, const F& body) {
   }
 }
 
+// Calls f(i) for each i in [0, n), through ParallelRange; `cost` is the work
+// per index (elements touched), which decides whether to go parallel.
+template <typename F>
+inline void ParallelFor(int64_t n, int threads, F&& f, int64_t cost = 1) {
+  ParallelRange(n, n * cost, threads, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) f(i);
+  });
+}
+
 }  // namespace cpu
 }  // namespace loom
 

@@ -12,6 +12,9 @@ sdk::Status RegisterReductionSchemas(sdk::Registrar& reg);    // ops/reduction.c
 sdk::Status RegisterNnSchemas(sdk::Registrar& reg);           // ops/nn.cc: Conv, pooling, BatchNormalization, Gemm, MatMul
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg);       // ops/tensor.cc: shape and data movement
 sdk::Status RegisterRnnSchemas(sdk::Registrar& reg);          // ops/rnn.cc: ONNX LSTM, GRU, RNN
+sdk::Status RegisterElementwiseExtSchemas(sdk::Registrar& reg);  // ops/elementwise_ext.cc: comparison, logic, trig, more activations
+sdk::Status RegisterTensorExtSchemas(sdk::Registrar& reg);       // ops/tensor_ext.cc: Expand, Tile, Pad, Range, ...
+sdk::Status RegisterIndexExtSchemas(sdk::Registrar& reg);        // ops/index_ext.cc: gather/scatter, ArgMax, TopK, more reductions
 
 }  // namespace ops
 }  // namespace loom

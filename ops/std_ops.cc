@@ -8,5 +8,8 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterTensorSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterRnnSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterElementwiseExtSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterTensorExtSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterIndexExtSchemas(reg));
   return loom::sdk::Status::Ok();
 }

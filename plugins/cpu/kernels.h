@@ -11,6 +11,9 @@ sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg);  // elementwise.cc 
 sdk::Status RegisterReductionKernels(sdk::Registrar& reg);    // reduction.cc (OpenMP)
 sdk::Status RegisterDnnlKernels(sdk::Registrar& reg);         // dnnl_*.cc (oneDNN)
 sdk::Status RegisterTensorKernels(sdk::Registrar& reg);       // tensor_ops.cc
+sdk::Status RegisterElementwiseExtKernels(sdk::Registrar& reg);  // elementwise_ext.cc
+sdk::Status RegisterTensorExtKernels(sdk::Registrar& reg);       // tensor_ext.cc
+sdk::Status RegisterIndexExtKernels(sdk::Registrar& reg);        // index_ext.cc
 
 }  // namespace cpu
 }  // namespace loom

@@ -7,5 +7,8 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterReductionKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterDnnlKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterTensorKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterElementwiseExtKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterTensorExtKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterIndexExtKernels(reg));
   return loom::sdk::Status::Ok();
 }

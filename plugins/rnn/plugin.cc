@@ -4,5 +4,5 @@
 LOOM_PLUGIN("rnn", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetwork(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnits(reg));
-  return loom::rnn::RegisterOnnxLstm(reg);
+  return loom::rnn::RegisterOnnxRecurrent(reg);
 }

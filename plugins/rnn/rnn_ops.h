@@ -9,7 +9,7 @@ namespace rnn {
 
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg);  // recurrent_network.cc
 sdk::Status RegisterCellUnits(sdk::Registrar& reg);         // cell_units.cc: LSTMUnit, GRUUnit
-sdk::Status RegisterOnnxLstm(sdk::Registrar& reg);          // onnx_lstm.cc: ONNX LSTM, engine STEPNET
+sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg);     // onnx_recurrent.cc: ONNX LSTM, GRU, RNN, engine STEPNET
 
 }  // namespace rnn
 }  // namespace loom

@@ -14,6 +14,7 @@
 // (ints) and dtype from "input_dtype.<name>" (string, default float32).
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <string>
@@ -41,6 +42,8 @@ ABSL_FLAG(int, warmup, 1, "Untimed runs before the timed ones.");
 ABSL_FLAG(bool, random, false, "Generate inputs that have no file.");
 ABSL_FLAG(bool, profile, false, "Print the per-op profile of the timed runs.");
 ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (TensorProto).");
+ABSL_FLAG(bool, output_raw, false, "With --output_dir, also write DIR/<name>.bin (raw little-endian data).");
+ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. DNNL, STEPNET); others use their default.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
 ABSL_FLAG(std::vector<std::string>, input_shape, {}, "Shapes for --random: name=d0,d1,... (repeatable).");
 ABSL_FLAG(int, num_threads, 0, "Threads per kernel (0: all cores).");
@@ -135,6 +138,9 @@ int Main(std::vector<char*> args) {
     std::cerr << "loom_run: " << registry.status() << "\n";
     return 1;
   }
+  if (!absl::GetFlag(FLAGS_engine).empty()) {
+    for (auto& op : *net_def->mutable_op()) op.set_engine(absl::GetFlag(FLAGS_engine));
+  }
   if (is_onnx) {
     absl::Status s = onnx_import::CheckSupported(*net_def, **registry);
     if (!s.ok()) {
@@ -217,6 +223,14 @@ int Main(std::vector<char*> args) {
       if (!s.ok()) {
         std::cerr << "loom_run: " << s << "\n";
         return 1;
+      }
+      if (absl::GetFlag(FLAGS_output_raw)) {
+        std::ofstream raw(absl::StrCat(dir, "/", name, ".bin"), std::ios::binary);
+        raw.write(static_cast<const char*>(t->raw_data()), static_cast<std::streamsize>(t->nbytes()));
+        if (!raw) {
+          std::cerr << "loom_run: cannot write " << dir << "/" << name << ".bin\n";
+          return 1;
+        }
       }
     }
   }

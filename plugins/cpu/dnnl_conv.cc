@@ -75,32 +75,56 @@ class ConvKernel {
           wdims.insert(wdims.end(), k.begin(), k.end());
         }
         memory::desc x_md = PlainDesc(xs), w_md = PlainDesc(wdims), y_md = PlainDesc(ys), b_md = PlainDesc({M});
+        // Let oneDNN pick its blocked layouts (much faster than plain
+        // NCHW, above all for depthwise and 1x1 convolutions); reorders
+        // move X in and Y out, and W once per distinct weight values.
+        auto any = [](const memory::desc& md) { return memory::desc(md.dims(), memory::data_type::f32, memory::format_tag::any); };
         const auto prop = dnnl::prop_kind::forward_inference;
         const auto alg = dnnl::algorithm::convolution_direct;
-        auto d = b.present() ? dnnl::convolution_forward::desc(prop, alg, x_md, w_md, b_md, y_md, Dims(win.strides),
-                                                                win.DnnlDilations(), Dims(win.pads_begin),
+        auto d = b.present() ? dnnl::convolution_forward::desc(prop, alg, any(x_md), any(w_md), b_md, any(y_md),
+                                                                Dims(win.strides), win.DnnlDilations(), Dims(win.pads_begin),
                                                                 Dims(win.dnnl_pads_end))
-                             : dnnl::convolution_forward::desc(prop, alg, x_md, w_md, y_md, Dims(win.strides),
+                             : dnnl::convolution_forward::desc(prop, alg, any(x_md), any(w_md), any(y_md), Dims(win.strides),
                                                                 win.DnnlDilations(), Dims(win.pads_begin),
                                                                 Dims(win.dnnl_pads_end));
-        prim_ = dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(d, DnnlEngine()));
+        dnnl::convolution_forward::primitive_desc pd(d, DnnlEngine());
+        prim_ = dnnl::convolution_forward(pd);
         x_mem_ = UnboundMemory(x_md);
         w_mem_ = UnboundMemory(w_md);
         y_mem_ = UnboundMemory(y_md);
         b_mem_ = UnboundMemory(b_md);
+        x_reorder_ = pd.src_desc() != x_md;
+        y_reorder_ = pd.dst_desc() != y_md;
+        x_blk_ = x_reorder_ ? memory(pd.src_desc(), DnnlEngine()) : memory();
+        y_blk_ = y_reorder_ ? memory(pd.dst_desc(), DnnlEngine()) : memory();
+        w_blk_ = memory(pd.weights_desc(), DnnlEngine());
+        if (x_reorder_) x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), pd.src_desc()));
+        if (y_reorder_) y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), pd.dst_desc(), DnnlEngine(), y_md));
+        w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd.weights_desc()));
+        w_copy_.clear();  // forces the weight reorder on the next run
       }));
       key_ = key;
     }
     x_mem_.set_data_handle(x.raw_data());
     w_mem_.set_data_handle(w.raw_data());
     y_mem_.set_data_handle(y.raw_data());
+    // Reorder W only when its values changed since the last run.
+    const size_t wbytes = static_cast<size_t>(w.num_elements()) * sizeof(float);
+    if (w_copy_.size() != wbytes || std::memcmp(w_copy_.data(), w.raw_data(), wbytes) != 0) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, w_to_blk_, {{DNNL_ARG_FROM, w_mem_}, {DNNL_ARG_TO, w_blk_}}, threads));
+      w_copy_.assign(static_cast<const char*>(w.raw_data()), static_cast<const char*>(w.raw_data()) + wbytes);
+    }
+    if (x_reorder_) LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, x_to_blk_, {{DNNL_ARG_FROM, x_mem_}, {DNNL_ARG_TO, x_blk_}}, threads));
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x_reorder_ ? x_blk_ : x_mem_},
+                                            {DNNL_ARG_WEIGHTS, w_blk_},
+                                            {DNNL_ARG_DST, y_reorder_ ? y_blk_ : y_mem_}};
     if (b.present()) {
       b_mem_.set_data_handle(b.raw_data());
-      return DnnlExecute(label_, prim_,
-                         {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_BIAS, b_mem_}, {DNNL_ARG_DST, y_mem_}},
-                         threads);
+      args[DNNL_ARG_BIAS] = b_mem_;
     }
-    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, args, threads));
+    if (y_reorder_) LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
+    return Status::Ok();
   }
 
  private:
@@ -122,7 +146,11 @@ class ConvKernel {
   WindowAttrs attrs_;
   std::vector<int64_t> key_;  // X and W shapes, bias present, threads of the cached primitive
   dnnl::convolution_forward prim_;
-  memory x_mem_, w_mem_, y_mem_, b_mem_;
+  memory x_mem_, w_mem_, y_mem_, b_mem_;     // the tensors (plain layouts)
+  memory x_blk_, w_blk_, y_blk_;             // oneDNN's chosen layouts
+  dnnl::reorder x_to_blk_, w_to_blk_, y_from_blk_;
+  bool x_reorder_ = false, y_reorder_ = false;
+  std::vector<char> w_copy_;                 // W's values at the last weight reorder
 };
 
 }  // namespace

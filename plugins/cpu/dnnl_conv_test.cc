@@ -143,6 +143,29 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"batch0", {0, 3, 5, 5}, {2, 3, 3, 3}}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
+// The kernel reorders W into oneDNN's layout once and reuses it: new values
+// written into the same buffer between runs must still be used.
+TEST(ConvWeightsTest, NewWeightValuesInTheSameBufferAreUsed) {
+  ConvCase c{"rerun", {1, 8, 9, 9}, {16, 8, 3, 3}, 1, {}, {}, {1, 1, 1, 1}};
+  Tensor x = RandomTensor(DataType::kFloat32, c.x, 1), w = RandomTensor(DataType::kFloat32, c.w, 2);
+  Tensor b = RandomTensor(DataType::kFloat32, {c.w[0]}, 3);
+  Workspace ws;
+  ws.SetBlob("X", x);
+  ws.SetBlob("W", w);
+  ws.SetBlob("B", b);
+  NetDef def;
+  for (const char* in : {"X", "W", "B"}) def.add_external_input(in);
+  *def.add_op() = ConvOp(c);
+  auto net = Net::Create(def, &ws, testing::CpuRegistry());
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_TRUE((*net)->Run().ok());
+  EXPECT_TRUE(AllClose(*ws.GetBlob("Y"), ConvRef(c, x, w, b), 1e-4, 1e-5));
+  Tensor* wb = ws.GetBlob("W");
+  for (int64_t i = 0; i < wb->num_elements(); ++i) wb->data<float>()[i] *= -0.5f;
+  ASSERT_TRUE((*net)->Run().ok());
+  EXPECT_TRUE(AllClose(*ws.GetBlob("Y"), ConvRef(c, x, *wb, b), 1e-4, 1e-5));
+}
+
 TEST(ConvKnownTest, SumOf2x2Windows) {
   // 3x3 input 1..9, a 2x2 kernel of ones and bias 0.5: window sums + 0.5.
   Tensor x = Tensor::FromVector<float>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});

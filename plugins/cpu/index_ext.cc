@@ -1,11 +1,346 @@
+// CPU kernels of the index / extra-reduction family (schemas in
+// ops/index_ext.cc): ArgMax, ArgMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, GatherElements; and via
+// index_ext_scatter.cc GatherND, ScatterElements, ScatterND, CumSum and via
+// index_ext_misc.cc NonZero, TopK, Hardmax, LpNormalization.
+//
+// ArgMax/ArgMin and GatherElements see the data as [outer, n, inner] around
+// their axis. The extra reductions are memory-bound and less common than
+// ReduceSum/Mean, so they use one simple strategy: every input element is
+// folded into the output its kept coordinates name (an odometer walks the
+// input), with per-output accumulators in double (float types) or int64.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/parallel_for.h"
+#include "plugins/cpu/tensor_util.h"
 
 namespace loom {
 namespace cpu {
+namespace {
+
+// ---------------------------------------------------------------- ArgMax/Min
+
+// True when `v` should replace `best` as the running extreme. NaN beats any
+// number (numpy's rule); ties and NaN-vs-NaN replace only with `last`.
+template <bool kMax, typename C>
+inline bool Better(C v, C best, bool last) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(best)) return last && std::isnan(v);
+    if (std::isnan(v)) return true;
+  }
+  if (kMax ? v > best : v < best) return true;
+  return last && v == best;
+}
+
+// ArgMax (kMax) / ArgMin over any numeric dtype: int64 indices.
+template <bool kMax>
+class ArgKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    axis_ = info.IntOr("axis", 0);
+    keepdims_ = info.IntOr("keepdims", 1) != 0;
+    last_ = info.IntOr("select_last_index", 0) != 0;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> shape = x.shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t axis = axis_;
+    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "attribute 'axis'"));
+    std::vector<int64_t> out_shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis) out_shape.push_back(shape[d]);
+      else if (keepdims_) out_shape.push_back(1);
+    }
+    const int64_t outer = Product(shape, 0, axis), n = shape[axis], inner = Product(shape, axis + 1, rank);
+    if (n == 0 && outer * inner > 0) {
+      return sdk::InvalidArgument(label_ + ": input 'data' has an empty axis " + std::to_string(axis) +
+                                  " (shape " + ShapeStr(shape) + "); there is no index to return");
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT64, out_shape, &y));
+    int64_t* out = y.data<int64_t>();
+    auto run = [&](auto tag) -> Status {
+      using S = decltype(tag);
+      using C = typename Num<S>::C;
+      const S* in = x.data<S>();
+      const bool last = last_;
+      ParallelRange(outer * inner, outer * inner * n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
+        for (int64_t o = lo; o < hi; ++o) {
+          const S* p = in + (o / inner) * n * inner + o % inner;
+          C best = Num<S>::Load(p[0]);
+          int64_t bi = 0;
+          for (int64_t i = 1; i < n; ++i) {
+            const C v = Num<S>::Load(p[i * inner]);
+            if (Better<kMax>(v, best, last)) { best = v; bi = i; }
+          }
+          out[o] = bi;
+        }
+      });
+      return Status::Ok();
+    };
+    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
+    return UnsupportedDtype(label_, x.dtype());
+  }
+
+ private:
+  std::string label_;
+  int64_t axis_ = 0;
+  bool keepdims_ = true, last_ = false;
+};
+
+// ---------------------------------------------------------- extra reductions
+
+enum class R { kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+// Accumulation rules of reduction K over compute type C (double for floats;
+// int64 for integer Prod/L1/SumSquare, which wrap like the C++ type on the
+// cast back; double for the integer L2/LogSum/LogSumExp, truncated back).
+template <R K, typename C>
+struct Rule {
+  static constexpr bool kIntAcc = std::is_integral_v<C> && (K == R::kProd || K == R::kL1 || K == R::kSumSquare);
+  using Acc = std::conditional_t<kIntAcc, uint64_t, double>;  // unsigned: wrapping, not UB
+  static Acc Init() { return K == R::kProd ? Acc(1) : Acc(0); }
+  // `shift` is the per-output max of LogSumExp (0 for the others).
+  static Acc Fold(Acc a, C v, double shift) {
+    if constexpr (kIntAcc) {
+      const uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
+      if constexpr (K == R::kProd) return a * u;
+      if constexpr (K == R::kSumSquare) return a + u * u;
+      if constexpr (K == R::kL1) return a + (v < C(0) ? uint64_t(0) - u : u);
+    } else {
+      const double d = static_cast<double>(v);
+      switch (K) {
+        case R::kProd: return a * d;
+        case R::kL1: return a + std::fabs(d);
+        case R::kL2: case R::kSumSquare: return a + d * d;
+        case R::kLogSum: return a + d;
+        case R::kLogSumExp: return a + std::exp(d - shift);
+      }
+    }
+    return a;
+  }
+  static C Finish(Acc a, double shift) {
+    if constexpr (kIntAcc) {
+      return static_cast<C>(static_cast<int64_t>(a));
+    } else {
+      double r = a;
+      if (K == R::kL2) r = std::sqrt(a);
+      if (K == R::kLogSum) r = std::log(a);
+      if (K == R::kLogSumExp) r = std::log(a) + shift;
+      if constexpr (std::is_integral_v<C>) {
+        if (!std::isfinite(r)) return C(0);  // no integer for -inf / NaN; avoid UB
+      }
+      return static_cast<C>(r);
+    }
+  }
+};
+
+// Output index of each input element: walks the input in row-major order and
+// calls f(input_index, output_index).
+template <typename F>
+void ForEachMapped(const std::vector<int64_t>& shape, const std::vector<bool>& reduce, int64_t n, F f) {
+  const size_t rank = shape.size();
+  // Output stride of each input dim (0 when the dim is reduced).
+  std::vector<int64_t> ostride(rank, 0), idx(rank, 0);
+  int64_t s = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (!reduce[d]) { ostride[d] = s; s *= shape[d]; }
+  }
+  int64_t o = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, o);
+    for (size_t d = rank; d-- > 0;) {
+      o += ostride[d];
+      if (++idx[d] < shape[d]) break;
+      o -= idx[d] * ostride[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// ReduceProd / L1 / L2 / LogSum / LogSumExp / SumSquare over any numeric dtype.
+template <R K>
+class ReduceExtKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    keepdims_ = info.IntOr("keepdims", 1) != 0;
+    noop_ = info.IntOr("noop_with_empty_axes", 0) != 0;
+    axes_attr_ = info.IntsOr("axes", {});
+    if (info.Has("axes") && info.num_inputs() > 1 && !info.input_name(1).empty()) {
+      return sdk::InvalidArgument(label_ + ": axes given both as the input 'axes' and as the attribute; give one");
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> shape = x.shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    std::vector<int64_t> axes = axes_attr_;
+    bool given = false;
+    std::vector<int64_t> axes_in;
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes_in, &given));
+    if (given) axes = axes_in;
+    const bool noop = axes.empty() && noop_;
+    std::vector<bool> reduce(shape.size(), axes.empty() && !noop);
+    for (int64_t a : axes) {
+      int64_t axis = a;
+      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis in 'axes'"));
+      if (reduce[axis]) {
+        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears more than once in axes");
+      }
+      reduce[axis] = true;
+    }
+    std::vector<int64_t> out_shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduce[d]) out_shape.push_back(shape[d]);
+      else if (keepdims_) out_shape.push_back(1);
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out_shape, &y));
+    if (noop) {
+      // ONNX: with noop_with_empty_axes the output is the input, unchanged.
+      CopyData(x, y);
+      return Status::Ok();
+    }
+    auto run = [&](auto tag) -> Status {
+      using S = decltype(tag);
+      using C = typename Num<S>::C;
+      using Ru = Rule<K, C>;
+      const S* in = x.data<S>();
+      S* out = y.data<S>();
+      const int64_t n_out = y.num_elements();
+      // LogSumExp subtracts each output's max so exp cannot overflow; an
+      // infinite max (or none: an empty reduction) shifts by 0 instead.
+      std::vector<double> shift(K == R::kLogSumExp ? n_out : 0, -INFINITY);
+      if constexpr (K == R::kLogSumExp) {
+        ForEachMapped(shape, reduce, x.num_elements(), [&](int64_t i, int64_t o) {
+          const double v = static_cast<double>(Num<S>::Load(in[i]));
+          if (v > shift[o] || std::isnan(v)) shift[o] = v;
+        });
+        for (double& s : shift) {
+          if (std::isinf(s)) s = 0;
+        }
+      }
+      std::vector<typename Ru::Acc> acc(n_out, Ru::Init());
+      ForEachMapped(shape, reduce, x.num_elements(), [&](int64_t i, int64_t o) {
+        acc[o] = Ru::Fold(acc[o], Num<S>::Load(in[i]), K == R::kLogSumExp ? shift[o] : 0.0);
+      });
+      for (int64_t o = 0; o < n_out; ++o) {
+        out[o] = Num<S>::Store(Ru::Finish(acc[o], K == R::kLogSumExp ? shift[o] : 0.0));
+      }
+      return Status::Ok();
+    };
+    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
+    return UnsupportedDtype(label_, x.dtype());
+  }
+
+ private:
+  std::string label_;
+  bool keepdims_ = true, noop_ = false;
+  std::vector<int64_t> axes_attr_;
+};
+
+// ------------------------------------------------------------ GatherElements
+
+// GatherElements over any dtype (moves bytes), int32 or int64 indices.
+class GatherElementsKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    axis_ = info.IntOr("axis", 0);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor data = ctx.Input(0), indices = ctx.Input(1), y;
+    const std::vector<int64_t> ds = data.shape(), is = indices.shape();
+    const int64_t rank = static_cast<int64_t>(ds.size());
+    if (rank == 0) return sdk::InvalidArgument(label_ + ": input 'data' must have rank >= 1, found a scalar");
+    if (is.size() != ds.size()) {
+      return sdk::InvalidArgument(label_ + ": input 'indices' must have the rank of 'data' (" + ShapeStr(ds) +
+                                  "), found shape " + ShapeStr(is));
+    }
+    int64_t axis = axis_;
+    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "attribute 'axis'"));
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != axis && is[d] > ds[d]) {
+        return sdk::InvalidArgument(label_ + ": input 'indices' shape " + ShapeStr(is) + " exceeds 'data' shape " +
+                                    ShapeStr(ds) + " on dim " + std::to_string(d));
+      }
+    }
+    std::vector<int64_t> idx;
+    if (!ReadInts(indices, &idx)) {
+      return sdk::InvalidArgument(label_ + ": input 'indices' must be int32 or int64, found " +
+                                  sdk::DTypeName(indices.dtype()));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), is, &y));
+    const std::vector<int64_t> dstride = RowMajorStrides(ds);
+    const int64_t n_axis = ds[axis];
+    auto run = [&](auto tag) -> Status {
+      using S = decltype(tag);
+      const S* in = data.data<S>();
+      S* out = y.data<S>();
+      // Odometer over the indices' shape; `base` is the data offset of the
+      // current coordinates without the axis term.
+      std::vector<int64_t> c(rank, 0);
+      int64_t base = 0;
+      for (int64_t i = 0; i < static_cast<int64_t>(idx.size()); ++i) {
+        int64_t k = idx[i];
+        if (k < -n_axis || k >= n_axis) {
+          return sdk::InvalidArgument(label_ + ": input 'indices' value " + std::to_string(k) + " at flat position " +
+                                      std::to_string(i) + " is out of range for axis " + std::to_string(axis) +
+                                      " of size " + std::to_string(n_axis) + " (expected [" +
+                                      std::to_string(-n_axis) + ", " + std::to_string(n_axis - 1) + "])");
+        }
+        if (k < 0) k += n_axis;
+        out[i] = in[base + k * dstride[axis]];
+        for (int64_t d = rank; d-- > 0;) {
+          if (d != axis) base += dstride[d];
+          if (++c[d] < is[d]) break;
+          if (d != axis) base -= c[d] * dstride[d];
+          c[d] = 0;
+        }
+      }
+      return Status::Ok();
+    };
+    LOOM_CPU_DISPATCH_BYTES(data.dtype(), run)
+    return UnsupportedDtype(label_, data.dtype());
+  }
+
+ private:
+  std::string label_;
+  int64_t axis_ = 0;
+};
+
+}  // namespace
+
+// GatherND, ScatterElements, ScatterND, CumSum (index_ext_scatter.cc).
+Status RegisterIndexExtScatterKernels(sdk::Registrar& reg);
+// NonZero, TopK, Hardmax, LpNormalization (index_ext_misc.cc).
+Status RegisterIndexExtMiscKernels(sdk::Registrar& reg);
 
 sdk::Status RegisterIndexExtKernels(sdk::Registrar& reg) {
-  (void)reg;
-  return sdk::Status::Ok();
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ArgKernel<true>>("ArgMax"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ArgKernel<false>>("ArgMin"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceExtKernel<R::kProd>>("ReduceProd"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceExtKernel<R::kL1>>("ReduceL1"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceExtKernel<R::kL2>>("ReduceL2"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceExtKernel<R::kLogSum>>("ReduceLogSum"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceExtKernel<R::kLogSumExp>>("ReduceLogSumExp"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceExtKernel<R::kSumSquare>>("ReduceSumSquare"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherElementsKernel>("GatherElements"));
+  LOOM_SDK_RETURN_IF_ERROR(RegisterIndexExtScatterKernels(reg));
+  return RegisterIndexExtMiscKernels(reg);
 }
 
 }  // namespace cpu

@@ -15,6 +15,9 @@ sdk::Status RegisterRnnSchemas(sdk::Registrar& reg);          // ops/rnn.cc: ONN
 sdk::Status RegisterElementwiseExtSchemas(sdk::Registrar& reg);  // ops/elementwise_ext.cc: comparison, logic, trig, more activations
 sdk::Status RegisterTensorExtSchemas(sdk::Registrar& reg);       // ops/tensor_ext.cc: Expand, Tile, Pad, Range, ...
 sdk::Status RegisterIndexExtSchemas(sdk::Registrar& reg);        // ops/index_ext.cc: gather/scatter, ArgMax, TopK, more reductions
+sdk::Status RegisterLossSchemas(sdk::Registrar& reg);  // ops/loss.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, Einsum, Compress
+sdk::Status RegisterNormExtSchemas(sdk::Registrar& reg);  // ops/norm_ext.cc: LayerNormalization, InstanceNormalization, LRN, MeanVarianceNormalization, LpPool, GlobalLpPool
+sdk::Status RegisterSpatialExtSchemas(sdk::Registrar& reg);  // ops/spatial_ext.cc: ConvTranspose, Resize, Upsample
 
 }  // namespace ops
 }  // namespace loom

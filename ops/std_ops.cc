@@ -11,5 +11,8 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterElementwiseExtSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterTensorExtSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterIndexExtSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterLossSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNormExtSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterSpatialExtSchemas(reg));
   return loom::sdk::Status::Ok();
 }

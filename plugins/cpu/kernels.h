@@ -14,6 +14,9 @@ sdk::Status RegisterTensorKernels(sdk::Registrar& reg);       // tensor_ops.cc
 sdk::Status RegisterElementwiseExtKernels(sdk::Registrar& reg);  // elementwise_ext.cc
 sdk::Status RegisterTensorExtKernels(sdk::Registrar& reg);       // tensor_ext.cc
 sdk::Status RegisterIndexExtKernels(sdk::Registrar& reg);        // index_ext.cc
+sdk::Status RegisterLossKernels(sdk::Registrar& reg);  // loss*.cc
+sdk::Status RegisterNormExtKernels(sdk::Registrar& reg);  // norm_ext*.cc
+sdk::Status RegisterSpatialExtKernels(sdk::Registrar& reg);  // spatial_ext*.cc
 
 }  // namespace cpu
 }  // namespace loom

@@ -1,0 +1,12 @@
+#include "plugins/cpu/kernels.h"
+
+namespace loom {
+namespace cpu {
+
+sdk::Status RegisterSpatialExtKernels(sdk::Registrar& reg) {
+  (void)reg;
+  return sdk::Status::Ok();
+}
+
+}  // namespace cpu
+}  // namespace loom

@@ -1,11 +1,122 @@
+// Schemas of the loss family and two odd-shaped ops that came with it:
+//  - NegativeLogLikelihoodLoss (ONNX opset 13; opset 12 is the same op).
+//  - SoftmaxCrossEntropyLoss (ONNX opset 13; same as opset 12), with the
+//    optional log_prob output.
+//  - Einsum (ONNX opset 12): a general equation, with ellipsis and the
+//    implicit output form.
+//  - Compress (ONNX opset 11; opset 9 differs only in rejecting negative
+//    axes).
+#include <string>
+#include <vector>
+
+#include "ops/dtype_sets.h"
 #include "ops/families.h"
 
 namespace loom {
 namespace ops {
+namespace {
+
+using sdk::InferenceContext;
+using sdk::Status;
+
+template <Status (*F)(InferenceContext&)>
+constexpr LoomInferFn Fn() { return &sdk::internal::InferTrampoline<F>; }
+
+// The loss output of both losses: the target's shape with reduction "none",
+// a scalar otherwise; the dtype is the scores'. SoftmaxCrossEntropyLoss's
+// log_prob (output 1) has the scores' dtype and shape.
+Status InferLoss(InferenceContext& ctx) {
+  const LoomDataType t = ctx.InputDType(0);
+  ctx.SetOutputDType(0, t);
+  const std::string reduction = ctx.info().StringOr("reduction", "mean");
+  if (reduction != "none") {
+    ctx.SetOutputShape(0, {});
+  } else {
+    std::vector<int64_t> target;
+    if (ctx.InputShape(1, &target)) ctx.SetOutputShape(0, target);
+  }
+  if (ctx.num_outputs() > 1) {
+    ctx.SetOutputDType(1, t);
+    std::vector<int64_t> scores;
+    if (ctx.InputShape(0, &scores)) ctx.SetOutputShape(1, scores);
+  }
+  return Status::Ok();
+}
+
+const char* kReductionDoc = "none: one loss per target entry; sum: their sum; mean: their sum divided by the sum "
+                            "of the weights of the entries not ignored";
+const char* kIgnoreDoc = "a target value whose entries contribute 0 (and no weight to the mean); optional";
+
+Status Nll(sdk::Registrar& reg) {
+  sdk::SchemaBuilder s("NegativeLogLikelihoodLoss");
+  s.Doc("ONNX NegativeLogLikelihoodLoss-13: loss[n, d...] = -input[n, c, d...] * weight[c] with c = "
+        "target[n, d...] (weight 1 when absent), then reduced by `reduction`. Entries whose target equals "
+        "ignore_index give 0. Target values outside [0, C) (other than ignore_index) are an error.")
+      .SinceVersion(13)
+      .Input("input", "T", LOOM_PARAM_SINGLE, "[N, C] or [N, C, d1, ..., dk]: log-probabilities")
+      .Input("target", "Tind", LOOM_PARAM_SINGLE, "[N] or [N, d1, ..., dk]: class indices")
+      .Input("weight", "T", LOOM_PARAM_OPTIONAL, "[C]: per-class weights")
+      .Output("loss", "T", LOOM_PARAM_SINGLE, "target's shape (reduction none) or a scalar")
+      .TypeConstraint("T", FloatTypes())
+      .TypeConstraint("Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
+      .AttrString("reduction", "mean", kReductionDoc)
+      .Attr("ignore_index", LOOM_ATTR_INT, false, kIgnoreDoc)
+      .Infer(Fn<InferLoss>());
+  return reg.Register(s);
+}
+
+Status Sce(sdk::Registrar& reg) {
+  sdk::SchemaBuilder s("SoftmaxCrossEntropyLoss");
+  s.Doc("ONNX SoftmaxCrossEntropyLoss-13: log_prob = LogSoftmax(scores) over axis 1, then the "
+        "NegativeLogLikelihoodLoss of log_prob with `labels`, `weights`, `reduction` and ignore_index.")
+      .SinceVersion(13)
+      .Input("scores", "T", LOOM_PARAM_SINGLE, "[N, C] or [N, C, d1, ..., dk]")
+      .Input("labels", "Tind", LOOM_PARAM_SINGLE, "[N] or [N, d1, ..., dk]: class indices")
+      .Input("weights", "T", LOOM_PARAM_OPTIONAL, "[C]: per-class weights")
+      .Output("output", "T", LOOM_PARAM_SINGLE, "labels' shape (reduction none) or a scalar")
+      .Output("log_prob", "T", LOOM_PARAM_OPTIONAL, "scores' shape: the log-softmax of scores over axis 1")
+      .TypeConstraint("T", FloatTypes())
+      .TypeConstraint("Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
+      .AttrString("reduction", "mean", kReductionDoc)
+      .Attr("ignore_index", LOOM_ATTR_INT, false, kIgnoreDoc)
+      .Infer(Fn<InferLoss>());
+  return reg.Register(s);
+}
+
+Status Einsum(sdk::Registrar& reg) {
+  sdk::SchemaBuilder s("Einsum");
+  s.Doc("ONNX Einsum-12: sum of products over the labels of `equation` (\"ij,jk->ik\"; letters are labels, "
+        "\"...\" stands for broadcast leading dims). Without \"->\" the output has the labels seen once, in "
+        "alphabetical order, after the ellipsis dims. Labels repeated in one operand take its diagonal.")
+      .SinceVersion(12)
+      .Input("Inputs", "T", LOOM_PARAM_VARIADIC, "one tensor per operand of the equation")
+      .Output("Output", "T", LOOM_PARAM_SINGLE, "the output labels' dims")
+      .TypeConstraint("T", NumericTypes())
+      .Attr("equation", LOOM_ATTR_STRING, true, "the einsum equation");
+  return reg.Register(s);
+}
+
+Status Compress(sdk::Registrar& reg) {
+  sdk::SchemaBuilder s("Compress");
+  s.Doc("ONNX Compress-11: the slices of `input` along `axis` whose `condition` entry is true (condition may "
+        "be shorter than the axis: the rest count as false). Without axis the flattened input is compressed.")
+      .SinceVersion(11)
+      .Input("input", "T", LOOM_PARAM_SINGLE, "rank r >= 1")
+      .Input("condition", "T1", LOOM_PARAM_SINGLE, "1-D bool, at most the axis' (or the flat input's) size")
+      .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape with the axis' size the true count, or 1-D")
+      .TypeConstraint("T", AllTypes())
+      .TypeConstraint("T1", {LOOM_DTYPE_BOOL})
+      .Attr("axis", LOOM_ATTR_INT, false, "the axis, in [-r, r-1]; absent: flatten first");
+  return reg.Register(s);
+}
+
+}  // namespace
 
 sdk::Status RegisterLossSchemas(sdk::Registrar& reg) {
-  (void)reg;
-  return sdk::Status::Ok();
+  LOOM_SDK_RETURN_IF_ERROR(Nll(reg));
+  LOOM_SDK_RETURN_IF_ERROR(Sce(reg));
+  LOOM_SDK_RETURN_IF_ERROR(Einsum(reg));
+  return Compress(reg);
 }
 
 }  // namespace ops

@@ -1,10 +1,194 @@
+// Schemas of the extra normalization family: LayerNormalization,
+// InstanceNormalization, LRN, MeanVarianceNormalization, and the Lp pools
+// (LpPool, GlobalLpPool). ONNX semantics, opset noted per op. Shape
+// inference is lenient: shapes it cannot derive, or that are inconsistent,
+// are left unknown and the kernel reports the error with the shapes it gets.
+#include <string>
+#include <vector>
+
+#include "ops/dtype_sets.h"
 #include "ops/families.h"
+#include "ops/shape_inference.h"
 
 namespace loom {
 namespace ops {
+namespace {
+
+// LayerNormalization: Y has X's shape and dtype; Mean and InvStdDev are
+// X.shape[:axis] + [1] * (rank - axis), of dtype stash_type.
+LoomStatus* LayerNormInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  sdk::KernelInfo info = ctx.info();
+  const LoomDataType stash = static_cast<LoomDataType>(info.IntOr("stash_type", LOOM_DTYPE_FLOAT));
+  if (stash != LOOM_DTYPE_FLOAT && stash != LOOM_DTYPE_DOUBLE && stash != LOOM_DTYPE_FLOAT16 &&
+      stash != LOOM_DTYPE_BFLOAT16) {
+    return sdk::InvalidArgument("stash_type must be a float dtype code (1, 10, 11 or 16); found " +
+                                std::to_string(static_cast<int>(stash)))
+        .release();
+  }
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOutputDType(i, stash);
+  std::vector<int64_t> x;
+  if (!ctx.InputShape(0, &x)) return nullptr;
+  ctx.SetOutputShape(0, x);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t axis = info.IntOr("axis", -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nullptr;
+  std::vector<int64_t> stat = x;
+  for (int64_t d = axis; d < rank; ++d) stat[d] = 1;
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, stat);
+  return nullptr;
+}
+
+// Output spatial sizes of an LpPool window over spatial input sizes `in`
+// (the same rules as the other pools: ONNX auto_pad, and in ceil_mode the
+// last window starts inside the input or its begin padding). False when the
+// attributes do not fit.
+bool LpWindowOutput(const sdk::KernelInfo& info, const std::vector<int64_t>& in, std::vector<int64_t>* out) {
+  const size_t n = in.size();
+  const std::vector<int64_t> k = info.IntsOr("kernel_shape", {});
+  const std::string auto_pad = info.StringOr("auto_pad", "NOTSET");
+  const std::vector<int64_t> strides = info.IntsOr("strides", std::vector<int64_t>(n, 1));
+  const std::vector<int64_t> dilations = info.IntsOr("dilations", std::vector<int64_t>(n, 1));
+  const std::vector<int64_t> pads = info.IntsOr("pads", std::vector<int64_t>(2 * n, 0));
+  const bool ceil_mode = info.IntOr("ceil_mode", 0) != 0;
+  if (k.size() != n || strides.size() != n || dilations.size() != n || pads.size() != 2 * n) return false;
+  out->assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t s = strides[i], ek = (k[i] - 1) * dilations[i] + 1;
+    if (s < 1 || k[i] < 1 || dilations[i] < 1 || in[i] < 0) return false;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      (*out)[i] = (in[i] + s - 1) / s;
+      continue;
+    }
+    const int64_t pb = auto_pad == "VALID" ? 0 : pads[i], pe = auto_pad == "VALID" ? 0 : pads[n + i];
+    const int64_t span = in[i] + pb + pe - ek;
+    if (span < 0) return false;
+    int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+    if (ceil_mode && (o - 1) * s >= in[i] + pb) --o;
+    (*out)[i] = o;
+  }
+  return true;
+}
+
+// LpPool: Y [N, C, D'...].
+LoomStatus* LpPoolInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  std::vector<int64_t> x, out;
+  if (!ctx.InputShape(0, &x) || x.size() < 3) return nullptr;
+  if (!LpWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, &out)) return nullptr;
+  out.insert(out.begin(), {x[0], x[1]});
+  ctx.SetOutputShape(0, out);
+  return nullptr;
+}
+
+// GlobalLpPool: Y [N, C, 1...].
+LoomStatus* GlobalLpPoolInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  std::vector<int64_t> x;
+  if (!ctx.InputShape(0, &x) || x.size() < 2) return nullptr;
+  std::vector<int64_t> out(x.size(), 1);
+  out[0] = x[0];
+  out[1] = x[1];
+  ctx.SetOutputShape(0, out);
+  return nullptr;
+}
+
+}  // namespace
 
 sdk::Status RegisterNormExtSchemas(sdk::Registrar& reg) {
-  (void)reg;
+  const std::vector<LoomDataType> f = FloatTypes();
+  {
+    sdk::SchemaBuilder s("LayerNormalization");
+    s.Doc("ONNX LayerNormalization-17: normalizes X over its dims [axis, rank): Y = (X - Mean) * InvStdDev * Scale "
+          "+ B, InvStdDev = 1 / sqrt(Var + epsilon); Scale and B broadcast to X.shape[axis:]. Statistics are "
+          "computed in stash_type.")
+        .SinceVersion(17)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "any rank >= 1")
+        .Input("Scale", "T", LOOM_PARAM_SINGLE, "broadcastable to X.shape[axis:]")
+        .Input("B", "T", LOOM_PARAM_OPTIONAL, "broadcastable to X.shape[axis:]")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "X's shape")
+        .Output("Mean", "U", LOOM_PARAM_OPTIONAL, "X.shape[:axis] + [1] * (rank - axis)")
+        .Output("InvStdDev", "U", LOOM_PARAM_OPTIONAL, "X.shape[:axis] + [1] * (rank - axis)")
+        .TypeConstraint("T", f)
+        .TypeConstraint("U", f, "dtype of Mean and InvStdDev: stash_type")
+        .AttrInt("axis", -1, "first normalized dim; negative counts from the back")
+        .AttrFloat("epsilon", 1e-5f, "added to the variance")
+        .AttrInt("stash_type", 1, "ONNX dtype code of the statistics' computation and of Mean / InvStdDev")
+        .Infer(&LayerNormInfer);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("InstanceNormalization");
+    s.Doc("ONNX InstanceNormalization-6: y = scale * (x - mean) / sqrt(variance + epsilon) + B, mean and variance "
+          "per instance and channel over the spatial dims of input [N, C, D...].")
+        .SinceVersion(6)
+        .Input("input", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+        .Input("scale", "T", LOOM_PARAM_SINGLE, "[C]")
+        .Input("B", "T", LOOM_PARAM_SINGLE, "[C]")
+        .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape")
+        .TypeConstraint("T", f)
+        .AttrFloat("epsilon", 1e-5f, "added to the variance")
+        .Infer(&SameShapeAsInput0);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("LRN");
+    s.Doc("ONNX LRN-13, local response normalization across channels of X [N, C, D...]: "
+          "Y = X / (bias + alpha / size * square_sum) ^ beta, square_sum over channels "
+          "[c - floor((size - 1) / 2), c + ceil((size - 1) / 2)].")
+        .SinceVersion(13)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "X's shape")
+        .TypeConstraint("T", f)
+        .AttrFloat("alpha", 1e-4f, "scale of the square sum")
+        .AttrFloat("beta", 0.75f, "exponent")
+        .AttrFloat("bias", 1.0f, "added to the scaled square sum")
+        .Attr("size", LOOM_ATTR_INT, true, "number of channels summed over")
+        .Infer(&SameShapeAsInput0);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("MeanVarianceNormalization");
+    s.Doc("ONNX MeanVarianceNormalization-13: Y = (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9), expectations over "
+          "`axes`.")
+        .SinceVersion(13)
+        .Input("X", "T").Output("Y", "T")
+        .TypeConstraint("T", f)
+        .AttrInts("axes", {0, 2, 3}, "dims the mean and variance are taken over; negative counts from the back")
+        .Infer(&SameShapeAsInput0);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("LpPool");
+    s.Doc("ONNX LpPool-18 over X [N, C, D...]: Y = (sum over each window of |x| ^ p) ^ (1 / p); padding adds "
+          "nothing.")
+        .SinceVersion(18)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, C, D1', ..., Dn']")
+        .TypeConstraint("T", f)
+        .AttrString("auto_pad", "NOTSET",
+                    "NOTSET (use pads), SAME_UPPER / SAME_LOWER (output ceil(in / stride), odd padding at the end / "
+                    "beginning) or VALID (no padding)")
+        .Attr("kernel_shape", LOOM_ATTR_INTS, true, "spatial kernel size per axis")
+        .Attr("pads", LOOM_ATTR_INTS, false, "[x1_begin, x2_begin, ..., x1_end, x2_end, ...] (default 0)")
+        .Attr("strides", LOOM_ATTR_INTS, false, "stride per spatial axis (default 1)")
+        .Attr("dilations", LOOM_ATTR_INTS, false, "dilation per spatial axis (default 1; LpPool-18)")
+        .AttrInt("ceil_mode", 0, "nonzero: output sizes rounded up instead of down (LpPool-18)")
+        .AttrInt("p", 2, "the norm's order")
+        .Infer(&LpPoolInfer);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("GlobalLpPool");
+    s.Doc("ONNX GlobalLpPool-2: Y [N, C, 1, ...] = (sum over all spatial dims of |x| ^ p) ^ (1 / p).")
+        .SinceVersion(2)
+        .Input("X", "T").Output("Y", "T")
+        .TypeConstraint("T", f)
+        .AttrInt("p", 2, "the norm's order")
+        .Infer(&GlobalLpPoolInfer);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
   return sdk::Status::Ok();
 }
 

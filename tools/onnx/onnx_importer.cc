@@ -75,7 +75,7 @@ bool Droppable(const onnx::NodeProto& node, const onnx::AttributeProto& a) {
   return false;
 }
 
-absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset);
+absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph);
 
 absl::Status ConvertAttribute(const onnx::AttributeProto& a, int64_t opset, Argument* out) {
   out->set_name(a.name());
@@ -93,14 +93,14 @@ absl::Status ConvertAttribute(const onnx::AttributeProto& a, int64_t opset, Argu
       break;
     }
     case onnx::AttributeProto::GRAPH: {
-      auto n = ConvertGraph(a.g(), opset);
+      auto n = ConvertGraph(a.g(), opset, /*subgraph=*/true);
       if (!n.ok()) return n.status();
       *out->mutable_n() = *n;
       break;
     }
     case onnx::AttributeProto::GRAPHS:
       for (const auto& g : a.graphs()) {
-        auto n = ConvertGraph(g, opset);
+        auto n = ConvertGraph(g, opset, /*subgraph=*/true);
         if (!n.ok()) return n.status();
         *out->add_nets() = *n;
       }
@@ -128,7 +128,37 @@ const char* DtypeName(int32_t code) {
   }
 }
 
-absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset) {
+// Names a subgraph reads from enclosing graphs (ONNX outer-scope values):
+// read by its nodes, its nested subgraphs or its outputs, and defined by none
+// of its inputs, initializers or nodes. In order of first use.
+std::vector<std::string> OuterScopeNames(const onnx::GraphProto& g, const NetDef& net) {
+  std::set<std::string> defined;
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& in : g.input()) defined.insert(in.name());
+  std::vector<std::string> outer;
+  std::set<std::string> seen;
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) outer.push_back(name);
+  };
+  for (const OperatorDef& op : net.op()) {
+    for (const std::string& in : op.input()) use(in);
+    for (const Argument& a : op.arg()) {
+      std::vector<const NetDef*> nested;
+      if (a.has_n()) nested.push_back(&a.n());
+      for (const NetDef& n : a.nets()) nested.push_back(&n);
+      for (const NetDef* n : nested) {
+        for (const Argument& na : n->arg()) {
+          if (na.name() == "outer_scope_inputs") for (const std::string& o : na.strings()) use(o);
+        }
+      }
+    }
+    for (const std::string& out : op.output()) defined.insert(out);
+  }
+  for (const auto& out : g.output()) use(out.name());
+  return outer;
+}
+
+absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph) {
   NetDef net;
   net.set_name(g.name());
   std::set<std::string> inits;
@@ -161,9 +191,22 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset) {
       }
     }
   }
-  for (const auto& out : g.output()) net.add_external_output(out.name());
+  for (const auto& out : g.output()) {
+    net.add_external_output(out.name());
+    // Output dtypes let control-flow ops infer theirs before the body runs.
+    if (out.type().has_tensor_type() && *DtypeName(out.type().tensor_type().elem_type())) {
+      Argument* dt = net.add_arg();
+      dt->set_name("output_dtype." + out.name());
+      dt->set_s(DtypeName(out.type().tensor_type().elem_type()));
+    }
+  }
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& node = g.node(i);
+    if (node.op_type() == "Scan" && opset < 9) {
+      return absl::UnimplementedError(absl::StrCat("node #", i, " '", node.name(),
+                                                   "' (Scan): opset 8's batched Scan (with sequence_lens) is not "
+                                                   "supported; Loom runs Scan as defined from opset 9"));
+    }
     OperatorDef* op = net.add_op();
     op->set_type(node.op_type());
     op->set_name(node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name());
@@ -175,6 +218,20 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset) {
       absl::Status s = ConvertAttribute(a, opset, op->add_arg());
       if (!s.ok()) {
         return absl::Status(s.code(), absl::StrCat("node #", i, " '", node.name(), "' (", node.op_type(), "): ", s.message()));
+      }
+    }
+  }
+  if (subgraph) {
+    // Outer-scope values become external inputs after the formal ones (the
+    // child workspace the body runs in sees them), listed again in
+    // "outer_scope_inputs" so the enclosing graph can tell them apart.
+    std::vector<std::string> outer = OuterScopeNames(g, net);
+    if (!outer.empty()) {
+      Argument* a = net.add_arg();
+      a->set_name("outer_scope_inputs");
+      for (const std::string& o : outer) {
+        net.add_external_input(o);
+        a->add_strings(o);
       }
     }
   }
@@ -201,7 +258,7 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
-  auto net = ConvertGraph(model.graph(), opset);
+  auto net = ConvertGraph(model.graph(), opset, /*subgraph=*/false);
   if (!net.ok()) return net.status();
   if (net->name().empty()) net->set_name("onnx_model");
   Argument* a = net->add_arg();

@@ -5,7 +5,11 @@
 // dtypes recorded as the NetDef arguments "input_shape.<name>" (ints) and
 // "input_dtype.<name>" (string), which loom_run --random uses); graph
 // outputs become external outputs; node attributes become arguments
-// (GRAPH attributes, the bodies of If/Loop/Scan, become nested NetDefs). The
+// (GRAPH attributes, the bodies of If/Loop/Scan, become nested NetDefs whose
+// external inputs are the body's formal inputs followed by the outer-scope
+// values it reads, the latter also listed in the string-list argument
+// "outer_scope_inputs"). Each graph output's dtype is recorded as the
+// argument "output_dtype.<name>" (control-flow ops infer theirs from it). The
 // default-domain opset is recorded as the NetDef argument "onnx_opset".
 // Attributes that older opsets had and that change nothing in inference
 // (e.g. BatchNormalization's is_test and spatial=1, consumed_inputs) are

@@ -155,6 +155,48 @@ void AddLstmCell(NetDef* cell, const std::string& p, const std::string& x_t, con
   AddOp(cell, "Mul", p + "h", {p + "so", p + "tc"}, {h_next});
 }
 
+void AddGruCell(NetDef* cell, const std::string& p, const std::string& x_t, const std::string& h_prev, const GruWeights& w,
+                const std::string& h_next, bool linear_before_reset, bool fused) {
+  AddOp(cell, "MatMul", p + "xw", {x_t, w.w}, {p + "xw"});
+  AddOp(cell, "Add", p + "xwb", {p + "xw", w.b}, {p + "xwb"});
+  Arg(AddOp(cell, "Split", p + "xsplit", {p + "xwb"}, {p + "xr", p + "xz", p + "xn"}), "axis", -1);
+  AddOp(cell, "MatMul", p + "hrz", {h_prev, w.r_rz}, {p + "hrz"});
+  Arg(AddOp(cell, "Split", p + "hsplit", {p + "hrz"}, {p + "hr", p + "hz"}), "axis", -1);
+  AddOp(cell, "Add", p + "r_pre", {p + "xr", p + "hr"}, {p + "r_pre"});
+  AddOp(cell, "Add", p + "z_pre", {p + "xz", p + "hz"}, {p + "z_pre"});
+  AddOp(cell, "Sigmoid", p + "r", {p + "r_pre"}, {p + "r"});
+  if (linear_before_reset) {
+    AddOp(cell, "MatMul", p + "hn", {h_prev, w.r_n}, {p + "hn"});
+    AddOp(cell, "Add", p + "hnb", {p + "hn", w.b_rn}, {p + "hnb"});
+    AddOp(cell, "Mul", p + "rec", {p + "r", p + "hnb"}, {p + "rec"});
+  } else {
+    AddOp(cell, "Mul", p + "rh", {p + "r", h_prev}, {p + "rh"});
+    AddOp(cell, "MatMul", p + "rhn", {p + "rh", w.r_n}, {p + "rhn"});
+    AddOp(cell, "Add", p + "rec", {p + "rhn", w.b_rn}, {p + "rec"});
+  }
+  AddOp(cell, "Add", p + "n_pre", {p + "xn", p + "rec"}, {p + "n_pre"});
+  if (fused) {
+    // GRUUnit applies the sigmoid to z and the tanh to n; r only fills its slot.
+    Arg(AddOp(cell, "Concat", p + "gates", {p + "r_pre", p + "z_pre", p + "n_pre"}, {p + "gates"}), "axis", -1);
+    AddOp(cell, "GRUUnit", p + "unit", {h_prev, p + "gates"}, {h_next});
+    return;
+  }
+  AddOp(cell, "Sigmoid", p + "z", {p + "z_pre"}, {p + "z"});
+  AddOp(cell, "Tanh", p + "n", {p + "n_pre"}, {p + "n"});
+  AddOp(cell, "Sub", p + "hmn", {h_prev, p + "n"}, {p + "hmn"});
+  AddOp(cell, "Mul", p + "zhmn", {p + "z", p + "hmn"}, {p + "zhmn"});
+  AddOp(cell, "Add", p + "h", {p + "n", p + "zhmn"}, {h_next});
+}
+
+void AddRnnCell(NetDef* cell, const std::string& p, const std::string& x_t, const std::string& h_prev, const RnnWeights& w,
+                const std::string& h_next, RnnActivation act) {
+  AddOp(cell, "MatMul", p + "xw", {x_t, w.w}, {p + "xw"});
+  AddOp(cell, "MatMul", p + "hr", {h_prev, w.r}, {p + "hr"});
+  AddOp(cell, "Add", p + "sum", {p + "xw", p + "hr"}, {p + "sum"});
+  AddOp(cell, "Add", p + "pre", {p + "sum", w.b}, {p + "pre"});
+  AddOp(cell, act == RnnActivation::kRelu ? "Relu" : "Tanh", p + "act", {p + "pre"}, {h_next});
+}
+
 absl::StatusOr<OperatorDef> BuildStackedLstm(const std::string& name, const std::string& input,
                                              const std::vector<LstmWeights>& weights,
                                              const std::vector<std::string>& h0, const std::vector<std::string>& c0,

@@ -1,5 +1,6 @@
 // Builders for RecurrentNetwork operators, like Caffe2's
-// `recurrent.recurrent_net` and its LSTM/GRU cell helpers. They produce
+// `recurrent.recurrent_net` and its LSTM, GRU and plain RNN cell helpers
+// (AddLstmCell, AddGruCell, AddRnnCell). They produce
 // protos only (no core needed); link //plugins/rnn:builder.
 #ifndef LOOM_PLUGINS_RNN_BUILDER_H_
 #define LOOM_PLUGINS_RNN_BUILDER_H_
@@ -71,6 +72,41 @@ struct LstmWeights {
 void AddLstmCell(NetDef* cell, const std::string& prefix, const std::string& x_t, const std::string& h_prev,
                  const std::string& c_prev, const LstmWeights& w, const std::string& h_next, const std::string& c_next,
                  bool fused = true);
+
+// Weights of one GRU layer, right-multiplied, gate order r, z, n
+// (GRUUnit's): W [I, 3H]; R_rz [H, 2H] (recurrent weights of r and z);
+// R_n [H, H] (of the candidate); B [3H] (input biases, with the recurrent
+// biases of r and z folded in); B_rn [H] (the candidate's recurrent bias,
+// which the reset gate scales as ONNX's Rbh).
+struct GruWeights {
+  std::string w, r_rz, r_n, b, b_rn;
+};
+
+// Appends to `cell` the ops of one GRU step (ONNX GRU semantics, Sigmoid
+// and Tanh):
+//   [xr, xz, xn] = x_t @ W + B;  [hr, hz] = h_prev @ R_rz
+//   r = sigmoid(xr + hr);  z_pre = xz + hz
+//   n_pre = xn + (r * h_prev) @ R_n + B_rn          (linear_before_reset = false)
+//         = xn + r * (h_prev @ R_n + B_rn)          (linear_before_reset = true)
+//   h_next = GRUUnit(h_prev, [r_pre, z_pre, n_pre])
+//          = (1 - sigmoid(z_pre)) * tanh(n_pre) + sigmoid(z_pre) * h_prev
+// With `fused` = false the unit is spelled out in standard ops (Sigmoid,
+// Tanh, Sub, Mul, Add: h_next = n + z * (h_prev - n)). Shapes: x_t
+// [..., N, I], h_prev [..., N, H]. Blob names are prefixed with `prefix`.
+void AddGruCell(NetDef* cell, const std::string& prefix, const std::string& x_t, const std::string& h_prev,
+                const GruWeights& w, const std::string& h_next, bool linear_before_reset = false, bool fused = true);
+
+// Weights of one plain RNN layer: W [I, H], R [H, H] (right-multiplied), B [H].
+struct RnnWeights {
+  std::string w, r, b;
+};
+
+enum class RnnActivation { kTanh, kRelu };
+
+// Appends to `cell` the standard ops of one plain RNN step:
+//   h_next = act(x_t @ W + h_prev @ R + B), act = Tanh or Relu.
+void AddRnnCell(NetDef* cell, const std::string& prefix, const std::string& x_t, const std::string& h_prev,
+                const RnnWeights& w, const std::string& h_next, RnnActivation act = RnnActivation::kTanh);
 
 // A stacked LSTM over `input` [T, N, I] as one RecurrentNetwork op: layer l
 // reads layer l-1's hidden state at the same timestep. Per layer l:

@@ -3,33 +3,50 @@
 // kernels in the CPU plugin, engine "DNNL", have the higher priority; choose
 // these with OperatorDef.engine = "STEPNET").
 //
-// GRU: per gate, gates r and z = x_t W^T + h_prev R^T + Wb + Rb; the
-// candidate n = x_t Wh^T + Wbh + (r * h_prev) Rh^T + Rbh (linear_before_reset
-// = 0) or + r * (h_prev Rh^T + Rbh) (= 1), with r = sigmoid(r); then
-// GRUUnit(h_prev, [r, z, n]) gives h = z h_prev + (1 - z) tanh(n) and carries
-// the state past a sequence's end. RNN: h = f(x_t W^T + h_prev R^T + Wb + Rb)
-// for f in Tanh, Relu, Sigmoid; sequence_lens below T only forward (no unit
-// op carries a plain RNN's state).
+// Per direction the kernel prepares, in a child workspace of the op's
+// workspace, the weights transposed for right-multiplication, the summed
+// biases, the initial states and a few scalar constants, and runs one
+// RecurrentNetwork (reverse = 1 for the backward direction) whose step net
+// is made of standard ops (MatMul, Add, Mul, Sub, Split, Concat, Clip, the
+// activation ops, Where) and, where they fit, the fused units:
 //
-// LSTM:
+// LSTM (ONNX gates i, o, f, c; activations f, g, h; peepholes P = Pi, Po, Pf):
+//   gates = x_t W^T + h_prev R^T + (Wb + Rb)
+//   fused (default activations, no clip, no input_forget, P absent or 0):
+//     gates reordered to LSTMUnit's i, f, o, g; (h, c) = LSTMUnit(...)
+//   otherwise:
+//     i = f(clip(gi + Pi c_prev)), f = f(clip(gf + Pf c_prev)) (or 1 - i
+//     with input_forget), c = f . c_prev + i . g(clip(gc)),
+//     o = f(clip(go + Po c)), h = o . h(c)
+// GRU (gates z, r, h; activations f, g):
+//   z_pre, r_pre from x_t W^T + Wb and h_prev R^T + Rb; r = f(clip(r_pre));
+//   n_pre = x_t Wh^T + Wbh + (r . h_prev) Rh^T + Rbh (linear_before_reset
+//   = 0) or + r . (h_prev Rh^T + Rbh) (= 1);
+//   fused (Sigmoid, Tanh, no clip): GRUUnit(h_prev, [r_pre, z_pre, n_pre])
+//   otherwise: z = f(clip(z_pre)), h = (1 - z) . g(clip(n_pre)) + z . h_prev
+// RNN: h = f(clip(x_t W^T + h_prev R^T + Wb + Rb)).
 //
-// Per direction it prepares, in a child workspace of the op's workspace,
-// the weights transposed and reordered to LSTMUnit's gate order
-// (ONNX i, o, f, c -> i, f, o, g), the summed bias and the initial states,
-// and runs a RecurrentNetwork whose step net is
-//   gates = x_t @ W' + h_prev @ R' + b;  (h, c) = LSTMUnit(h_prev, c_prev, gates, seq_lens, timestep)
-// Reverse runs the RecurrentNetwork with reverse = 1; bidirectional runs
-// both. With sequence_lens, LSTMUnit carries the state past a sequence's
-// end, so the final state is the last valid one, and Y rows past the end
-// are zeroed (ONNX Runtime's behaviour).
+// Activations the standard ops lack are composed: Affine = Mul + Add,
+// ScaledTanh = Mul + Tanh + Mul; LeakyRelu, ThresholdedRelu, HardSigmoid,
+// Elu, Softsign, Softplus, Relu, Tanh, Sigmoid are ops of their own. Names
+// are case-insensitive; alpha/beta come from activation_alpha/_beta in
+// order, else ONNX Runtime's defaults (as the DNNL kernel reads them).
 //
-// Supported here: directions, B, sequence_lens, initial_h/initial_c,
-// layout 0 and 1, every optional output, the default activations (RNN:
-// Tanh, Relu, Sigmoid). Not supported (UNIMPLEMENTED, use the DNNL kernels):
-// LSTM peepholes (a non-zero P), clip, input_forget, other activations.
+// sequence_lens: the fused units carry the state of a batch entry past its
+// end (seq_lengths/timestep inputs); the standard-op cells do the same with
+// Where(mask_t, new, prev) on a bool mask [T, N, 1] linked like X. So the
+// last state row always holds the last valid state (for reverse, the state
+// after timestep 0), and Y rows past an entry's end are zeroed (ONNX
+// Runtime's behaviour).
+//
+// Supported: float32, every direction, B, sequence_lens, initial_h/_c, P,
+// clip, input_forget, every activation of the ONNX spec, linear_before_reset,
+// layout 0 and 1, every optional output.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/api/loom_sdk.h"
@@ -61,10 +78,124 @@ OpSpec Op(std::string type, std::string name, std::vector<std::string> in, std::
   return OpSpec{std::move(type), std::move(name), std::move(in), std::move(out), std::move(args)};
 }
 
+ArgSpec FloatArg(std::string n, float v) {
+  ArgSpec a;
+  a.name = std::move(n);
+  a.kind = ArgSpec::kFloat;
+  a.f = v;
+  return a;
+}
+
+std::string Shape(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+// One ONNX activation function with its alpha/beta.
+struct Activation {
+  std::string op;  // canonical ONNX name: "Relu", "Affine", ...
+  float alpha = 0, beta = 0;
+};
+
+// Parses an ONNX activation name (case-insensitive, as ONNX Runtime does);
+// functions with parameters take the next activation_alpha/_beta values in
+// order, or ONNX Runtime's defaults when the lists run out.
+bool ParseActivation(const std::string& name, const std::vector<float>& alphas, size_t* ai, const std::vector<float>& betas,
+                     size_t* bi, Activation* out) {
+  struct Entry {
+    const char* name;
+    int params;
+    float alpha, beta;
+  };
+  static const Entry kTable[] = {
+      {"Relu", 0, 0, 0},    {"Tanh", 0, 0, 0},        {"Sigmoid", 0, 0, 0},     {"Affine", 2, 1, 0},
+      {"LeakyRelu", 1, 0.01f, 0}, {"ThresholdedRelu", 1, 1, 0}, {"ScaledTanh", 2, 1, 1}, {"HardSigmoid", 2, 0.2f, 0.5f},
+      {"Elu", 1, 1, 0},     {"Softsign", 0, 0, 0},    {"Softplus", 0, 0, 0},
+  };
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  for (const Entry& e : kTable) {
+    if (lower(name) != lower(e.name)) continue;
+    out->op = e.name;
+    out->alpha = e.alpha;
+    out->beta = e.beta;
+    if (e.params >= 1 && *ai < alphas.size()) out->alpha = alphas[(*ai)++];
+    if (e.params >= 2 && *bi < betas.size()) out->beta = betas[(*bi)++];
+    return true;
+  }
+  return false;
+}
+
+// out[k * rows.size() + j] = m[rows[j] * K + k]: selected rows of m [*, K]
+// transposed into [K, rows.size()].
+void TransposeRows(const float* m, int64_t K, const std::vector<int64_t>& rows, float* out) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t k = 0; k < K; ++k) out[k * n + j] = m[rows[j] * K + k];
+  }
+}
+
+std::vector<int64_t> Range(int64_t begin, int64_t end) {
+  std::vector<int64_t> r;
+  for (int64_t i = begin; i < end; ++i) r.push_back(i);
+  return r;
+}
+
+// Appends ops to one step net, with unique blob names.
+class StepWriter {
+ public:
+  StepWriter(NetSpec* net, std::vector<std::pair<std::string, float>>* consts, std::string const_prefix)
+      : net_(net), consts_(consts), const_prefix_(std::move(const_prefix)) {}
+
+  // Adds `type` over `in` writing `out` (a fresh name when empty); returns out.
+  std::string Add(const std::string& type, std::vector<std::string> in, std::string out = "", std::vector<ArgSpec> args = {}) {
+    if (out.empty()) out = "v" + std::to_string(count_++) + "_" + type;
+    net_->ops.push_back(Op(type, out, std::move(in), {out}, std::move(args)));
+    return out;
+  }
+
+  // A float scalar [1] blob holding v, prepared by the kernel and declared
+  // as a step-net input.
+  std::string Const(float v) {
+    std::string name = const_prefix_ + std::to_string(consts_->size());
+    consts_->push_back({name, v});
+    net_->external_inputs.push_back(name);
+    return name;
+  }
+
+  // act(in) as standard ops.
+  std::string Act(const Activation& a, const std::string& in, std::string out = "") {
+    if (a.op == "Affine") return Add("Add", {Add("Mul", {in, Const(a.alpha)}), Const(a.beta)}, out);
+    if (a.op == "ScaledTanh") return Add("Mul", {Add("Tanh", {Add("Mul", {in, Const(a.beta)})}), Const(a.alpha)}, out);
+    std::vector<ArgSpec> args;
+    if (a.op == "LeakyRelu" || a.op == "ThresholdedRelu" || a.op == "Elu" || a.op == "HardSigmoid") {
+      args.push_back(FloatArg("alpha", a.alpha));
+    }
+    if (a.op == "HardSigmoid") args.push_back(FloatArg("beta", a.beta));
+    return Add(a.op, {in}, out, args);
+  }
+
+  // clip(in) when the op has a clip threshold, else in.
+  std::string Clip(const std::string& in, bool has_clip, float clip) {
+    if (!has_clip) return in;
+    return Add("Clip", {in}, "", {FloatArg("min", -clip), FloatArg("max", clip)});
+  }
+
+ private:
+  NetSpec* net_;
+  std::vector<std::pair<std::string, float>>* consts_;
+  std::string const_prefix_;
+  int count_ = 0;
+};
+
 template <Kind K>
 class OnnxRecurrentKernel {
  public:
   static constexpr int kGates = K == Kind::kLstm ? 4 : (K == Kind::kGru ? 3 : 1);
+  static constexpr size_t kActsPerDir = K == Kind::kLstm ? 3 : (K == Kind::kGru ? 2 : 1);
   static constexpr const char* kName = K == Kind::kLstm ? "LSTM" : (K == Kind::kGru ? "GRU" : "RNN");
 
   ~OnnxRecurrentKernel() {
@@ -75,65 +206,99 @@ class OnnxRecurrentKernel {
   Status Init(const KernelInfo& info) {
     label_ = std::string(kName) + " '" + info.op_name() + "' (engine STEPNET)";
     direction_ = info.StringOr("direction", "forward");
-    layout_ = info.IntOr("layout", 0);
-    linear_before_reset_ = info.IntOr("linear_before_reset", 0) != 0;
     if (direction_ != "forward" && direction_ != "reverse" && direction_ != "bidirectional") {
       return sdk::InvalidArgument(label_ + ": direction '" + direction_ + "' is not forward, reverse or bidirectional");
     }
-    if (info.Has("clip")) return sdk::Unimplemented(label_ + ": clip is not supported by this kernel");
-    if (info.IntOr("input_forget", 0) != 0) return sdk::Unimplemented(label_ + ": input_forget is not supported by this kernel");
-    std::vector<std::string> acts;
-    if (info.GetStrings("activations", &acts).ok()) {
-      for (size_t i = 0; i < acts.size(); ++i) {
-        if (K == Kind::kRnn) {
-          if (acts[i] != "Tanh" && acts[i] != "Relu" && acts[i] != "Sigmoid") {
-            return sdk::Unimplemented(label_ + ": activation '" + acts[i] + "' is not supported by this kernel");
-          }
-          continue;
-        }
-        const char* want = i % (kGates == 4 ? 3 : 2) == 0 ? "Sigmoid" : "Tanh";
-        if (acts[i] != want) return sdk::Unimplemented(label_ + ": activation '" + acts[i] + "' is not supported by this kernel");
-      }
+    dirs_ = direction_ == "bidirectional" ? 2 : 1;
+    layout_ = info.IntOr("layout", 0);
+    if (layout_ != 0 && layout_ != 1) return sdk::InvalidArgument(label_ + ": layout must be 0 or 1; found " + std::to_string(layout_));
+    hidden_ = info.IntOr("hidden_size", -1);
+    linear_before_reset_ = K == Kind::kGru && info.IntOr("linear_before_reset", 0) != 0;
+    input_forget_ = K == Kind::kLstm && info.IntOr("input_forget", 0) != 0;
+    has_clip_ = info.Has("clip");
+    clip_ = info.FloatOr("clip", 0.0f);
+    if (has_clip_ && !(clip_ > 0)) return sdk::InvalidArgument(label_ + ": clip must be positive; found " + std::to_string(clip_));
+
+    // Activations per direction: f, g, h (LSTM), f, g (GRU), f (RNN); one
+    // direction's list serves both when only that many are given.
+    std::vector<std::string> names;
+    if (info.Has("activations")) LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("activations", &names));
+    if (names.empty()) {
+      names = K == Kind::kLstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+              : K == Kind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                : std::vector<std::string>{"Tanh"};
     }
-    acts_ = acts;
+    if (names.size() == kActsPerDir && dirs_ == 2) {
+      const std::vector<std::string> one = names;
+      names.insert(names.end(), one.begin(), one.end());
+    }
+    if (names.size() != kActsPerDir * static_cast<size_t>(dirs_)) {
+      return sdk::InvalidArgument(label_ + ": activations needs " + std::to_string(kActsPerDir * dirs_) + " entries for " +
+                                  std::to_string(dirs_) + " direction(s); found " + std::to_string(names.size()));
+    }
+    const std::vector<float> alphas = info.FloatsOr("activation_alpha", {}), betas = info.FloatsOr("activation_beta", {});
+    size_t ai = 0, bi = 0;
+    acts_.resize(names.size());
+    default_acts_ = true;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!ParseActivation(names[i], alphas, &ai, betas, &bi, &acts_[i])) {
+        return sdk::InvalidArgument(label_ + ": unknown activation '" + names[i] + "'");
+      }
+      // The fused units hardwire Sigmoid for the gates and Tanh otherwise.
+      default_acts_ = default_acts_ && acts_[i].op == (i % kActsPerDir == 0 ? "Sigmoid" : "Tanh");
+    }
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
-    Tensor X = ctx.Input(0), W = ctx.Input(1), R = ctx.Input(2), B = ctx.Input(3), L = ctx.Input(4), H0 = ctx.Input(5),
-           C0 = ctx.Input(6), P = ctx.Input(7);
-    const int64_t D = direction_ == "bidirectional" ? 2 : 1, G = kGates;
-    if (X.rank() != 3 || W.rank() != 3 || R.rank() != 3) return sdk::InvalidArgument(label_ + ": X, W and R must be 3-D");
+    Tensor X = ctx.Input(0), W = ctx.Input(1), R = ctx.Input(2), B = ctx.Input(3), L = ctx.Input(4), H0 = ctx.Input(5);
+    Tensor C0 = K == Kind::kLstm ? ctx.Input(6) : Tensor(), P = K == Kind::kLstm ? ctx.Input(7) : Tensor();
+    const int64_t D = dirs_, G = kGates;
+    if (X.dtype() != LOOM_DTYPE_FLOAT) return sdk::InvalidArgument(label_ + ": X must be float32; found " + sdk::DTypeName(X.dtype()));
+    if (X.rank() != 3 || W.rank() != 3 || R.rank() != 3) {
+      return sdk::InvalidArgument(label_ + ": X, W and R must be 3-D; found " + Shape(X.shape()) + ", " + Shape(W.shape()) + ", " +
+                                  Shape(R.shape()));
+    }
     const int64_t T = layout_ ? X.dim(1) : X.dim(0), N = layout_ ? X.dim(0) : X.dim(1), I = X.dim(2), H = R.dim(2);
-    if (W.dim(0) != D || W.dim(1) != G * H || W.dim(2) != I || R.dim(0) != D || R.dim(1) != G * H) {
-      return sdk::InvalidArgument(label_ + ": W must be [" + std::to_string(D) + ", " + std::to_string(G * H) + ", " +
-                                  std::to_string(I) + "] and R [" + std::to_string(D) + ", " + std::to_string(G * H) + ", " +
-                                  std::to_string(H) + "]");
+    if (hidden_ >= 0 && hidden_ != H) {
+      return sdk::InvalidArgument(label_ + ": hidden_size is " + std::to_string(hidden_) + " but R " + Shape(R.shape()) +
+                                  " has hidden size " + std::to_string(H));
     }
-    if (B.present() && B.num_elements() != D * 2 * G * H) return sdk::InvalidArgument(label_ + ": B must be [D, 2 * gates * H]");
-    if (K == Kind::kLstm && P.present()) {
-      for (int64_t i = 0; i < P.num_elements(); ++i) {
-        if (P.data<float>()[i] != 0) return sdk::Unimplemented(label_ + ": peepholes (P) are not supported by this kernel");
-      }
-    }
+    const std::vector<int64_t> state = layout_ ? std::vector<int64_t>{N, D, H} : std::vector<int64_t>{D, N, H};
+    LOOM_SDK_RETURN_IF_ERROR(CheckShape("W", W, {D, G * H, I}));
+    LOOM_SDK_RETURN_IF_ERROR(CheckShape("R", R, {D, G * H, H}));
+    LOOM_SDK_RETURN_IF_ERROR(CheckShape("B", B, {D, 2 * G * H}));
+    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_h", H0, state));
+    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_c", C0, state));
+    LOOM_SDK_RETURN_IF_ERROR(CheckShape("P", P, {D, 3 * H}));
     std::vector<int32_t> lens(static_cast<size_t>(N), static_cast<int32_t>(T));
     bool short_seq = false;
     if (L.present()) {
-      if (L.num_elements() != N) return sdk::InvalidArgument(label_ + ": sequence_lens must have " + std::to_string(N) + " entries");
+      if (L.dtype() != LOOM_DTYPE_INT32 || L.rank() != 1 || L.dim(0) != N) {
+        return sdk::InvalidArgument(label_ + ": sequence_lens must be int32 [" + std::to_string(N) + "]; found " +
+                                    sdk::DTypeName(L.dtype()) + Shape(L.shape()));
+      }
       for (int64_t b = 0; b < N; ++b) {
         int32_t v = L.data<int32_t>()[b];
         if (v <= 0 || v > T) {
           return sdk::InvalidArgument(label_ + ": sequence_lens[" + std::to_string(b) + "] = " + std::to_string(v) +
-                                      " is outside [1, " + std::to_string(T) + "]");
+                                      " is outside [1, seq_length = " + std::to_string(T) + "]");
         }
         lens[b] = v;
         short_seq = short_seq || v < T;
       }
     }
-    if (K == Kind::kRnn && short_seq && direction_ != "forward") {
-      return sdk::Unimplemented(label_ + ": sequence_lens below seq_length only for direction forward in this kernel");
-    }
+    bool peepholes = false;
+    for (int64_t i = 0; P.present() && i < P.num_elements(); ++i) peepholes = peepholes || P.data<float>()[i] != 0;
+    Config cfg;
+    cfg.fused = K == Kind::kLstm ? default_acts_ && !has_clip_ && !input_forget_ && !peepholes
+                : K == Kind::kGru ? default_acts_ && !has_clip_
+                                  : false;
+    cfg.peepholes = peepholes && !cfg.fused;
+    cfg.mask = short_seq && !cfg.fused;
+
     if (ws_ == nullptr) ws_ = Api().Workspace_CreateChild(Api().Ctx_Workspace(ctx.handle()));
+    // X as [T, N, I] (layout 1 transposed), the lengths and the mask.
     float* x = nullptr;
     LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "X", {T, N, I}, &x));
     for (int64_t t = 0; t < T; ++t) {
@@ -144,17 +309,34 @@ class OnnxRecurrentKernel {
     LoomTensor* seq = Api().Workspace_CreateBlob(ws_, "seq");
     const int64_t n_dims[1] = {N};
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(seq, LOOM_DTYPE_INT32, n_dims, 1)));
-    std::memcpy(Api().TensorData(seq), lens.data(), sizeof(int32_t) * N);
-    for (int64_t d = 0; d < D; ++d) LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(d, D, N, I, H, W, R, B, H0, C0));
-    std::vector<int64_t> key = {T, N, I, H};
+    if (N > 0) std::memcpy(Api().TensorData(seq), lens.data(), sizeof(int32_t) * N);
+    if (cfg.mask) {
+      LoomTensor* m = Api().Workspace_CreateBlob(ws_, "M");
+      const int64_t m_dims[3] = {T, N, 1};
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(m, LOOM_DTYPE_BOOL, m_dims, 3)));
+      bool* md = static_cast<bool*>(Api().TensorData(m));
+      for (int64_t t = 0; t < T; ++t) {
+        for (int64_t b = 0; b < N; ++b) md[t * N + b] = t < lens[b];
+      }
+    }
+    for (int64_t d = 0; d < D; ++d) LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(cfg, d, N, I, H, W, R, B, H0, C0, P));
+    std::vector<int64_t> key = {T, N, I, H, cfg.fused, cfg.peepholes, cfg.mask};
     if (key != key_) {
       if (net_) Api().Net_Release(net_);
       net_ = nullptr;
-      std::string bytes = OuterNet(D).Serialize();
+      key_.clear();
+      std::vector<std::pair<std::string, float>> consts;
+      std::string bytes = OuterNet(cfg, &consts).Serialize();
+      for (const auto& c : consts) {
+        float* v;
+        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, c.first, {1}, &v));
+        *v = c.second;
+      }
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), ws_, bytes.data(), bytes.size(), ctx.num_threads(), &net_)));
       key_ = key;
     }
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Run(net_)));
+
     // ONNX outputs from the state tensors [T+1, 1, N, H].
     Tensor Y, Yh, Yc;
     const bool want_y = ctx.OutputRequested(0), want_h = ctx.OutputRequested(1);
@@ -162,9 +344,8 @@ class OnnxRecurrentKernel {
     if (want_y) {
       LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, layout_ ? std::vector<int64_t>{N, T, D, H} : std::vector<int64_t>{T, D, N, H}, &Y));
     }
-    std::vector<int64_t> final_shape = layout_ ? std::vector<int64_t>{N, D, H} : std::vector<int64_t>{D, N, H};
-    if (want_h) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_FLOAT, final_shape, &Yh));
-    if (want_c) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, LOOM_DTYPE_FLOAT, final_shape, &Yc));
+    if (want_h) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_FLOAT, state, &Yh));
+    if (want_c) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, LOOM_DTYPE_FLOAT, state, &Yc));
     for (int64_t d = 0; d < D; ++d) {
       const bool reverse = direction_ == "reverse" || d == 1;
       const float* hs = static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("H" + std::to_string(d)).c_str())));
@@ -183,11 +364,9 @@ class OnnxRecurrentKernel {
             }
           }
         }
-        // LSTM and GRU units carry the state past the end: row T is the last
-        // valid state. A plain RNN (forward only here) stops at row lens[b].
-        const int64_t last = K == Kind::kRnn ? lens[b] : T;
+        // Every cell carries the state past the end: row T is the last valid state.
         const int64_t out = (layout_ ? (b * D + d) : (d * N + b)) * H;
-        if (want_h) std::memcpy(Yh.data<float>() + out, hs + (last * N + b) * H, sizeof(float) * H);
+        if (want_h) std::memcpy(Yh.data<float>() + out, hs + (T * N + b) * H, sizeof(float) * H);
         if (want_c) std::memcpy(Yc.data<float>() + out, cs + (T * N + b) * H, sizeof(float) * H);
       }
     }
@@ -195,44 +374,74 @@ class OnnxRecurrentKernel {
   }
 
  private:
-  // Weights of direction d, transposed for right-multiplication: LSTM as
-  // one [I, 4H] matrix in LSTMUnit's gate order; GRU and RNN per ONNX gate.
-  Status PrepareDirection(int64_t d, int64_t D, int64_t N, int64_t I, int64_t H, const Tensor& W, const Tensor& R,
-                          const Tensor& B, const Tensor& H0, const Tensor& C0) {
+  // What the step net looks like for this run.
+  struct Config {
+    bool fused = false;      // LSTMUnit / GRUUnit
+    bool peepholes = false;  // LSTM standard-op cell with P
+    bool mask = false;       // standard-op cell carrying states past sequence ends
+  };
+
+  Status CheckShape(const char* name, const Tensor& t, const std::vector<int64_t>& want) const {
+    if (!t.present()) return Status::Ok();
+    if (t.dtype() != LOOM_DTYPE_FLOAT) {
+      return sdk::InvalidArgument(label_ + ": " + name + " must be float32 like X; found " + sdk::DTypeName(t.dtype()));
+    }
+    if (t.shape() != want) return sdk::InvalidArgument(label_ + ": " + name + " must have shape " + Shape(want) + "; found " + Shape(t.shape()));
+    return Status::Ok();
+  }
+
+  // Weights of direction d, transposed for right-multiplication (blob
+  // names as the step net reads them), and its initial states.
+  Status PrepareDirection(const Config& cfg, int64_t d, int64_t N, int64_t I, int64_t H, const Tensor& W, const Tensor& R,
+                          const Tensor& B, const Tensor& H0, const Tensor& C0, const Tensor& P) {
     const std::string s = std::to_string(d);
     const int64_t G = kGates;
     const float* w = W.data<float>() + d * G * H * I;
     const float* r = R.data<float>() + d * G * H * H;
-    auto bias = [&](int64_t k) { return B.present() ? B.data<float>()[d * 2 * G * H + k] : 0.0f; };
-    if (K == Kind::kLstm) {
-      static const int kOnnxGate[4] = {0, 2, 1, 3};  // LSTMUnit's i, f, o, g in ONNX's i, o, f, c
-      float *wt, *rt, *b;
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "WT" + s, {I, 4 * H}, &wt));
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "RT" + s, {H, 4 * H}, &rt));
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "b" + s, {4 * H}, &b));
-      for (int k = 0; k < 4; ++k) {
-        for (int64_t h = 0; h < H; ++h) {
-          const int64_t col = k * H + h, row = kOnnxGate[k] * H + h;
-          for (int64_t i = 0; i < I; ++i) wt[i * 4 * H + col] = w[row * I + i];
-          for (int64_t j = 0; j < H; ++j) rt[j * 4 * H + col] = r[row * H + j];
-          b[col] = bias(row) + bias(4 * H + row);
+    const float* wb = B.present() ? B.data<float>() + d * 2 * G * H : nullptr;
+    const float* rb = wb ? wb + G * H : nullptr;
+    // Wb (and Rb when `sum`) at the given ONNX rows.
+    auto bias = [&](const std::string& name, const std::vector<int64_t>& rows, bool sum, bool recurrent) -> Status {
+      float* out;
+      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {static_cast<int64_t>(rows.size())}, &out));
+      for (size_t j = 0; j < rows.size(); ++j) {
+        out[j] = !wb ? 0.0f : recurrent ? rb[rows[j]] : sum ? wb[rows[j]] + rb[rows[j]] : wb[rows[j]];
+      }
+      return Status::Ok();
+    };
+    auto weights = [&](const std::string& name, const float* m, int64_t cols, const std::vector<int64_t>& rows) -> Status {
+      float* out;
+      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {cols, static_cast<int64_t>(rows.size())}, &out));
+      TransposeRows(m, cols, rows, out);
+      return Status::Ok();
+    };
+    if (K == Kind::kGru) {
+      // x part of all three gates; h part of z, r; h part of the candidate.
+      LOOM_SDK_RETURN_IF_ERROR(weights("WT" + s, w, I, Range(0, 3 * H)));
+      LOOM_SDK_RETURN_IF_ERROR(bias("Wb" + s, Range(0, 3 * H), false, false));
+      LOOM_SDK_RETURN_IF_ERROR(weights("RTzr" + s, r, H, Range(0, 2 * H)));
+      LOOM_SDK_RETURN_IF_ERROR(bias("Rbzr" + s, Range(0, 2 * H), false, true));
+      LOOM_SDK_RETURN_IF_ERROR(weights("RTh" + s, r, H, Range(2 * H, 3 * H)));
+      LOOM_SDK_RETURN_IF_ERROR(bias("Rbh" + s, Range(2 * H, 3 * H), false, true));
+    } else {
+      // LSTM fused: LSTMUnit's gate order i, f, o, g from ONNX's i, o, f, c.
+      std::vector<int64_t> rows = Range(0, G * H);
+      if (K == Kind::kLstm && cfg.fused) {
+        rows.clear();
+        for (int64_t g : {0, 2, 1, 3}) {
+          for (int64_t h = 0; h < H; ++h) rows.push_back(g * H + h);
         }
       }
-    } else {
-      for (int64_t g = 0; g < G; ++g) {
-        const std::string n = s + "_" + std::to_string(g);
-        float *wt, *rt, *wb, *rb;
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "WT" + n, {I, H}, &wt));
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "RT" + n, {H, H}, &rt));
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "Wb" + n, {H}, &wb));
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "Rb" + n, {H}, &rb));
-        for (int64_t h = 0; h < H; ++h) {
-          const int64_t row = g * H + h;
-          for (int64_t i = 0; i < I; ++i) wt[i * H + h] = w[row * I + i];
-          for (int64_t j = 0; j < H; ++j) rt[j * H + h] = r[row * H + j];
-          wb[h] = bias(row);
-          rb[h] = bias(G * H + row);
-        }
+      LOOM_SDK_RETURN_IF_ERROR(weights("WT" + s, w, I, rows));
+      LOOM_SDK_RETURN_IF_ERROR(weights("RT" + s, r, H, rows));
+      LOOM_SDK_RETURN_IF_ERROR(bias("b" + s, rows, true, false));
+    }
+    if (cfg.peepholes) {  // P [D, 3H] in ONNX order i, o, f
+      const char* names[3] = {"Pi", "Po", "Pf"};
+      for (int k = 0; k < 3; ++k) {
+        float* out;
+        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, names[k] + s, {H}, &out));
+        std::memcpy(out, P.data<float>() + (d * 3 + k) * H, sizeof(float) * H);
       }
     }
     float *h0, *c0;
@@ -240,7 +449,7 @@ class OnnxRecurrentKernel {
     LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "c0_" + s, {1, N, H}, &c0));
     // initial_h/initial_c: [D, N, H], or [N, D, H] with layout 1.
     for (int64_t b = 0; b < N; ++b) {
-      const int64_t src = (layout_ ? (b * D + d) : (d * N + b)) * H;
+      const int64_t src = (layout_ ? (b * dirs_ + d) : (d * N + b)) * H;
       for (int64_t h = 0; h < H; ++h) {
         h0[b * H + h] = H0.present() ? H0.data<float>()[src + h] : 0.0f;
         c0[b * H + h] = C0.present() ? C0.data<float>()[src + h] : 0.0f;
@@ -249,66 +458,92 @@ class OnnxRecurrentKernel {
     return Status::Ok();
   }
 
-  // The step net of direction d (see the file comment).
-  NetSpec StepNet(int64_t d) const {
+  // The step net of direction d (see the file comment). Reads x_t, h_prev
+  // (c_prev), seq, timestep, m_t (with cfg.mask) and the prepared blobs;
+  // writes h_next (c_next). Scalar constants it needs go to `consts`.
+  NetSpec StepNet(const Config& cfg, int64_t d, std::vector<std::pair<std::string, float>>* consts) const {
     const std::string s = std::to_string(d);
     NetSpec step;
     step.name = std::string(kName) + "_step" + s;
     step.external_inputs = {"x_t", "h_prev", "seq", "timestep"};
+    if (cfg.mask) step.external_inputs.push_back("m_t");
+    StepWriter sw(&step, consts, "k" + s + "_");
+    const Activation* act = &acts_[d * kActsPerDir];
+    // The new state `name`: written as `out` directly, or, with the mask,
+    // as `name` and then kept only for entries still inside their sequence.
+    auto state = [&](const std::string& name, const std::string& out) { return cfg.mask ? name : out; };
+    auto carry = [&](const std::string& name, const std::string& prev, const std::string& out) {
+      if (cfg.mask) sw.Add("Where", {"m_t", name, prev}, out);
+    };
     if (K == Kind::kLstm) {
       step.external_inputs.insert(step.external_inputs.end(), {"c_prev", "WT" + s, "RT" + s, "b" + s});
-      step.ops = {Op("MatMul", "xw", {"x_t", "WT" + s}, {"xw"}), Op("MatMul", "hr", {"h_prev", "RT" + s}, {"hr"}),
-                  Op("Add", "sum", {"xw", "hr"}, {"sum"}), Op("Add", "gates", {"sum", "b" + s}, {"gates"}),
-                  Op("LSTMUnit", "unit", {"h_prev", "c_prev", "gates", "seq", "timestep"}, {"h_next", "c_next"})};
+      const std::string gates =
+          sw.Add("Add", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), sw.Add("MatMul", {"h_prev", "RT" + s})}), "b" + s}, "gates");
+      if (cfg.fused) {
+        step.ops.push_back(Op("LSTMUnit", "unit", {"h_prev", "c_prev", gates, "seq", "timestep"}, {"h_next", "c_next"}));
+        return step;
+      }
+      step.ops.push_back(Op("Split", "split", {gates}, {"gi", "go", "gf", "gc"}, {IntArg("axis", -1)}));
+      if (cfg.peepholes) step.external_inputs.insert(step.external_inputs.end(), {"Pi" + s, "Po" + s, "Pf" + s});
+      auto peep = [&](const std::string& g, const std::string& p, const std::string& c) {
+        return cfg.peepholes ? sw.Add("Add", {g, sw.Add("Mul", {p + s, c})}) : g;
+      };
+      const std::string i = sw.Act(act[0], sw.Clip(peep("gi", "Pi", "c_prev"), has_clip_, clip_), "i");
+      const std::string f = input_forget_ ? sw.Add("Sub", {sw.Const(1.0f), i}, "f")
+                                          : sw.Act(act[0], sw.Clip(peep("gf", "Pf", "c_prev"), has_clip_, clip_), "f");
+      const std::string g = sw.Act(act[1], sw.Clip("gc", has_clip_, clip_), "g");
+      const std::string c = sw.Add("Add", {sw.Add("Mul", {f, "c_prev"}), sw.Add("Mul", {i, g})}, state("c", "c_next"));
+      const std::string o = sw.Act(act[0], sw.Clip(peep("go", "Po", c), has_clip_, clip_), "o");
+      const std::string h = sw.Add("Mul", {o, sw.Act(act[2], c)}, state("h", "h_next"));
+      carry(h, "h_prev", "h_next");
+      carry(c, "c_prev", "c_next");
       return step;
     }
-    auto gate = [&](int64_t g) { return s + "_" + std::to_string(g); };
-    for (int64_t g = 0; g < kGates; ++g) {
-      step.external_inputs.insert(step.external_inputs.end(), {"WT" + gate(g), "RT" + gate(g), "Wb" + gate(g), "Rb" + gate(g)});
-    }
-    // pre_g = x W_g^T + Wb_g (+ h R_g^T + Rb_g for all but GRU's candidate).
-    auto pre = [&](int64_t g, bool with_recurrent) {
-      const std::string p = "g" + std::to_string(g);
-      step.ops.push_back(Op("MatMul", p + "x", {"x_t", "WT" + gate(g)}, {p + "x"}));
-      step.ops.push_back(Op("Add", p + "xb", {p + "x", "Wb" + gate(g)}, {p + "xb"}));
-      if (!with_recurrent) return p + "xb";
-      step.ops.push_back(Op("MatMul", p + "h", {"h_prev", "RT" + gate(g)}, {p + "h"}));
-      step.ops.push_back(Op("Add", p + "hb", {p + "h", "Rb" + gate(g)}, {p + "hb"}));
-      step.ops.push_back(Op("Add", p + "pre", {p + "xb", p + "hb"}, {p + "pre"}));
-      return p + "pre";
-    };
     if (K == Kind::kRnn) {
-      std::string act = acts_.empty() ? "Tanh" : acts_[std::min<size_t>(static_cast<size_t>(d), acts_.size() - 1)];
-      step.ops.push_back(Op(act, "act", {pre(0, true)}, {"h_next"}));
+      step.external_inputs.insert(step.external_inputs.end(), {"WT" + s, "RT" + s, "b" + s});
+      const std::string pre =
+          sw.Add("Add", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), sw.Add("MatMul", {"h_prev", "RT" + s})}), "b" + s}, "pre");
+      carry(sw.Act(act[0], sw.Clip(pre, has_clip_, clip_), state("h", "h_next")), "h_prev", "h_next");
       return step;
     }
-    // GRU: ONNX gates z = 0, r = 1, h = 2.
-    const std::string z = pre(0, true), r_pre = pre(1, true), xh = pre(2, false);
-    step.ops.push_back(Op("Sigmoid", "r", {r_pre}, {"r"}));
+    // GRU: ONNX gates z, r, h.
+    step.external_inputs.insert(step.external_inputs.end(), {"WT" + s, "Wb" + s, "RTzr" + s, "Rbzr" + s, "RTh" + s, "Rbh" + s});
+    step.ops.push_back(Op("Split", "xsplit", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), "Wb" + s})}, {"xz", "xr", "xh"},
+                          {IntArg("axis", -1)}));
+    step.ops.push_back(Op("Split", "hsplit", {sw.Add("Add", {sw.Add("MatMul", {"h_prev", "RTzr" + s}), "Rbzr" + s})}, {"hz", "hr"},
+                          {IntArg("axis", -1)}));
+    const std::string z_pre = sw.Add("Add", {"xz", "hz"}, "z_pre"), r_pre = sw.Add("Add", {"xr", "hr"}, "r_pre");
+    const std::string r = sw.Act(act[0], sw.Clip(r_pre, has_clip_, clip_), "r");
+    std::string rec;  // the candidate's recurrent term
     if (linear_before_reset_) {
-      step.ops.push_back(Op("MatMul", "hh", {"h_prev", "RT" + gate(2)}, {"hh"}));
-      step.ops.push_back(Op("Add", "hhb", {"hh", "Rb" + gate(2)}, {"hhb"}));
-      step.ops.push_back(Op("Mul", "rhh", {"r", "hhb"}, {"rhh"}));
+      rec = sw.Add("Mul", {r, sw.Add("Add", {sw.Add("MatMul", {"h_prev", "RTh" + s}), "Rbh" + s})});
     } else {
-      step.ops.push_back(Op("Mul", "rh", {"r", "h_prev"}, {"rh"}));
-      step.ops.push_back(Op("MatMul", "rhr", {"rh", "RT" + gate(2)}, {"rhr"}));
-      step.ops.push_back(Op("Add", "rhh", {"rhr", "Rb" + gate(2)}, {"rhh"}));
+      rec = sw.Add("Add", {sw.Add("MatMul", {sw.Add("Mul", {r, "h_prev"}), "RTh" + s}), "Rbh" + s});
     }
-    step.ops.push_back(Op("Add", "n", {xh, "rhh"}, {"n"}));
-    // All three are [1, 1, N, H]; GRUUnit reads z and n (r only fills its slot).
-    step.ops.push_back(Op("Concat", "gates", {r_pre, z, "n"}, {"gates"}, {IntArg("axis", -1)}));
-    step.ops.push_back(Op("GRUUnit", "unit", {"h_prev", "gates", "seq", "timestep"}, {"h_next"}));
+    const std::string n_pre = sw.Add("Add", {"xh", rec}, "n_pre");
+    if (cfg.fused) {
+      // GRUUnit reads z and n (r only fills its slot).
+      const std::string gates = sw.Add("Concat", {r_pre, z_pre, n_pre}, "gates", {IntArg("axis", -1)});
+      step.ops.push_back(Op("GRUUnit", "unit", {"h_prev", gates, "seq", "timestep"}, {"h_next"}));
+      return step;
+    }
+    const std::string z = sw.Act(act[0], sw.Clip(z_pre, has_clip_, clip_), "z");
+    const std::string n = sw.Act(act[1], sw.Clip(n_pre, has_clip_, clip_), "n");
+    const std::string h =
+        sw.Add("Add", {sw.Add("Mul", {sw.Add("Sub", {sw.Const(1.0f), z}), n}), sw.Add("Mul", {z, "h_prev"})}, state("h", "h_next"));
+    carry(h, "h_prev", "h_next");
     return step;
   }
 
   // One RecurrentNetwork op per direction over the prepared blobs.
-  NetSpec OuterNet(int64_t D) const {
+  NetSpec OuterNet(const Config& cfg, std::vector<std::pair<std::string, float>>* consts) const {
     NetSpec net;
     net.name = std::string(kName) + "_expanded";
     net.external_inputs = {"X", "seq"};
-    for (int64_t d = 0; d < D; ++d) {
+    if (cfg.mask) net.external_inputs.push_back("M");
+    for (int64_t d = 0; d < dirs_; ++d) {
       const std::string s = std::to_string(d);
-      NetSpec step = StepNet(d);
+      NetSpec step = StepNet(cfg, d, consts);
       OpSpec rn;
       rn.type = "RecurrentNetwork";
       rn.name = std::string(kName) + "_dir" + s;
@@ -325,10 +560,18 @@ class OnnxRecurrentKernel {
         le.insert(le.end(), {"C" + s, "C" + s});
         lo.insert(lo.end(), {0, 1});
       }
-      for (const std::string& in : step.external_inputs) {
-        if (in != "x_t" && in != "h_prev" && in != "c_prev" && in != "timestep" && in != "seq") rn.inputs.push_back(in);
+      if (cfg.mask) {  // read like X: row T-1-t when reverse
+        li.push_back("m_t");
+        le.push_back("M");
+        lo.push_back(0);
       }
+      const size_t first_param = rn.inputs.size();
+      for (const std::string& in : step.external_inputs) {
+        if (in != "x_t" && in != "h_prev" && in != "c_prev" && in != "timestep" && in != "seq" && in != "m_t") rn.inputs.push_back(in);
+      }
+      for (size_t i = first_param; i < rn.inputs.size(); ++i) net.external_inputs.push_back(rn.inputs[i]);
       rn.inputs.push_back("seq");
+      if (cfg.mask) rn.inputs.push_back("M");
       const bool reverse = direction_ == "reverse" || d == 1;
       rn.args = {NetArg("step_net", step),
                  StringsArg("recurrent_states", states),
@@ -339,9 +582,6 @@ class OnnxRecurrentKernel {
                  IntsArg("link_window", std::vector<int64_t>(lo.size(), 1)),
                  IntArg("reverse", reverse ? 1 : 0),
                  IntArg("rnn_executor", 0)};
-      for (size_t i = 2; i < rn.inputs.size(); ++i) {
-        if (rn.inputs[i] != "seq" && rn.inputs[i] != "c0_" + s) net.external_inputs.push_back(rn.inputs[i]);
-      }
       net.external_inputs.push_back("h0_" + s);
       if (K == Kind::kLstm) net.external_inputs.push_back("c0_" + s);
       net.ops.push_back(rn);
@@ -350,9 +590,10 @@ class OnnxRecurrentKernel {
   }
 
   std::string label_, direction_;
-  int64_t layout_ = 0;
-  bool linear_before_reset_ = false;
-  std::vector<std::string> acts_;
+  int64_t dirs_ = 1, layout_ = 0, hidden_ = -1;
+  bool linear_before_reset_ = false, input_forget_ = false, has_clip_ = false, default_acts_ = true;
+  float clip_ = 0;
+  std::vector<Activation> acts_;
   std::vector<int64_t> key_;
   LoomWorkspace* ws_ = nullptr;
   LoomNet* net_ = nullptr;

@@ -1,0 +1,158 @@
+// Host side of the CUDA elementwise family: shape checks, numpy broadcasting
+// (ONNX, opset 13+) and registration; the device code is elementwise.cu.
+// Semantics match the CPU plugin's kernels of the same names.
+#include <string>
+#include <vector>
+
+#include "core/api/loom_sdk.h"
+#include "plugins/cuda/cuda_status.h"
+#include "plugins/cuda/elementwise.h"
+#include "plugins/cuda/kernels.h"
+
+namespace loom {
+namespace cuda {
+
+bool PlanBroadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out,
+                   BroadcastIndex* ix) {
+  size_t r = std::max(a.size(), b.size());
+  if (r > static_cast<size_t>(kMaxRank)) return false;
+  out->assign(r, 1);
+  std::vector<int64_t> da(r, 1), db(r, 1);
+  for (size_t i = 0; i < a.size(); ++i) da[r - a.size() + i] = a[i];
+  for (size_t i = 0; i < b.size(); ++i) db[r - b.size() + i] = b[i];
+  for (size_t i = 0; i < r; ++i) {
+    if (da[i] != db[i] && da[i] != 1 && db[i] != 1) return false;
+    (*out)[i] = da[i] == 1 ? db[i] : da[i];
+  }
+  ix->rank = static_cast<int>(r);
+  int64_t sa = 1, sb = 1;
+  for (int i = static_cast<int>(r) - 1; i >= 0; --i) {
+    ix->dims[i] = (*out)[i];
+    ix->sa[i] = da[i] == 1 ? 0 : sa;
+    ix->sb[i] = db[i] == 1 ? 0 : sb;
+    sa *= da[i];
+    sb *= db[i];
+  }
+  return true;
+}
+
+namespace {
+
+const std::vector<LoomDataType> kFloatTypes = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16};
+
+std::string ShapeString(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+template <BinaryOp K>
+class BinaryKernel {
+ public:
+  sdk::Status Init(const sdk::KernelInfo& info) {
+    label_ = info.op_type() + " '" + info.op_name() + "'";
+    return sdk::Status::Ok();
+  }
+  sdk::Status Compute(sdk::KernelContext& ctx) {
+    sdk::Tensor a = ctx.Input(0), b = ctx.Input(1);
+    std::vector<int64_t> out;
+    BroadcastIndex ix;
+    if (!PlanBroadcast(a.shape(), b.shape(), &out, &ix)) {
+      return sdk::InvalidArgument(label_ + ": shapes " + ShapeString(a.shape()) + " and " + ShapeString(b.shape()) +
+                                  " do not broadcast (or rank > 8)");
+    }
+    sdk::Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, a.dtype(), out, &y));
+    return CudaStatus(LaunchBinary(K, a.dtype(), ix, y.num_elements(), a.raw_data(), b.raw_data(), y.raw_data(),
+                                   static_cast<cudaStream_t>(ctx.stream())),
+                      label_.c_str());
+  }
+
+ private:
+  std::string label_;
+};
+
+// Unary ops; `alpha_attr`/`beta_attr` name the float attributes read (or "").
+template <UnaryOp K>
+class UnaryKernel {
+ public:
+  sdk::Status Init(const sdk::KernelInfo& info) {
+    label_ = info.op_type() + " '" + info.op_name() + "'";
+    if constexpr (K == UnaryOp::kLeakyRelu || K == UnaryOp::kElu || K == UnaryOp::kSelu ||
+                  K == UnaryOp::kHardSigmoid) {
+      LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("alpha", &alpha_));
+    }
+    if constexpr (K == UnaryOp::kHardSigmoid) LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("beta", &beta_));
+    if constexpr (K == UnaryOp::kSelu) LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("gamma", &beta_));
+    if constexpr (K == UnaryOp::kClip) {
+      // Opset 6 attributes; opset 11+ passes min and max as inputs 1 and 2.
+      alpha_ = -3.402823466e38f;
+      beta_ = 3.402823466e38f;
+      if (info.Has("min")) LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("min", &alpha_));
+      if (info.Has("max")) LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("max", &beta_));
+    }
+    return sdk::Status::Ok();
+  }
+  sdk::Status Compute(sdk::KernelContext& ctx) {
+    sdk::Tensor x = ctx.Input(0);
+    float alpha = alpha_, beta = beta_;
+    if constexpr (K == UnaryOp::kClip) {
+      // min/max inputs live on the device: read them back (two scalars).
+      for (size_t i = 1; i < 3 && i < ctx.num_inputs(); ++i) {
+        sdk::Tensor bound = ctx.Input(i);
+        if (!bound.present()) continue;
+        if (bound.dtype() != LOOM_DTYPE_FLOAT) return sdk::InvalidArgument(label_ + ": min/max must be float32 on CUDA");
+        float v = 0;
+        LOOM_SDK_RETURN_IF_ERROR(CudaStatus(cudaMemcpyAsync(&v, bound.raw_data(), sizeof(float), cudaMemcpyDeviceToHost,
+                                                            static_cast<cudaStream_t>(ctx.stream())),
+                                            "Clip bound"));
+        LOOM_SDK_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream())), "Clip bound"));
+        (i == 1 ? alpha : beta) = v;
+      }
+    }
+    sdk::Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
+    return CudaStatus(LaunchUnary(K, x.dtype(), x.num_elements(), x.raw_data(), y.raw_data(), alpha, beta,
+                                  static_cast<cudaStream_t>(ctx.stream())),
+                      label_.c_str());
+  }
+
+ private:
+  std::string label_;
+  float alpha_ = 0.f, beta_ = 0.f;
+};
+
+sdk::KernelOptions Cuda() { return {"CUDA", "", 0, {{"T", kFloatTypes}}}; }
+
+}  // namespace
+
+sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg) {
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kAdd>>("Add", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kSub>>("Sub", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kMul>>("Mul", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kDiv>>("Div", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kPRelu>>("PRelu", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kRelu>>("Relu", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kSigmoid>>("Sigmoid", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kTanh>>("Tanh", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kExp>>("Exp", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kLog>>("Log", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kSqrt>>("Sqrt", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kReciprocal>>("Reciprocal", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kNeg>>("Neg", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kAbs>>("Abs", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kFloor>>("Floor", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kCeil>>("Ceil", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kErf>>("Erf", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kLeakyRelu>>("LeakyRelu", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kElu>>("Elu", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kSelu>>("Selu", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kHardSigmoid>>("HardSigmoid", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kSoftplus>>("Softplus", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kSoftsign>>("Softsign", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kClip>>("Clip", Cuda()));
+  return reg.Kernel<UnaryKernel<UnaryOp::kIdentity>>("Identity", Cuda());
+}
+
+}  // namespace cuda
+}  // namespace loom

@@ -32,3 +32,27 @@ def cuda_objects(name, srcs, hdrs = [], copts = []):
         )
         outs.append(obj)
     native.filegroup(name = name, srcs = outs)
+
+def loom_cuda_test(name, srcs, deps = [], **kwargs):
+    """A gtest comparing CUDA kernels with the CPU ones (plugins/cuda).
+
+    Built only with --config=cuda; its tests skip (LOOM_SKIP_WITHOUT_GPU)
+    when cudaGetDeviceCount does not find a device.
+    """
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        data = [
+            "//plugins/cpu:libloom_cpu.so",
+            "//plugins/cuda:libloom_cuda.so",
+        ],
+        deps = [
+            "//plugins/cuda:cuda_test_util",
+            "//third_party:gtest_main",
+        ] + deps,
+        target_compatible_with = select({
+            "//tools/build_defs:cuda": [],
+            "//conditions:default": ["@platforms//:incompatible"],
+        }),
+        **kwargs
+    )

@@ -13,6 +13,9 @@ PACKAGES=(
   libbenchmark-dev
   libonnx-dev libonnx-testdata
   binutils
+  # Real input for tests/real_models_test.sh and tools/real_models/ocr_demo:
+  # text rendered by ImageMagick (DejaVu fonts), speech from espeak-ng.
+  imagemagick fonts-dejavu-core espeak-ng
 )
 
 missing=()

@@ -18,6 +18,11 @@ bool PlanBroadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                    BroadcastIndex* index);
 
 sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg);  // elementwise.{cc,cu}
+sdk::Status RegisterBlasKernels(sdk::Registrar& reg);  // blas.cc: Gemm, MatMul (cuBLAS / cuBLASLt)
+sdk::Status RegisterReductionKernels(sdk::Registrar& reg);  // reduction.cc: Softmax, LogSoftmax, ReduceSum/Mean/Max/Min
+sdk::Status RegisterCudnnKernels(sdk::Registrar& reg);  // cudnn_ops.cc: Conv, ConvTranspose, pooling, BatchNormalization (cuDNN)
+sdk::Status RegisterTensorKernels(sdk::Registrar& reg);  // tensor_ops.cc: Transpose, Concat, Split, Slice, Reshape, Gather, Cast, Where, ...
+sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc: ONNX LSTM, GRU, RNN through cudnnRNNForward
 
 }  // namespace cuda
 }  // namespace loom

@@ -14,7 +14,7 @@ def _impl(ctx):
     if found:
         ctx.symlink(path + "/include", "include")
         ctx.file("nvcc", "#!/bin/sh\nexec %s/bin/nvcc \"$@\"\n" % path, executable = True)
-        hdrs = 'glob(["include/**/*.h", "include/**/*.hpp", "include/**/*.cuh", "include/**/*.inl"], allow_empty = True)'
+        hdrs = 'glob(["include/**"], allow_empty = True)'
         linkopts = '["-L%s/lib64", "-Wl,-rpath,%s/lib64", "-lcudnn", "-lcublasLt", "-lcublas", "-lcudart"]' % (path, path)
     else:
         ctx.file("nvcc", "#!/bin/sh\necho 'nvcc: no CUDA toolkit at %s (set CUDA_PATH)' >&2\nexit 1\n" % path, executable = True)

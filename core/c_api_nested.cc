@@ -57,16 +57,9 @@ LoomStatus* Tensor_Alias(LoomTensor* dst, const LoomTensor* src, int64_t begin, 
 }
 
 LoomStatus* Tensor_Copy(LoomTensor* dst, const LoomTensor* src) {
-  Tensor* d = FromHandle(dst);
-  const Tensor* s = FromHandle(src);
-  if (d->nbytes() != s->nbytes()) {
-    return Err(LOOM_INVALID_ARGUMENT, absl::StrCat("Tensor_Copy: ", s->DebugString(), " into ", d->DebugString()));
-  }
-  if (d->nbytes() == 0) return nullptr;
-  CopyKind kind = s->device()->is_host() ? (d->device()->is_host() ? CopyKind::kDeviceToDevice : CopyKind::kHostToDevice)
-                                         : (d->device()->is_host() ? CopyKind::kDeviceToHost : CopyKind::kDeviceToDevice);
-  Device* dev = s->device()->is_host() ? d->device() : s->device();
-  return ToLoomStatus(dev->Copy(d->raw_data(), s->raw_data(), d->nbytes(), kind, nullptr));
+  absl::Status s = CopyTensorBytes(*FromHandle(src), FromHandle(dst));
+  if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat("Tensor_Copy: ", s.message()));
+  return nullptr;
 }
 
 LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data, size_t size, int num_threads,

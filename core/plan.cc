@@ -42,6 +42,15 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
   absl::flat_hash_map<std::string, DataType> dtypes;
   absl::flat_hash_map<std::string, Shape> shapes;
   std::set<std::string> constants(net.initializers.begin(), net.initializers.end());
+  // Where each blob's current value lives, and its copies on other devices.
+  absl::flat_hash_map<std::string, Device*> home;
+  absl::flat_hash_map<std::string, std::map<Device*, Tensor*>> replicas;
+  std::set<std::string> external_outputs(net.def.external_output().begin(), net.def.external_output().end());
+  auto replica_blob = [&](const std::string& name, Device* device, DataType dtype) {
+    Tensor* t = ws->CreateBlob(absl::StrCat(name, "@", device->type(), ":", device->id()));
+    if (t->device() != device) *t = *Tensor::Create(dtype, {0}, device);
+    return t;
+  };
   for (const std::string& name : net.inputs) {
     const Tensor* t = ws->GetBlob(name);
     if (t == nullptr) {
@@ -50,6 +59,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     }
     dtypes[name] = t->dtype();
     shapes[name] = t->dims();
+    home[name] = t->device();
   }
   for (const CheckedOp& op : net.ops) {
     const OperatorDef& def = op.info->op;
@@ -137,18 +147,46 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
       absl::Status s = st ? FromLoomStatus(st) : absl::InternalError("kernel creation returned null");
       return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
     }
-    for (int k = 0; k < def.input_size(); ++k) {
-      step.ctx.inputs.push_back(def.input(k).empty() ? nullptr : ws->GetBlob(def.input(k)));
-    }
     Device* device = registry.FindDevice(op.device_type, op.device_id);
+    for (int k = 0; k < def.input_size(); ++k) {
+      const std::string& name = def.input(k);
+      if (name.empty()) {
+        step.ctx.inputs.push_back(nullptr);
+        continue;
+      }
+      const Tensor* t = ws->GetBlob(name);
+      auto h = home.find(name);
+      if (h != home.end() && h->second != device && !(h->second->is_host() && device->is_host())) {
+        Tensor*& copy = replicas[name][device];
+        if (copy == nullptr) {
+          copy = replica_blob(name, device, dtypes.at(name));
+          step.copies_before.push_back({t, copy});
+        }
+        t = copy;
+      }
+      step.ctx.inputs.push_back(t);
+    }
     for (int k = 0; k < def.output_size(); ++k) {
-      if (def.output(k).empty()) {
+      const std::string& name = def.output(k);
+      if (name.empty()) {
         step.ctx.outputs.push_back(nullptr);
         continue;
       }
-      Tensor* t = ws->CreateBlob(def.output(k));
+      replicas.erase(name);
+      if (!device->is_host() && external_outputs.count(name)) {
+        Tensor* on_device = replica_blob(name, device, ictx.output_dtypes[k]);
+        Tensor* host = ws->CreateBlob(name);
+        if (!host->device()->is_host()) *host = *Tensor::Create(ictx.output_dtypes[k], {0}, CpuDevice());
+        step.copies_after.push_back({on_device, host});
+        step.ctx.outputs.push_back(on_device);
+        home[name] = CpuDevice();
+        replicas[name][device] = on_device;
+        continue;
+      }
+      Tensor* t = ws->CreateBlob(name);
       if (t->device() != device) *t = *Tensor::Create(ictx.output_dtypes[k], {0}, device);
       step.ctx.outputs.push_back(t);
+      home[name] = device;
     }
     step.ctx.output_dtypes = ictx.output_dtypes;
     step.ctx.num_threads = num_threads;

@@ -19,8 +19,18 @@
 
 namespace loom {
 
+// A copy of a tensor to another device, inserted by the planner.
+struct DeviceCopy {
+  const Tensor* src = nullptr;
+  Tensor* dst = nullptr;  // sized like src on its own device, then filled
+};
+
 struct PlanStep {
   const CheckedOp* op = nullptr;
+  // Cross-device copies: of inputs that live on another device than the op
+  // (before the kernel) and of external outputs the op makes off the host
+  // (after it). See BuildPlan.
+  std::vector<DeviceCopy> copies_before, copies_after;
   const KernelDef* kernel = nullptr;
   void* state = nullptr;  // from kernel->create
   LoomKernelContext ctx;
@@ -44,6 +54,16 @@ class Plan {
 };
 
 // Builds a plan for the current dtypes and shapes of `net.inputs` in `ws`.
+//
+// Devices: each op runs on its DeviceOption's device. Where an op reads a
+// tensor that lives on another device (an external input fed on the host to
+// a CUDA op, a CUDA op's output read by a CPU op), the plan copies it before
+// the op into the blob "<name>@<device>:<id>" on the op's device, once per
+// run and device (later readers on that device share the copy; a blob
+// written again invalidates it). An op on a non-host device that produces an
+// external output writes "<name>@<device>:<id>" and the plan copies it to the
+// host blob "<name>" after the op, so callers always find net outputs on the
+// host; other intermediates stay on the device that made them.
 // Errors name the op and say what is wrong: an input dtype outside its type
 // constraint ("T allows float32, float64; found int64"), inconsistent
 // bindings of one constraint, inference that fails or leaves an output

@@ -154,4 +154,23 @@ std::string Tensor::DebugString() const {
   return absl::StrCat(DataTypeName(dtype_), ShapeToString(dims_));
 }
 
+absl::Status CopyTensorBytes(const Tensor& src, Tensor* dst, StreamHandle stream) {
+  if (dst->nbytes() != src.nbytes()) {
+    return absl::InvalidArgumentError(absl::StrCat("copy of ", src.DebugString(), " into ", dst->DebugString(),
+                                                   ": byte sizes differ"));
+  }
+  if (src.nbytes() == 0) return absl::OkStatus();
+  const bool src_host = src.device()->is_host(), dst_host = dst->device()->is_host();
+  CopyKind kind = src_host ? (dst_host ? CopyKind::kDeviceToDevice : CopyKind::kHostToDevice)
+                           : (dst_host ? CopyKind::kDeviceToHost : CopyKind::kDeviceToDevice);
+  Device* dev = src_host ? dst->device() : src.device();
+  return dev->Copy(dst->raw_data(), src.raw_data(), src.nbytes(), kind, stream);
+}
+
+absl::Status CopyTensorAcross(const Tensor& src, Tensor* dst, StreamHandle stream) {
+  absl::Status s = dst->Resize(src.dtype(), src.dims());
+  if (!s.ok()) return s;
+  return CopyTensorBytes(src, dst, stream);
+}
+
 }  // namespace loom

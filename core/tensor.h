@@ -103,6 +103,16 @@ class Tensor {
   bool alias_ = false;
 };
 
+// Copies src's bytes into dst, which may be on another device; both must have
+// the same byte size (INVALID_ARGUMENT otherwise). Host<->device copies go
+// through the non-host side's Device::Copy on `stream` (nullptr: its default
+// stream).
+absl::Status CopyTensorBytes(const Tensor& src, Tensor* dst, StreamHandle stream = nullptr);
+
+// Sizes dst like src (dtype and dims, on dst's own device) and copies src
+// into it: the planner's cross-device copy (core/plan.h).
+absl::Status CopyTensorAcross(const Tensor& src, Tensor* dst, StreamHandle stream = nullptr);
+
 template <typename T>
 Tensor Tensor::FromVector(Shape dims, const std::vector<T>& values) {
   Tensor t = Zeros(DataTypeOf<T>::value, std::move(dims));

@@ -14,8 +14,21 @@ static absl::Status Labeled(LoomStatus* st, const PlanStep& step) {
   return absl::Status(s.code(), absl::StrCat(step.op->label, ": ", s.message()));
 }
 
+static absl::Status RunCopies(const std::vector<DeviceCopy>& copies, const PlanStep& step) {
+  for (const DeviceCopy& c : copies) {
+    absl::Status s = CopyTensorAcross(*c.src, c.dst, step.ctx.stream);
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat(step.op->label, ": copy across devices: ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunPlanStep(PlanStep& step) {
+  if (!step.copies_before.empty()) {
+    absl::Status s = RunCopies(step.copies_before, step);
+    if (!s.ok()) return s;
+  }
   if (LoomStatus* st = step.kernel->compute(step.state, &step.ctx)) return Labeled(st, step);
+  if (!step.copies_after.empty()) return RunCopies(step.copies_after, step);
   return absl::OkStatus();
 }
 
@@ -23,16 +36,17 @@ absl::Status RunSequential(Plan& plan, Profile* profile) {
   std::vector<PlanStep>& steps = plan.steps();
   if (profile == nullptr) {
     for (PlanStep& step : steps) {
-      if (LoomStatus* st = step.kernel->compute(step.state, &step.ctx)) return Labeled(st, step);
+      absl::Status s = RunPlanStep(step);
+      if (!s.ok()) return s;
     }
     return absl::OkStatus();
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     PlanStep& step = steps[i];
     auto start = std::chrono::steady_clock::now();
-    LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
+    absl::Status s = RunPlanStep(step);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (st) return Labeled(st, step);
+    if (!s.ok()) return s;
     OpProfile& p = profile->ops[i];
     p.total_ms += ms;
     p.runs += 1;

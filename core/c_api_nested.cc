@@ -2,11 +2,13 @@
 // the timestep executor, for operators such as RecurrentNetwork.
 #include "core/c_api_nested.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/executor/multi_stream_executor.h"
 #include "core/executor/sequential_executor.h"
 #include "core/executor/timestep_executor.h"
 #include "core/net.h"
@@ -102,6 +104,15 @@ LoomStatus* RunTimesteps(LoomNet* const* nets, size_t count, const char* const* 
   std::vector<std::pair<std::string, std::string>> recurrent;
   for (size_t i = 0; i < num_pairs; ++i) recurrent.emplace_back(pairs[2 * i], pairs[2 * i + 1]);
   StepNetDependencies deps = AnalyzeStepNet(nets[0]->net->def(), recurrent);
+  if (Device* device = PlanDevice(*plans[0], *nets[0]->net->registry())) {
+    // On a device with streams: timestep t on stream t mod num_threads.
+    static absl::Mutex stream_mu(absl::kConstInit);
+    static auto* stream_sets = new std::map<Device*, std::unique_ptr<StreamSet>>();
+    absl::MutexLock l(&stream_mu);  // one recurrent network at a time per process on a device
+    std::unique_ptr<StreamSet>& set = (*stream_sets)[device];
+    if (set == nullptr) set = std::make_unique<StreamSet>(device);
+    return ToLoomStatus(RunTimestepsMultiStream(plans, deps, set.get(), num_threads));
+  }
   // One executor per (threads, parallel) setting, kept for the process.
   static absl::Mutex mu(absl::kConstInit);
   static auto* executors = new std::vector<std::pair<std::pair<int, int>, std::unique_ptr<ThreadedTimestepExecutor>>>();

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/executor/multi_stream_executor.h"
 #include "core/executor/sequential_executor.h"
 #include "core/proto_io.h"
 
@@ -10,9 +11,15 @@ namespace loom {
 
 absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* ws, const Registry* registry,
                                                  NetOptions options) {
-  if (!def.type().empty() && def.type() != "sequential" && def.type() != "simple") {
+  if (!def.type().empty() && def.type() != "sequential" && def.type() != "simple" && def.type() != "multi_stream") {
     return absl::InvalidArgumentError(absl::StrCat("net '", def.name(), "': executor type '", def.type(),
-                                                   "' is not available; expected 'sequential'"));
+                                                   "' is not available; expected 'sequential' or 'multi_stream'"));
+  }
+  if (def.type() == "multi_stream") {
+    options.max_streams = 4;
+    for (const Argument& a : def.arg()) {
+      if (a.name() == "max_streams") options.max_streams = static_cast<int>(std::max<int64_t>(1, a.i()));
+    }
   }
   for (const TensorProto& init : def.initializer()) {
     if (ws->HasBlob(init.name())) continue;
@@ -27,6 +34,8 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   }
   return std::unique_ptr<Net>(new Net(*std::move(checked), ws, registry, options));
 }
+
+Net::~Net() = default;
 
 Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options)
     : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options) {
@@ -78,6 +87,13 @@ absl::Status Net::Run() {
   absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
   last_plan_ = *plan;
+  if (checked_->def.type() == "multi_stream" && !options_.enable_profiling) {
+    Device* device = PlanDevice(**plan, *registry_);
+    if (device != nullptr) {
+      if (streams_ == nullptr || streams_->device() != device) streams_ = std::make_unique<StreamSet>(device);
+      return RunMultiStream(**plan, streams_.get(), options_.max_streams);
+    }
+  }
   return RunSequential(**plan, options_.enable_profiling ? &profile_ : nullptr);
 }
 

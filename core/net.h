@@ -32,10 +32,16 @@ struct NetOptions {
   bool enable_profiling = false;
   // Plans kept per net; the cache is cleared when it would grow beyond this.
   int max_cached_plans = 64;
+  // Streams of the multi_stream executor (NetDef type "multi_stream", from
+  // the NetDef argument "max_streams", default 4).
+  int max_streams = 4;
 };
+
+class StreamSet;
 
 class Net {
  public:
+  ~Net();
   // Puts def.initializer tensors into `ws` (unless present), then checks.
   // `ws` and `registry` must outlive the net. Executor type must be empty or
   // "sequential" (INVALID_ARGUMENT otherwise). Other errors: see CheckNet.
@@ -43,7 +49,11 @@ class Net {
                                                      NetOptions options = {});
 
   // Runs the net on the workspace's current inputs; outputs are left in the
-  // workspace. Errors name the failing op.
+  // workspace. Errors name the failing op. Executor: NetDef type "" or
+  // "sequential" runs ops in order; "multi_stream" runs a net whose ops are
+  // on a device with streams (CUDA) on up to max_streams streams
+  // (core/executor/multi_stream_executor.h) and sequentially otherwise or
+  // while profiling (per-op times need synchronous ops).
   absl::Status Run();
 
   const NetDef& def() const { return checked_->def; }
@@ -64,6 +74,7 @@ class Net {
 
   // The plan used by the last Run (nullptr before the first).
   const Plan* last_plan() const { return last_plan_; }
+  const Registry* registry() const { return registry_; }
 
  private:
   Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options);
@@ -78,6 +89,7 @@ class Net {
   Plan* last_plan_ = nullptr;
   Profile profile_;
   std::string signature_;  // scratch, reused to avoid allocating per run
+  std::unique_ptr<StreamSet> streams_;  // multi_stream executor, made on first use
 };
 
 }  // namespace loom

@@ -336,7 +336,10 @@ typedef struct LoomApi {
    * recurrent_pairs holds 2*num_pairs names: (read, written) pairs, the blob
    * a timestep reads that the previous one wrote. num_threads 0 runs them
    * one after another; otherwise the threaded timestep executor runs them
-   * with that many workers and at most max_parallel timesteps in flight. */
+   * with that many workers and at most max_parallel timesteps in flight.
+   * When the step net's ops run on a device with streams (CUDA), num_threads
+   * is the number of streams instead: timestep t runs on stream
+   * t mod num_threads, ordered by events (the multi-stream executor). */
   LoomStatus* (*RunTimesteps)(LoomNet* const* nets, size_t count, const char* const* recurrent_pairs,
                               size_t num_pairs, int num_threads, int max_parallel);
   /* Threads a kernel gets inside a threaded timestep executor of n workers. */

@@ -258,7 +258,11 @@ sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
       .AttrInt("num_threads", 2, "executor workers (clamped to the cores)")
       .AttrInt("max_parallel_timesteps", 2, "timesteps in flight in the threaded executor");
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  return reg.Kernel<RecurrentNetworkKernel>("RecurrentNetwork");
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<RecurrentNetworkKernel>("RecurrentNetwork"));
+  // The kernel only moves tensors through the ABI (aliases, copies), so it
+  // also runs with its states on a GPU: the step net's ops then run there,
+  // timestep t on stream t mod num_threads (core/executor/multi_stream_executor.h).
+  return reg.Kernel<RecurrentNetworkKernel>("RecurrentNetwork", {"CUDA", "", 0, {}});
 }
 
 }  // namespace rnn

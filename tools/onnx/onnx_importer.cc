@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
 
 namespace loom {
 namespace onnx_import {
@@ -257,6 +258,13 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   int64_t opset = 0;
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  // ONNX's own shape inference fills the types that exporters leave out
+  // (e.g. untyped outputs of If branches), which control-flow ops need. Best
+  // effort: a model it rejects is imported as it is.
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception&) {
   }
   auto net = ConvertGraph(model.graph(), opset, /*subgraph=*/false);
   if (!net.ok()) return net.status();

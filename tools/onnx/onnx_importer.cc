@@ -61,15 +61,19 @@ bool HasAttribute(const onnx::NodeProto& node, const std::string& name) {
   return false;
 }
 
-// Attributes of older opsets that have no effect on inference: among them
-// the opset-1..6 `broadcast` flag of binary ops when no `axis` is given
-// (then it means trailing-dimension alignment, which numpy broadcasting does).
+// Binary ops of opsets 1-6 with `broadcast` = 1: B is aligned with A
+// starting at dimension `axis` (default: trailing alignment). LegacyBroadcast
+// turns that into numpy broadcasting; the attributes are then dropped.
+bool IsLegacyBinary(const onnx::NodeProto& node) {
+  const std::string& op = node.op_type();
+  return (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") && HasAttribute(node, "broadcast");
+}
+
+// Attributes of older opsets that have no effect on inference (or that the
+// importer rewrites away, like the legacy broadcast above).
 bool Droppable(const onnx::NodeProto& node, const onnx::AttributeProto& a) {
   const std::string& op = node.op_type();
-  if (a.name() == "broadcast" && !HasAttribute(node, "axis") &&
-      (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow")) {
-    return true;
-  }
+  if ((a.name() == "broadcast" || a.name() == "axis") && IsLegacyBinary(node)) return true;
   if (a.name() == "consumed_inputs") return true;
   if (a.name() == "is_test" && (op == "BatchNormalization" || op == "Dropout")) return true;
   if (a.name() == "spatial" && op == "BatchNormalization" && a.i() == 1) return true;
@@ -170,6 +174,17 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
     inits.insert(t.name());
   }
   if (g.sparse_initializer_size() > 0) return absl::InvalidArgumentError("sparse initializers are not supported");
+  // Ranks known from the model (inputs, initializers, value_info that ONNX
+  // shape inference filled), for rewrites of older opsets' broadcasting.
+  std::map<std::string, int64_t> ranks;
+  auto note_rank = [&](const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
+      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+    }
+  };
+  for (const auto& v : g.input()) note_rank(v);
+  for (const auto& v : g.value_info()) note_rank(v);
+  for (const auto& t : g.initializer()) ranks[t.name()] = t.dims_size();
   for (const auto& in : g.input()) {
     if (inits.count(in.name())) continue;
     net.add_external_input(in.name());
@@ -208,11 +223,42 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
                                                    "' (Scan): opset 8's batched Scan (with sequence_lens) is not "
                                                    "supported; Loom runs Scan as defined from opset 9"));
     }
+    // Inputs that older opsets broadcast differently get an Unsqueeze that
+    // makes numpy broadcasting give the old result.
+    std::vector<std::string> inputs(node.input().begin(), node.input().end());
+    auto unsqueeze_trailing = [&](int k, int64_t extra) {
+      if (extra <= 0 || k >= static_cast<int>(inputs.size())) return;
+      int64_t rank = ranks.count(inputs[k]) ? ranks[inputs[k]] : -1;
+      if (rank < 0) return;
+      OperatorDef* u = net.add_op();
+      u->set_type("Unsqueeze");
+      u->set_name(absl::StrCat(node.name().empty() ? node.op_type() : node.name(), "_legacy_broadcast_", k));
+      u->add_input(inputs[k]);
+      inputs[k] = absl::StrCat(inputs[k], "__", u->name());
+      u->add_output(inputs[k]);
+      Argument* axes = u->add_arg();
+      axes->set_name("axes");
+      for (int64_t d = 0; d < extra; ++d) axes->add_ints(rank + d);
+    };
+    if (IsLegacyBinary(node) && inputs.size() == 2 && ranks.count(inputs[0]) && ranks.count(inputs[1])) {
+      int64_t axis = -1;
+      for (const auto& a : node.attribute()) {
+        if (a.name() == "axis") axis = a.i();
+      }
+      int64_t ra = ranks[inputs[0]], rb = ranks[inputs[1]];
+      if (axis < 0 && HasAttribute(node, "axis")) axis += ra;
+      if (axis >= 0) unsqueeze_trailing(1, ra - axis - rb);
+    }
+    if (node.op_type() == "PRelu" && opset < 7 && inputs.size() == 2 && ranks.count(inputs[0]) &&
+        ranks.count(inputs[1]) && ranks[inputs[1]] == 1 && ranks[inputs[0]] > 2) {
+      // PRelu-6's slope [C] is per channel (dimension 1).
+      unsqueeze_trailing(1, ranks[inputs[0]] - 2);
+    }
     OperatorDef* op = net.add_op();
     op->set_type(node.op_type());
     op->set_name(node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name());
     if (!node.domain().empty() && node.domain() != "ai.onnx") op->set_domain(node.domain());
-    for (const auto& in : node.input()) op->add_input(in);
+    for (const auto& in : inputs) op->add_input(in);
     for (const auto& out : node.output()) op->add_output(out);
     for (const auto& a : node.attribute()) {
       if (Droppable(node, a)) continue;

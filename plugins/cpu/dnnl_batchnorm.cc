@@ -1,6 +1,10 @@
-// BatchNormalization (inference, float32) on oneDNN's
-// batch_normalization_forward with global statistics, cached per shape.
+// BatchNormalization (float32): inference on oneDNN's
+// batch_normalization_forward with global statistics, cached per shape;
+// training mode (batch statistics, running averages) with plain loops.
+#include <cmath>
+
 #include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/parallel_for.h"
 
 namespace loom {
 namespace cpu {
@@ -11,22 +15,24 @@ using dnnl::memory;
 // ONNX BatchNormalization-15, inference mode: for X [N, C, D...] (rank >= 2)
 // and per-channel scale, B, input_mean, input_var (each [C]),
 // Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B.
-// momentum is accepted and unused. Errors: training_mode = 1 or a request
-// for running_mean / running_var (UNIMPLEMENTED), X of rank < 2 or a
-// per-channel input that is not [C] (INVALID_ARGUMENT).
+// Training mode (training_mode = 1): the mean and the (population) variance
+// of X over N and the spatial dims replace input_mean / input_var, and the
+// optional outputs running_mean = input_mean * momentum + mean * (1 -
+// momentum), running_var likewise with the variance. Errors: a request for
+// running_mean / running_var outside training mode (UNIMPLEMENTED), X of
+// rank < 2 or a per-channel input that is not [C] (INVALID_ARGUMENT).
 class BatchNormKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
     LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
-    if (info.IntOr("training_mode", 0) != 0) {
-      return sdk::Unimplemented(label_ + ": training_mode = 1 is not supported (inference only)");
-    }
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("momentum", &momentum_));
+    training_ = info.IntOr("training_mode", 0) != 0;
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
-    if (ctx.OutputRequested(1) || ctx.OutputRequested(2)) {
+    if (!training_ && (ctx.OutputRequested(1) || ctx.OutputRequested(2))) {
       return sdk::Unimplemented(label_ + ": outputs running_mean and running_var exist only in training mode, "
                                          "which is not supported");
     }
@@ -43,11 +49,12 @@ class BatchNormKernel {
       }
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, xs, &y));
-    if (y.num_elements() == 0) return Status::Ok();
-    // The op is per channel, so any rank is oneDNN's 3-D [N, C, S] with S
-    // the product of the spatial dims.
+    // The op is per channel, so any rank is [N, C, S] with S the product of
+    // the spatial dims.
     int64_t S = 1;
     for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+    if (training_) return Train(ctx, x, y, N, C, S);
+    if (y.num_elements() == 0) return Status::Ok();
     const int threads = ctx.num_threads();
     const std::vector<int64_t> key = {N, C, S, threads};
     if (key != key_) {
@@ -78,8 +85,48 @@ class BatchNormKernel {
   }
 
  private:
+  Status Train(KernelContext& ctx, const Tensor& x, const Tensor& y, int64_t N, int64_t C, int64_t S) {
+    std::vector<double> mean(C, 0.0), var(C, 0.0);
+    const float* xv = x.data<float>();
+    float* yv = y.data<float>();
+    const float* scale = ctx.Input(1).data<float>();
+    const float* bias = ctx.Input(2).data<float>();
+    const double count = static_cast<double>(N * S);
+    ParallelFor(C, ctx.num_threads(), [&](int64_t c) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = xv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) sum += p[s];
+      }
+      mean[c] = count > 0 ? sum / count : 0.0;
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = xv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) sq += (p[s] - mean[c]) * (p[s] - mean[c]);
+      }
+      var[c] = count > 0 ? sq / count : 0.0;
+      const double inv = 1.0 / std::sqrt(var[c] + epsilon_);
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = xv + (n * C + c) * S;
+        float* q = yv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) q[s] = static_cast<float>((p[s] - mean[c]) * inv * scale[c] + bias[c]);
+      }
+    });
+    const float* stats[2] = {ctx.Input(3).data<float>(), ctx.Input(4).data<float>()};
+    const std::vector<double>* batch[2] = {&mean, &var};
+    for (size_t k = 0; k < 2; ++k) {
+      if (!ctx.OutputRequested(1 + k)) continue;
+      Tensor r;
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, LOOM_DTYPE_FLOAT, {C}, &r));
+      for (int64_t c = 0; c < C; ++c) {
+        r.data<float>()[c] = static_cast<float>(stats[k][c] * momentum_ + (*batch[k])[c] * (1.0 - momentum_));
+      }
+    }
+    return Status::Ok();
+  }
+
   std::string label_;
-  float epsilon_ = 1e-5f;
+  float epsilon_ = 1e-5f, momentum_ = 0.9f;
+  bool training_ = false;
   std::vector<int64_t> key_;  // N, C, spatial size, threads of the cached primitive
   dnnl::batch_normalization_forward prim_;
   memory x_mem_, y_mem_, c_mem_[4];  // c_mem_: scale, B, input_mean, input_var

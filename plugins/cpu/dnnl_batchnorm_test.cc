@@ -1,4 +1,5 @@
-// BatchNormalization (oneDNN, inference) against a naive loop.
+// BatchNormalization (oneDNN inference; loops in training mode) against a
+// naive reference.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -81,11 +82,46 @@ TEST(BatchNormTest, Errors) {
   out = RunSingleOp(BnOp(), {RandomTensor(DataType::kFloat32, {3}, 5), c3, c3, c3, c3});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(std::string(out.status().message()).find("input X"), std::string::npos) << out.status();
-  // training_mode = 1 is not implemented.
-  out = RunSingleOp(BnOp("arg { name: \"training_mode\" i: 1 }"), {x, c3, c3, c3, c3});
+  // running_mean requested outside training mode.
+  OperatorDef with_running = BnOp();
+  with_running.add_output("running_mean");
+  out = RunSingleOp(with_running, {x, c3, c3, c3, c3});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented) << out.status();
-  EXPECT_NE(std::string(out.status().message()).find("training_mode"), std::string::npos) << out.status();
+}
+
+// Training mode: batch statistics (population variance over N and the
+// spatial dims) normalize X; running averages blend them with the inputs.
+TEST(BatchNormTest, TrainingModeUsesBatchStatistics) {
+  const Shape xs = {3, 2, 5};
+  const int64_t N = 3, C = 2, S = 5;
+  Tensor x = RandomTensor(DataType::kFloat32, xs, 21, -2, 2);
+  Tensor scale = RandomTensor(DataType::kFloat32, {C}, 22), b = RandomTensor(DataType::kFloat32, {C}, 23);
+  Tensor mean = RandomTensor(DataType::kFloat32, {C}, 24), var = RandomTensor(DataType::kFloat32, {C}, 25, 0.1, 1);
+  OperatorDef op = BnOp("arg { name: \"training_mode\" i: 1 } arg { name: \"momentum\" f: 0.8 }");
+  op.add_output("running_mean");
+  op.add_output("running_var");
+  auto out = RunSingleOp(op, {x, scale, b, mean, var});
+  ASSERT_TRUE(out.ok()) << out.status();
+  Tensor bm = Tensor::Zeros(DataType::kFloat32, {C}), bv = Tensor::Zeros(DataType::kFloat32, {C});
+  Tensor rm = Tensor::Zeros(DataType::kFloat32, {C}), rv = Tensor::Zeros(DataType::kFloat32, {C});
+  for (int64_t c = 0; c < C; ++c) {
+    double sum = 0, sq = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t s = 0; s < S; ++s) sum += x.data<float>()[(n * C + c) * S + s];
+    }
+    double m = sum / (N * S);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t s = 0; s < S; ++s) sq += std::pow(x.data<float>()[(n * C + c) * S + s] - m, 2);
+    }
+    bm.data<float>()[c] = static_cast<float>(m);
+    bv.data<float>()[c] = static_cast<float>(sq / (N * S));
+    rm.data<float>()[c] = static_cast<float>(mean.data<float>()[c] * 0.8 + m * 0.2);
+    rv.data<float>()[c] = static_cast<float>(var.data<float>()[c] * 0.8 + sq / (N * S) * 0.2);
+  }
+  EXPECT_TRUE(AllClose((*out)[0], BnRef(x, scale, b, bm, bv, 1e-5), 1e-5, 1e-5));
+  EXPECT_TRUE(AllClose((*out)[1], rm, 1e-5, 1e-6));
+  EXPECT_TRUE(AllClose((*out)[2], rv, 1e-5, 1e-6));
 }
 
 }  // namespace

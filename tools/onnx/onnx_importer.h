@@ -13,7 +13,8 @@
 // default-domain opset is recorded as the NetDef argument "onnx_opset".
 // Attributes that older opsets had and that change nothing in inference
 // (e.g. BatchNormalization's is_test and spatial=1, consumed_inputs) are
-// dropped.
+// dropped. BatchNormalization after a Conv with constant weights is folded
+// into the Conv (fold_batchnorm.h).
 #ifndef LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 #define LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 

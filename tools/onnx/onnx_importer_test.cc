@@ -157,6 +157,56 @@ TEST(OnnxImporterTest, IfBranchesWithUntypedOutputsReadOuterValues) {
   EXPECT_EQ(std::vector<float>(e.data<float>(), e.data<float>() + 3), (std::vector<float>{1, -2, 3}));
 }
 
+onnx::TensorProto FloatTensor(const std::string& name, const Tensor& t) {
+  onnx::TensorProto p;
+  p.set_name(name);
+  p.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : t.dims()) p.add_dims(d);
+  p.set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+  return p;
+}
+
+// Conv (weights from a Constant op, bias an initializer) -> BatchNormalization
+// is folded into one Conv, with the result of the two ops run one by one.
+TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {
+  Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 2, 5, 5}, 30);
+  Tensor w = testing::RandomTensor(DataType::kFloat32, {3, 2, 3, 3}, 31), b = testing::RandomTensor(DataType::kFloat32, {3}, 32);
+  Tensor s = testing::RandomTensor(DataType::kFloat32, {3}, 33), sh = testing::RandomTensor(DataType::kFloat32, {3}, 34);
+  Tensor m = testing::RandomTensor(DataType::kFloat32, {3}, 35), v = testing::RandomTensor(DataType::kFloat32, {3}, 36, 0.1, 2);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 2, 5, 5});
+  AddOutput(&g, "y");
+  onnx::NodeProto* c = AddNode(&g, "Constant", {}, {"w"});
+  onnx::AttributeProto* value = c->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = FloatTensor("", w);
+  *g.add_initializer() = FloatTensor("b", b);
+  *g.add_initializer() = FloatTensor("s", s);
+  *g.add_initializer() = FloatTensor("sh", sh);
+  *g.add_initializer() = FloatTensor("m", m);
+  *g.add_initializer() = FloatTensor("v", v);
+  IntAttr(AddNode(&g, "Conv", {"x", "w", "b"}, {"c"}), "group", 1);
+  onnx::NodeProto* bn = AddNode(&g, "BatchNormalization", {"c", "s", "sh", "m", "v"}, {"y"});
+  auto* eps = bn->add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(0.01f);
+  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_EQ(net->op_size(), 1);
+  EXPECT_EQ(net->op(0).type(), "Conv");
+  Tensor y = RunModel(Serialize(g, 13), {{"x", x}}, "y");
+  auto conv = testing::RunSingleOp(testing::ParseOp("type: 'Conv' input: 'x' input: 'w' input: 'b' output: 'c'"), {x, w, b});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto ref = testing::RunSingleOp(
+      testing::ParseOp("type: 'BatchNormalization' input: 'c' input: 's' input: 'sh' input: 'm' input: 'v' output: 'y' "
+                       "arg { name: 'epsilon' f: 0.01 }"),
+      {(*conv)[0], s, sh, m, v});
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  EXPECT_TRUE(testing::AllClose(y, (*ref)[0], 1e-5, 1e-5));
+}
+
 TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   onnx::GraphProto g;
   AddInput(&g, "x", {3});

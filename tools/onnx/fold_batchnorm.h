@@ -1,0 +1,35 @@
+// Inference-time graph rewrites of imported models. BatchNormalization
+// (inference mode) right after a Conv with constant weights is folded into
+// the Conv's weights and bias, as ONNX Runtime's ConvBNFusion does. Exporters
+// leave these pairs in (PaddleOCR's models have dozens); each BN is then a
+// full pass over the activations that the folded Conv does not need.
+//
+// For Conv weights W [M, C/group, k...] and bias B [M] (zeros if absent),
+// BN scale s, shift b, mean m, variance v and epsilon e, per output channel
+// o: f = s[o] / sqrt(v[o] + e); W'[o] = W[o] * f; B'[o] = (B[o] - m[o]) * f
+// + b[o]. Applies only where W, B, s, b, m, v are float32 initializers, the
+// Conv output feeds only that BN (and is not a net output), and the BN has no
+// training_mode and no outputs besides Y. The folded tensors become new
+// initializers; initializers nothing reads any more are dropped.
+#ifndef LOOM_TOOLS_ONNX_FOLD_BATCHNORM_H_
+#define LOOM_TOOLS_ONNX_FOLD_BATCHNORM_H_
+
+#include "core/proto/loom.pb.h"
+
+namespace loom {
+namespace onnx_import {
+
+// Turns top-level Constant ops holding a tensor `value` into initializers of
+// the same name (what they are: exporters such as paddle2onnx emit weights
+// this way), so they cost no op per run and count as constants for folding.
+// Returns how many were turned.
+int ConstantsToInitializers(NetDef* net);
+
+// Folds every eligible Conv -> BatchNormalization pair of `net` (its top
+// level; nested nets are left as they are). Returns how many were folded.
+int FoldBatchNormIntoConv(NetDef* net);
+
+}  // namespace onnx_import
+}  // namespace loom
+
+#endif  // LOOM_TOOLS_ONNX_FOLD_BATCHNORM_H_

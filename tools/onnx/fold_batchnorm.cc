@@ -44,13 +44,14 @@ bool HasNonZeroInt(const OperatorDef& op, const std::string& name) {
 }  // namespace
 
 int ConstantsToInitializers(NetDef* net) {
+  std::set<std::string> outputs(net->external_output().begin(), net->external_output().end());
   NetDef out = *net;
   out.clear_op();
   int moved = 0;
   for (const OperatorDef& op : net->op()) {
     const Argument* value = nullptr;
     if (op.type() == "Constant" && op.output_size() == 1 && op.arg_size() == 1 && op.arg(0).name() == "value" &&
-        op.arg(0).has_t()) {
+        op.arg(0).has_t() && !outputs.count(op.output(0))) {  // a net output stays an op's output
       value = &op.arg(0);
     }
     if (value == nullptr) {

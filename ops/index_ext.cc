@@ -13,6 +13,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/families.h"
+#include "ops/shape_inference.h"
 
 namespace loom {
 namespace ops {
@@ -21,67 +22,10 @@ namespace {
 using sdk::InferenceContext;
 using sdk::Status;
 
-template <Status (*F)(InferenceContext&)>
-constexpr LoomInferFn Fn() { return &sdk::internal::InferTrampoline<F>; }
 
-// Output shape of a reduction of `in` over `axes` (ONNX rules, as in
-// ops/reduction.cc): negative axes count from the end, duplicates and
-// out-of-range axes are errors, empty axes reduce everything unless `noop`.
-bool ReducedShape(const std::vector<int64_t>& in, std::vector<int64_t> axes, bool keepdims, bool noop,
-                  std::vector<int64_t>* out, std::string* error) {
-  const int64_t rank = static_cast<int64_t>(in.size());
-  if (axes.empty()) {
-    if (noop) {
-      *out = in;
-      return true;
-    }
-    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-  }
-  std::vector<bool> reduce(in.size(), false);
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) {
-      *error = "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank);
-      return false;
-    }
-    if (a < 0) a += rank;
-    if (reduce[a]) {
-      *error = "axis " + std::to_string(a) + " is given twice";
-      return false;
-    }
-    reduce[a] = true;
-  }
-  out->clear();
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduce[d]) out->push_back(in[d]);
-    else if (keepdims) out->push_back(1);
-  }
-  return true;
-}
 
-// Shape of a ReduceX output: known when the data shape is and the axes come
-// from the attribute or a constant axes input.
-Status InferReduce(InferenceContext& ctx) {
-  std::vector<int64_t> in;
-  if (!ctx.InputShape(0, &in)) return Status::Ok();
-  sdk::KernelInfo info = ctx.info();
-  std::vector<int64_t> axes;
-  if (ctx.num_inputs() > 1 && ctx.InputDType(1) != LOOM_DTYPE_UNDEFINED) {
-    sdk::Tensor t = ctx.InputConstant(1);
-    if (!t.present()) return Status::Ok();  // computed at run time
-    const int64_t* d = t.data<int64_t>();
-    axes.assign(d, d + t.num_elements());
-  } else {
-    axes = info.IntsOr("axes", {});
-  }
-  std::vector<int64_t> out;
-  std::string error;
-  if (!ReducedShape(in, axes, info.IntOr("keepdims", 1) != 0, info.IntOr("noop_with_empty_axes", 0) != 0, &out,
-                    &error)) {
-    return sdk::InvalidArgument(info.op_type() + ": " + error);
-  }
-  ctx.SetOutputShape(0, out);
-  return Status::Ok();
-}
+// Shape of a ReduceX output (InferReduceShape, ops/shape_inference.h).
+Status InferReduce(InferenceContext& ctx) { return InferReduceShape(ctx, ctx.info().op_type() + ": "); }
 
 Status Reduce(sdk::Registrar& reg, const std::string& op, const std::string& what, const std::string& empty) {
   sdk::SchemaBuilder s(op);

@@ -11,6 +11,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/families.h"
+#include "ops/shape_inference.h"
 
 namespace loom {
 namespace ops {
@@ -19,8 +20,6 @@ namespace {
 using sdk::InferenceContext;
 using sdk::Status;
 
-template <Status (*F)(InferenceContext&)>
-constexpr LoomInferFn Fn() { return &sdk::internal::InferTrampoline<F>; }
 
 // The loss output of both losses: the target's shape with reduction "none",
 // a scalar otherwise; the dtype is the scores'. SoftmaxCrossEntropyLoss's

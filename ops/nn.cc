@@ -8,6 +8,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/families.h"
+#include "ops/semantics/window.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -44,72 +45,18 @@ LoomStatus* MatMulInfer(LoomInferenceContext* c) {
   return nullptr;
 }
 
-// Output spatial sizes of a Conv/pool window over spatial input sizes `in`
-// with kernel `k` (the same rules as the CPU kernels: ONNX auto_pad, and in
-// ceil_mode the last window starts inside the input or its begin padding).
-// False when the attributes do not fit.
-bool WindowOutput(const sdk::KernelInfo& info, const std::vector<int64_t>& in, const std::vector<int64_t>& k,
-                  std::vector<int64_t>* out) {
-  const size_t n = in.size();
-  const std::string auto_pad = info.StringOr("auto_pad", "NOTSET");
-  const std::vector<int64_t> strides = info.IntsOr("strides", std::vector<int64_t>(n, 1));
-  const std::vector<int64_t> dilations = info.IntsOr("dilations", std::vector<int64_t>(n, 1));
-  const std::vector<int64_t> pads = info.IntsOr("pads", std::vector<int64_t>(2 * n, 0));
-  const bool ceil_mode = info.IntOr("ceil_mode", 0) != 0;
-  if (k.size() != n || strides.size() != n || dilations.size() != n || pads.size() != 2 * n) return false;
-  out->assign(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t s = strides[i], ek = (k[i] - 1) * dilations[i] + 1;
-    if (s < 1 || k[i] < 1 || dilations[i] < 1 || in[i] < 0) return false;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      (*out)[i] = (in[i] + s - 1) / s;
-      continue;
-    }
-    const int64_t pb = auto_pad == "VALID" ? 0 : pads[i], pe = auto_pad == "VALID" ? 0 : pads[n + i];
-    const int64_t span = in[i] + pb + pe - ek;
-    if (span < 0) return false;
-    int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-    if (ceil_mode && (o - 1) * s >= in[i] + pb) --o;
-    (*out)[i] = o;
-  }
-  return true;
-}
-
 // Conv: Y [N, M, D'...] from X [N, C, D...] and W [M, C / group, k...].
 LoomStatus* ConvInfer(LoomInferenceContext* c) {
   sdk::InferenceContext ctx(c);
   std::vector<int64_t> x, w, out;
   if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() < 3 || w.size() != x.size()) return nullptr;
   const std::vector<int64_t> k(w.begin() + 2, w.end());
-  if (!WindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return nullptr;
+  if (!semantics::InferWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return nullptr;
   out.insert(out.begin(), {x[0], w[0]});
   ctx.SetOutputShape(0, out);
   return nullptr;
 }
 
-// MaxPool / AveragePool: Y (and MaxPool's Indices) [N, C, D'...].
-LoomStatus* PoolInfer(LoomInferenceContext* c) {
-  sdk::InferenceContext ctx(c);
-  std::vector<int64_t> x, out;
-  if (!ctx.InputShape(0, &x) || x.size() < 3) return nullptr;
-  const std::vector<int64_t> k = ctx.info().IntsOr("kernel_shape", {});
-  if (!WindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return nullptr;
-  out.insert(out.begin(), {x[0], x[1]});
-  for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, out);
-  return nullptr;
-}
-
-// GlobalAveragePool / GlobalMaxPool: Y [N, C, 1...].
-LoomStatus* GlobalPoolInfer(LoomInferenceContext* c) {
-  sdk::InferenceContext ctx(c);
-  std::vector<int64_t> x;
-  if (!ctx.InputShape(0, &x) || x.size() < 2) return nullptr;
-  std::vector<int64_t> out(x.size(), 1);
-  out[0] = x[0];
-  out[1] = x[1];
-  ctx.SetOutputShape(0, out);
-  return nullptr;
-}
 
 // The window attributes Conv and the pools share.
 void WindowAttrs(sdk::SchemaBuilder& s) {
@@ -184,7 +131,7 @@ sdk::Status RegisterNnSchemas(sdk::Registrar& reg) {
         .TypeConstraint("T", t)
         .AttrInt("ceil_mode", 0, "nonzero: output sizes rounded up instead of down")
         .AttrInt("storage_order", 0, "Indices over the spatial dims in row-major (0) or column-major (1) order")
-        .Infer(&PoolInfer);
+        .Infer(&PoolShapes);
     WindowAttrs(s);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
@@ -198,7 +145,7 @@ sdk::Status RegisterNnSchemas(sdk::Registrar& reg) {
         .TypeConstraint("T", f)
         .AttrInt("ceil_mode", 0, "nonzero: output sizes rounded up instead of down")
         .AttrInt("count_include_pad", 0, "nonzero: padding counts in the divisor")
-        .Infer(&PoolInfer);
+        .Infer(&PoolShapes);
     WindowAttrs(s);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
@@ -207,7 +154,7 @@ sdk::Status RegisterNnSchemas(sdk::Registrar& reg) {
     s.Doc(std::string("ONNX ") + op + "-1: pools all spatial dims of X [N, C, D...] to Y [N, C, 1, ...].")
         .Input("X", "T").Output("Y", "T")
         .TypeConstraint("T", f)
-        .Infer(&GlobalPoolInfer);
+        .Infer(&GlobalPoolShapes);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {

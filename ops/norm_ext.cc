@@ -40,59 +40,6 @@ LoomStatus* LayerNormInfer(LoomInferenceContext* c) {
   return nullptr;
 }
 
-// Output spatial sizes of an LpPool window over spatial input sizes `in`
-// (the same rules as the other pools: ONNX auto_pad, and in ceil_mode the
-// last window starts inside the input or its begin padding). False when the
-// attributes do not fit.
-bool LpWindowOutput(const sdk::KernelInfo& info, const std::vector<int64_t>& in, std::vector<int64_t>* out) {
-  const size_t n = in.size();
-  const std::vector<int64_t> k = info.IntsOr("kernel_shape", {});
-  const std::string auto_pad = info.StringOr("auto_pad", "NOTSET");
-  const std::vector<int64_t> strides = info.IntsOr("strides", std::vector<int64_t>(n, 1));
-  const std::vector<int64_t> dilations = info.IntsOr("dilations", std::vector<int64_t>(n, 1));
-  const std::vector<int64_t> pads = info.IntsOr("pads", std::vector<int64_t>(2 * n, 0));
-  const bool ceil_mode = info.IntOr("ceil_mode", 0) != 0;
-  if (k.size() != n || strides.size() != n || dilations.size() != n || pads.size() != 2 * n) return false;
-  out->assign(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t s = strides[i], ek = (k[i] - 1) * dilations[i] + 1;
-    if (s < 1 || k[i] < 1 || dilations[i] < 1 || in[i] < 0) return false;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      (*out)[i] = (in[i] + s - 1) / s;
-      continue;
-    }
-    const int64_t pb = auto_pad == "VALID" ? 0 : pads[i], pe = auto_pad == "VALID" ? 0 : pads[n + i];
-    const int64_t span = in[i] + pb + pe - ek;
-    if (span < 0) return false;
-    int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-    if (ceil_mode && (o - 1) * s >= in[i] + pb) --o;
-    (*out)[i] = o;
-  }
-  return true;
-}
-
-// LpPool: Y [N, C, D'...].
-LoomStatus* LpPoolInfer(LoomInferenceContext* c) {
-  sdk::InferenceContext ctx(c);
-  std::vector<int64_t> x, out;
-  if (!ctx.InputShape(0, &x) || x.size() < 3) return nullptr;
-  if (!LpWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, &out)) return nullptr;
-  out.insert(out.begin(), {x[0], x[1]});
-  ctx.SetOutputShape(0, out);
-  return nullptr;
-}
-
-// GlobalLpPool: Y [N, C, 1...].
-LoomStatus* GlobalLpPoolInfer(LoomInferenceContext* c) {
-  sdk::InferenceContext ctx(c);
-  std::vector<int64_t> x;
-  if (!ctx.InputShape(0, &x) || x.size() < 2) return nullptr;
-  std::vector<int64_t> out(x.size(), 1);
-  out[0] = x[0];
-  out[1] = x[1];
-  ctx.SetOutputShape(0, out);
-  return nullptr;
-}
 
 }  // namespace
 
@@ -176,7 +123,7 @@ sdk::Status RegisterNormExtSchemas(sdk::Registrar& reg) {
         .Attr("dilations", LOOM_ATTR_INTS, false, "dilation per spatial axis (default 1; LpPool-18)")
         .AttrInt("ceil_mode", 0, "nonzero: output sizes rounded up instead of down (LpPool-18)")
         .AttrInt("p", 2, "the norm's order")
-        .Infer(&LpPoolInfer);
+        .Infer(&PoolShapes);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
@@ -186,7 +133,7 @@ sdk::Status RegisterNormExtSchemas(sdk::Registrar& reg) {
         .Input("X", "T").Output("Y", "T")
         .TypeConstraint("T", f)
         .AttrInt("p", 2, "the norm's order")
-        .Infer(&GlobalLpPoolInfer);
+        .Infer(&GlobalPoolShapes);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   return sdk::Status::Ok();

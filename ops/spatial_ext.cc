@@ -8,6 +8,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/families.h"
+#include "ops/semantics/window.h"
 
 namespace loom {
 namespace ops {
@@ -46,23 +47,15 @@ LoomStatus* ConvTransposeInfer(LoomInferenceContext* c) {
     ctx.SetOutputShape(0, out);
     return nullptr;
   }
-  const std::string auto_pad = info.StringOr("auto_pad", "NOTSET");
-  const std::vector<int64_t> strides = info.IntsOr("strides", std::vector<int64_t>(n, 1));
-  const std::vector<int64_t> dilations = info.IntsOr("dilations", std::vector<int64_t>(n, 1));
-  const std::vector<int64_t> pads = info.IntsOr("pads", std::vector<int64_t>(2 * n, 0));
-  const std::vector<int64_t> opad = info.IntsOr("output_padding", std::vector<int64_t>(n, 0));
-  if (strides.size() != n || dilations.size() != n || pads.size() != 2 * n || opad.size() != n) return nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    int64_t o;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      o = x[2 + i] * strides[i];
-    } else {
-      const int64_t pb = auto_pad == "VALID" ? 0 : pads[i], pe = auto_pad == "VALID" ? 0 : pads[n + i];
-      o = strides[i] * (x[2 + i] - 1) + opad[i] + (w[2 + i] - 1) * dilations[i] + 1 - pb - pe;
-    }
-    if (o < 0) return nullptr;
-    out.push_back(o);
+  // Otherwise the kernels' rules (semantics::ConvTransposeAttrs), which
+  // need every spatial size known.
+  for (size_t i = 2; i < x.size(); ++i) {
+    if (x[i] < 0 || w[i] < 1) return nullptr;
   }
+  semantics::ConvTransposeAttrs attrs;
+  semantics::ConvTransposeGeometry geo;
+  if (!attrs.Read(info, "").ok() || !attrs.Resolve("", x, w, &geo).ok()) return nullptr;
+  out.insert(out.end(), geo.out.begin(), geo.out.end());
   ctx.SetOutputShape(0, out);
   return nullptr;
 }

@@ -26,8 +26,6 @@ using sdk::InferenceContext;
 using sdk::KernelInfo;
 using sdk::Status;
 
-template <Status (*F)(InferenceContext&)>
-constexpr LoomInferFn Fn() { return &sdk::internal::InferTrampoline<F>; }
 
 std::string Str(const std::vector<int64_t>& s) {
   std::string out = "[";
@@ -35,25 +33,7 @@ std::string Str(const std::vector<int64_t>& s) {
   return out + "]";
 }
 
-// Whether optional input i is given.
-bool HasInput(const InferenceContext& ctx, size_t i) {
-  return i < ctx.num_inputs() && ctx.InputDType(i) != LOOM_DTYPE_UNDEFINED;
-}
 
-// The values of int64/int32 input i when it is a constant (an initializer).
-bool ConstantInts(const InferenceContext& ctx, size_t i, std::vector<int64_t>* out) {
-  if (!HasInput(ctx, i)) return false;
-  sdk::Tensor t = ctx.InputConstant(i);
-  if (!t.present()) return false;
-  if (t.dtype() == LOOM_DTYPE_INT64) {
-    out->assign(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
-  } else if (t.dtype() == LOOM_DTYPE_INT32) {
-    out->assign(t.data<int32_t>(), t.data<int32_t>() + t.num_elements());
-  } else {
-    return false;
-  }
-  return true;
-}
 
 // Maps axis from [-rank, rank - 1] to [0, rank - 1]; false if outside.
 bool NormAxis(int64_t* axis, int64_t rank) {

@@ -23,27 +23,8 @@ namespace {
 using sdk::InferenceContext;
 using sdk::Status;
 
-template <Status (*F)(InferenceContext&)>
-constexpr LoomInferFn Fn() { return &sdk::internal::InferTrampoline<F>; }
 
-bool HasInput(const InferenceContext& ctx, size_t i) {
-  return i < ctx.num_inputs() && ctx.InputDType(i) != LOOM_DTYPE_UNDEFINED;
-}
 
-// The values of int64/int32 input i when it is a constant (an initializer).
-bool ConstantInts(const InferenceContext& ctx, size_t i, std::vector<int64_t>* out) {
-  if (!HasInput(ctx, i)) return false;
-  sdk::Tensor t = ctx.InputConstant(i);
-  if (!t.present()) return false;
-  if (t.dtype() == LOOM_DTYPE_INT64) {
-    out->assign(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
-  } else if (t.dtype() == LOOM_DTYPE_INT32) {
-    out->assign(t.data<int32_t>(), t.data<int32_t>() + t.num_elements());
-  } else {
-    return false;
-  }
-  return true;
-}
 
 // ---- ConstantOfShape: dtype of `value` (float32 default), dims = input ----
 Status InferConstantOfShape(InferenceContext& ctx) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/common.h"
+#include "ops/semantics/shape_math.h"
 
 namespace loom {
 namespace cpu {
@@ -41,15 +43,14 @@ template <> struct Num<BFloat16> {
   static BFloat16 Store(float v) { BFloat16 h; h.bits = BFloat16::FromFloat(v); return h; }
 };
 
-std::string ShapeStr(const std::vector<int64_t>& s);
+using semantics::ShapeStr;  // "[2, 3]"
 // "Add 'name'": how kernel errors name the op.
 std::string OpLabel(const KernelInfo& info);
 
-// Numpy broadcast of shapes; false if they do not broadcast.
-bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out);
-// Element strides of `in` seen through the broadcast shape `out` (0 on
-// broadcast dims), right-aligned.
-std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+// Numpy broadcast of shapes (false if they do not broadcast) and the
+// element strides of an input seen through the broadcast shape.
+using semantics::BroadcastShape;
+using semantics::BroadcastStrides;
 
 // Normalizes a possibly negative axis for a tensor of `rank`; false if out of range.
 bool NormalizeAxis(int64_t* axis, int64_t rank);

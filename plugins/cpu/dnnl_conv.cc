@@ -30,29 +30,10 @@ class ConvKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     const std::vector<int64_t> xs = x.shape(), ws = w.shape();
-    if (xs.size() < 3 || xs.size() > 5) {
-      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
-    }
-    if (ws.size() != xs.size()) {
-      return sdk::InvalidArgument(label_ + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
-                                  ShapeStr(ws));
-    }
+    std::vector<int64_t> k;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, xs, ws, b, attrs_.kernel, &k));
     const int64_t N = xs[0], C = xs[1], M = ws[0], G = group_;
-    if (C % G != 0 || M % G != 0 || ws[1] != C / G) {
-      return sdk::InvalidArgument(label_ + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) + " with group " +
-                                  std::to_string(G) + ": expected W[1] = C / group = " + std::to_string(C / G) +
-                                  " and C, W[0] divisible by group");
-    }
-    if (b.present() && (b.rank() != 1 || b.dim(0) != M)) {
-      return sdk::InvalidArgument(label_ + ": input B must be [" + std::to_string(M) + "]; found " + ShapeStr(b.shape()));
-    }
-    const std::vector<int64_t> spatial(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
-    if (!attrs_.kernel.empty() && attrs_.kernel != k) {
-      return sdk::InvalidArgument(label_ + ": kernel_shape " + ShapeStr(attrs_.kernel) + " differs from W's " + ShapeStr(k));
-    }
-    for (int64_t d : k) {
-      if (d < 1) return sdk::InvalidArgument(label_ + ": W's kernel dims must be >= 1; found " + ShapeStr(ws));
-    }
+    const std::vector<int64_t> spatial(xs.begin() + 2, xs.end());
     Window win;
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, spatial, k, &win));
     std::vector<int64_t> ys = {N, M};

@@ -4,6 +4,7 @@
 // one oneDNN execute.
 #include <cstring>
 
+#include "ops/semantics/gemm.h"
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/parallel_for.h"
 
@@ -23,27 +24,18 @@ class GemmKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("alpha", &alpha_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("beta", &beta_));
-    int64_t ta = 0, tb = 0;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("transA", &ta));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("transB", &tb));
-    trans_a_ = ta != 0;
-    trans_b_ = tb != 0;
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Read(info));
+    alpha_ = gemm_.alpha;
+    beta_ = gemm_.beta;
+    trans_a_ = gemm_.trans_a;
+    trans_b_ = gemm_.trans_b;
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
-    if (a.rank() != 2) return sdk::InvalidArgument(label_ + ": input A must be 2-D; found " + ShapeStr(a.shape()));
-    if (b.rank() != 2) return sdk::InvalidArgument(label_ + ": input B must be 2-D; found " + ShapeStr(b.shape()));
-    const int64_t M = trans_a_ ? a.dim(1) : a.dim(0), K = trans_a_ ? a.dim(0) : a.dim(1);
-    const int64_t KB = trans_b_ ? b.dim(1) : b.dim(0), N = trans_b_ ? b.dim(0) : b.dim(1);
-    if (K != KB) {
-      return sdk::InvalidArgument(label_ + ": inner dimensions differ: A " + ShapeStr(a.shape()) +
-                                  (trans_a_ ? " (transA)" : "") + " has K = " + std::to_string(K) + ", B " +
-                                  ShapeStr(b.shape()) + (trans_b_ ? " (transB)" : "") + " has K = " + std::to_string(KB));
-    }
+    int64_t M = 0, K = 0, N = 0;
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, a.shape(), b.shape(), &M, &K, &N));
     CUse use = CUse::kNone;
     std::vector<int64_t> c_strides;
     if (c.present() && beta_ != 0.0f) {
@@ -116,6 +108,7 @@ class GemmKernel {
  private:
   enum class CUse { kNone, kBias, kSum };  // how C enters Y
   std::string label_;
+  semantics::GemmAttrs gemm_;
   float alpha_ = 1, beta_ = 1;
   bool trans_a_ = false, trans_b_ = false;
   std::vector<int64_t> key_;  // M, K, N, C use, threads of the cached primitive

@@ -22,13 +22,7 @@ memory::data_type DnnlType(LoomDataType t) {
   }
 }
 
-// The spatial sizes padded in front with 1s to three (D, H, W), so loops
-// over any of 1-D..3-D windows can be written once.
-std::vector<int64_t> To3(const std::vector<int64_t>& v, int64_t fill) {
-  std::vector<int64_t> r(3 - v.size(), fill);
-  r.insert(r.end(), v.begin(), v.end());
-  return r;
-}
+using semantics::To3;
 
 // MaxPool with the Indices output, by direct loops: Y as oneDNN computes it
 // and Indices the flat index into X of each maximum (the first one in
@@ -39,15 +33,8 @@ void MaxPoolWithIndices(const T* x, const std::vector<int64_t>& xs, const Window
                         T* y, int64_t* indices) {
   const std::vector<int64_t> in = To3({xs.begin() + 2, xs.end()}, 1), out = To3(w.out, 1);
   const std::vector<int64_t> k = To3(w.kernel, 1), s = To3(w.strides, 1), d = To3(w.dilations, 1), pb = To3(w.pads_begin, 0);
-  const size_t n = xs.size() - 2;
   // Strides of the spatial position in the index: row- or column-major.
-  std::vector<int64_t> istride(3, 0);
-  int64_t acc = 1;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t dim = col_major ? 3 - n + i : 2 - i;  // innermost first for row-major
-    istride[dim] = acc;
-    acc *= in[dim];
-  }
+  const std::vector<int64_t> istride = semantics::PoolIndexStrides3({xs.begin() + 2, xs.end()}, col_major);
   const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
   ParallelFor(xs[0] * xs[1], threads, [&](int64_t p) {
     const T* xp = x + p * in_plane;
@@ -229,10 +216,8 @@ class GlobalPoolKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> xs = x.shape();
-    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
-    std::vector<int64_t> ys(xs.size(), 1);
-    ys[0] = xs[0];
-    ys[1] = xs[1];
+    std::vector<int64_t> ys;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::GlobalPoolShape(label_, xs, &ys));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
     const int64_t planes = xs[0] * xs[1];
     int64_t size = 1;

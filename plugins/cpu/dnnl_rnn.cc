@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/semantics/rnn.h"
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/parallel_for.h"
 
@@ -53,31 +54,24 @@ struct Activation {
   }
 };
 
-// Parses an ONNX activation name (case-insensitive, as ONNX Runtime does).
-// Functions with parameters take the next activation_alpha/_beta values in
-// order, or ONNX Runtime's defaults when the lists run out.
-bool ParseActivation(std::string name, const std::vector<float>& alphas, size_t* ai, const std::vector<float>& betas,
-                     size_t* bi, Activation* out) {
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  struct Entry { const char* name; Activation::Kind kind; int params; double alpha, beta; };
-  static const Entry kTable[] = {
-      {"relu", Activation::kRelu, 0, 0, 0},           {"tanh", Activation::kTanh, 0, 0, 0},
-      {"sigmoid", Activation::kSigmoid, 0, 0, 0},     {"affine", Activation::kAffine, 2, 1, 0},
-      {"leakyrelu", Activation::kLeakyRelu, 1, 0.01, 0}, {"thresholdedrelu", Activation::kThresholdedRelu, 1, 1, 0},
-      {"scaledtanh", Activation::kScaledTanh, 2, 1, 1}, {"hardsigmoid", Activation::kHardSigmoid, 2, 0.2, 0.5},
-      {"elu", Activation::kElu, 1, 1, 0},             {"softsign", Activation::kSoftsign, 0, 0, 0},
-      {"softplus", Activation::kSoftplus, 0, 0, 0},
+// The CPU evaluator of a parsed ONNX activation (semantics::RnnAttrs:
+// canonical name, alpha, beta).
+Activation ToActivation(const semantics::RnnActivation& a) {
+  static const std::pair<const char*, Activation::Kind> kKinds[] = {
+      {"Relu", Activation::kRelu},           {"Tanh", Activation::kTanh},
+      {"Sigmoid", Activation::kSigmoid},     {"Affine", Activation::kAffine},
+      {"LeakyRelu", Activation::kLeakyRelu}, {"ThresholdedRelu", Activation::kThresholdedRelu},
+      {"ScaledTanh", Activation::kScaledTanh}, {"HardSigmoid", Activation::kHardSigmoid},
+      {"Elu", Activation::kElu},             {"Softsign", Activation::kSoftsign},
+      {"Softplus", Activation::kSoftplus},
   };
-  for (const Entry& e : kTable) {
-    if (name != e.name) continue;
-    out->kind = e.kind;
-    out->alpha = e.alpha;
-    out->beta = e.beta;
-    if (e.params >= 1 && *ai < alphas.size()) out->alpha = alphas[(*ai)++];
-    if (e.params >= 2 && *bi < betas.size()) out->beta = betas[(*bi)++];
-    return true;
+  Activation out;
+  for (const auto& k : kKinds) {
+    if (a.name == k.first) out.kind = k.second;
   }
-  return false;
+  out.alpha = a.alpha;
+  out.beta = a.beta;
+  return out;
 }
 
 // Sizes of one run.
@@ -98,47 +92,19 @@ class RnnKernel {
     const std::string op = info.op_type();
     cell_ = op == "LSTM" ? Cell::kLstm : op == "GRU" ? Cell::kGru : Cell::kRnn;
     gates_ = cell_ == Cell::kLstm ? 4 : cell_ == Cell::kGru ? 3 : 1;
-    const std::string dir = info.StringOr("direction", "forward");
-    if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
-      return sdk::InvalidArgument(label_ + ": direction must be forward, reverse or bidirectional; found '" + dir + "'");
-    }
-    dirs_ = dir == "bidirectional" ? 2 : 1;
-    reverse_ = dir == "reverse";
-    hidden_ = info.IntOr("hidden_size", -1);
-    const int64_t layout = info.IntOr("layout", 0);
-    if (layout != 0 && layout != 1) return sdk::InvalidArgument(label_ + ": layout must be 0 or 1; found " + std::to_string(layout));
-    batch_major_ = layout == 1;
-    has_clip_ = info.Has("clip");
-    clip_ = info.FloatOr("clip", 0.0f);
-    if (has_clip_ && !(clip_ > 0)) return sdk::InvalidArgument(label_ + ": clip must be positive; found " + std::to_string(clip_));
-    input_forget_ = cell_ == Cell::kLstm && info.IntOr("input_forget", 0) != 0;
-    lbr_ = cell_ == Cell::kGru && info.IntOr("linear_before_reset", 0) != 0;
-
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Read(info, label_, semantics::RnnCellOf(info.op_type())));
+    dirs_ = attrs_.num_directions;
+    reverse_ = attrs_.reverse;
+    hidden_ = attrs_.hidden_size;
+    batch_major_ = attrs_.batch_major;
+    has_clip_ = attrs_.has_clip;
+    clip_ = attrs_.clip;
+    input_forget_ = attrs_.input_forget;
+    lbr_ = attrs_.linear_before_reset;
     // Activations: per direction f, g, h (LSTM), f, g (GRU), f (RNN).
-    const size_t per_dir = cell_ == Cell::kLstm ? 3 : cell_ == Cell::kGru ? 2 : 1;
-    std::vector<std::string> names;
-    if (info.Has("activations")) LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("activations", &names));
-    if (names.empty()) {
-      names = cell_ == Cell::kLstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-              : cell_ == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                    : std::vector<std::string>{"Tanh"};
-    }
-    if (names.size() == per_dir && dirs_ == 2) {  // one list serves both directions
-      const std::vector<std::string> one = names;
-      names.insert(names.end(), one.begin(), one.end());
-    }
-    if (names.size() != per_dir * dirs_) {
-      return sdk::InvalidArgument(label_ + ": activations needs " + std::to_string(per_dir * dirs_) + " entries for " +
-                                  std::to_string(dirs_) + " direction(s); found " + std::to_string(names.size()));
-    }
-    const std::vector<float> alphas = info.FloatsOr("activation_alpha", {}), betas = info.FloatsOr("activation_beta", {});
-    size_t ai = 0, bi = 0;
-    acts_.resize(names.size());
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (!ParseActivation(names[i], alphas, &ai, betas, &bi, &acts_[i])) {
-        return sdk::InvalidArgument(label_ + ": unknown activation '" + names[i] + "'");
-      }
-    }
+    const size_t per_dir = attrs_.acts_per_dir;
+    acts_.clear();
+    for (const semantics::RnnActivation& a : attrs_.activations) acts_.push_back(ToActivation(a));
     // oneDNN hardwires sigmoid/tanh for LSTM and GRU; vanilla RNN takes one
     // of tanh, relu (slope 0) or logistic, the same for both directions.
     using A = Activation;
@@ -160,47 +126,29 @@ class RnnKernel {
     Tensor c0 = lstm ? ctx.Input(6) : Tensor(), p = lstm ? ctx.Input(7) : Tensor();
     const LoomDataType dt = x.dtype();
     if (dt != LOOM_DTYPE_FLOAT && dt != LOOM_DTYPE_DOUBLE) return UnsupportedDtype(label_, dt);
-    if (x.rank() != 3) return sdk::InvalidArgument(label_ + ": X must be 3-D; found " + ShapeStr(x.shape()));
-    if (r.rank() != 3) return sdk::InvalidArgument(label_ + ": R must be 3-D [num_directions, G*hidden, hidden]; found " + ShapeStr(r.shape()));
+    semantics::RnnAttrs::Shapes shapes;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.CheckInputs(label_, dt, x, w, r, b, h0, c0, p, &shapes));
     RnnDims d;
     d.batch_major = batch_major_;
-    d.T = batch_major_ ? x.dim(1) : x.dim(0);
-    d.N = batch_major_ ? x.dim(0) : x.dim(1);
-    d.I = x.dim(2);
-    d.H = r.dim(2);
-    d.D = dirs_;
-    d.G = gates_;
-    if (hidden_ >= 0 && hidden_ != d.H) {
-      return sdk::InvalidArgument(label_ + ": hidden_size is " + std::to_string(hidden_) + " but R " + ShapeStr(r.shape()) +
-                                  " has hidden size " + std::to_string(d.H));
-    }
-    const std::vector<int64_t> state = batch_major_ ? std::vector<int64_t>{d.N, d.D, d.H} : std::vector<int64_t>{d.D, d.N, d.H};
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("W", w, {d.D, d.G * d.H, d.I}, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("R", r, {d.D, d.G * d.H, d.H}, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("B", b, {d.D, 2 * d.G * d.H}, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_h", h0, state, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_c", c0, state, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("P", p, {d.D, 3 * d.H}, dt));
+    d.T = shapes.T;
+    d.N = shapes.N;
+    d.I = shapes.I;
+    d.H = shapes.H;
+    d.D = shapes.D;
+    d.G = shapes.G;
+    const std::vector<int64_t>& state = shapes.state;
 
     // Valid lengths per batch entry; each in [1, T] (as ONNX Runtime).
     std::vector<int64_t> lens(d.N, d.T);
     if (sl.present()) {
-      if (sl.rank() != 1 || sl.dim(0) != d.N || !ReadInts(sl, &lens)) {
-        return sdk::InvalidArgument(label_ + ": sequence_lens must be an int32 vector of batch_size " + std::to_string(d.N) +
-                                    "; found " + sdk::DTypeName(sl.dtype()) + ShapeStr(sl.shape()));
-      }
-      for (int64_t n = 0; n < d.N; ++n) {
-        if (lens[n] < 1 || lens[n] > d.T) {
-          return sdk::InvalidArgument(label_ + ": sequence_lens[" + std::to_string(n) + "] = " + std::to_string(lens[n]) +
-                                      " is outside [1, seq_length = " + std::to_string(d.T) + "]");
-        }
-      }
+      LOOM_SDK_RETURN_IF_ERROR(semantics::CheckSequenceLensInput(label_, sl, d.N));
+      ReadInts(sl, &lens);
+      LOOM_SDK_RETURN_IF_ERROR(semantics::CheckSequenceLens(label_, lens, d.T));
     }
 
     Tensor y, yh, yc;
     if (ctx.OutputRequested(0)) {
-      std::vector<int64_t> ys = batch_major_ ? std::vector<int64_t>{d.N, d.T, d.D, d.H} : std::vector<int64_t>{d.T, d.D, d.N, d.H};
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, ys, &y));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, shapes.y, &y));
     }
     if (ctx.OutputRequested(1)) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, dt, state, &yh));
     if (lstm && ctx.OutputRequested(2)) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, dt, state, &yc));
@@ -227,18 +175,6 @@ class RnnKernel {
 
  private:
   struct Args { void *x, *w, *r, *b, *h0, *c0, *p, *y, *yh, *yc; };
-
-  Status CheckShape(const char* name, const Tensor& t, const std::vector<int64_t>& want, LoomDataType dt) const {
-    if (!t.present()) return Status::Ok();
-    if (t.dtype() != dt) {
-      return sdk::InvalidArgument(label_ + ": " + name + " must have X's dtype " + sdk::DTypeName(dt) + "; found " +
-                                  sdk::DTypeName(t.dtype()));
-    }
-    if (t.shape() != want) {
-      return sdk::InvalidArgument(label_ + ": " + name + " must have shape " + ShapeStr(want) + "; found " + ShapeStr(t.shape()));
-    }
-    return Status::Ok();
-  }
 
   double Clip(double v) const { return has_clip_ ? std::max<double>(-clip_, std::min<double>(clip_, v)) : v; }
 
@@ -534,6 +470,7 @@ class RnnKernel {
   }
 
   std::string label_;
+  semantics::RnnAttrs attrs_;  // the ONNX attributes (the members below copy the ones the loops use)
   Cell cell_ = Cell::kLstm;
   int64_t gates_ = 4, dirs_ = 1, hidden_ = -1;
   bool reverse_ = false, batch_major_ = false, has_clip_ = false, input_forget_ = false, lbr_ = false;

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/semantics/data_movement.h"
 #include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
@@ -117,18 +118,8 @@ class WhereKernel {
   }
   Status Compute(KernelContext& ctx) {
     Tensor cond = ctx.Input(0), x = ctx.Input(1), y = ctx.Input(2), out;
-    if (cond.dtype() != LOOM_DTYPE_BOOL) {
-      return sdk::InvalidArgument(label_ + ": input 'condition' must be bool; found " + sdk::DTypeName(cond.dtype()));
-    }
-    if (x.dtype() != y.dtype()) {
-      return sdk::InvalidArgument(label_ + ": inputs 'X' and 'Y' must have the same dtype; found " +
-                                  sdk::DTypeName(x.dtype()) + " and " + sdk::DTypeName(y.dtype()));
-    }
-    std::vector<int64_t> xy, shape;
-    if (!BroadcastShape(x.shape(), y.shape(), &xy) || !BroadcastShape(cond.shape(), xy, &shape)) {
-      return sdk::InvalidArgument(label_ + ": shapes " + ShapeStr(cond.shape()) + ", " + ShapeStr(x.shape()) +
-                                  " and " + ShapeStr(y.shape()) + " do not broadcast");
-    }
+    std::vector<int64_t> shape;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::WhereShape(label_, cond, x, y, &shape));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), shape, &out));
     const int64_t n = out.num_elements();
     if (n == 0) return Status::Ok();

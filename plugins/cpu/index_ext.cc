@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/semantics/reduction.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
@@ -173,41 +174,22 @@ class ReduceExtKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
-    keepdims_ = info.IntOr("keepdims", 1) != 0;
-    noop_ = info.IntOr("noop_with_empty_axes", 0) != 0;
-    axes_attr_ = info.IntsOr("axes", {});
-    if (info.Has("axes") && info.num_inputs() > 1 && !info.input_name(1).empty()) {
-      return sdk::InvalidArgument(label_ + ": axes given both as the input 'axes' and as the attribute; give one");
-    }
-    return Status::Ok();
+    return attrs_.Read(info, label_);
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    std::vector<int64_t> axes = axes_attr_;
+    std::vector<int64_t> axes = attrs_.axes;
     bool given = false;
     std::vector<int64_t> axes_in;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes_in, &given));
     if (given) axes = axes_in;
-    const bool noop = axes.empty() && noop_;
-    std::vector<bool> reduce(shape.size(), axes.empty() && !noop);
-    for (int64_t a : axes) {
-      int64_t axis = a;
-      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis in 'axes'"));
-      if (reduce[axis]) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears more than once in axes");
-      }
-      reduce[axis] = true;
-    }
-    std::vector<int64_t> out_shape;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (!reduce[d]) out_shape.push_back(shape[d]);
-      else if (keepdims_) out_shape.push_back(1);
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out_shape, &y));
-    if (noop) {
+    semantics::ReduceGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ResolveReduceAxes(label_, shape, axes, attrs_, &g));
+    const std::vector<bool>& reduce = g.reduce;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out_shape, &y));
+    if (g.noop) {
       // ONNX: with noop_with_empty_axes the output is the input, unchanged.
       CopyData(x, y);
       return Status::Ok();
@@ -246,8 +228,7 @@ class ReduceExtKernel {
 
  private:
   std::string label_;
-  bool keepdims_ = true, noop_ = false;
-  std::vector<int64_t> axes_attr_;
+  semantics::ReduceAttrs attrs_;
 };
 
 // ------------------------------------------------------------ GatherElements

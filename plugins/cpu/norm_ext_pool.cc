@@ -141,10 +141,8 @@ class GlobalLpPoolKernel {
   Status Run(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> xs = x.shape();
-    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
-    std::vector<int64_t> ys(xs.size(), 1);
-    ys[0] = xs[0];
-    ys[1] = xs[1];
+    std::vector<int64_t> ys;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::GlobalPoolShape(label_, xs, &ys));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), ys, &y));
     int64_t S = 1;
     for (size_t d = 2; d < xs.size(); ++d) S *= xs[d];

@@ -19,6 +19,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/semantics/reduction.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
@@ -264,48 +265,24 @@ class ReduceKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
-    keepdims_ = info.IntOr("keepdims", 1) != 0;
-    noop_ = info.IntOr("noop_with_empty_axes", 0) != 0;
-    has_axes_attr_ = info.Has("axes");
-    axes_attr_ = info.IntsOr("axes", {});
-    if (has_axes_attr_ && info.num_inputs() > 1 && !info.input_name(1).empty()) {
-      return sdk::InvalidArgument(label_ + ": axes given both as the input 'axes' and as the attribute; give one");
-    }
-    return Status::Ok();
+    return attrs_.Read(info, label_);
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), axes_in = ctx.Input(1), y;
     const std::vector<int64_t> shape = x.shape();
     const int64_t rank = static_cast<int64_t>(shape.size());
-    std::vector<int64_t> axes = axes_attr_;
+    std::vector<int64_t> axes = attrs_.axes;
     if (axes_in.present()) {
       if (axes_in.rank() > 1 || !ReadInts(axes_in, &axes)) {
         return sdk::InvalidArgument(label_ + ": input 'axes' must be a 1-D int64 tensor; found " +
                                     sdk::DTypeName(axes_in.dtype()) + ShapeStr(axes_in.shape()));
       }
     }
-    const bool noop = axes.empty() && noop_;
-    std::vector<bool> reduce(shape.size(), axes.empty() && !noop);
-    for (int64_t a : axes) {
-      int64_t axis = a;
-      if (axis < -rank || axis >= rank) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " is out of range for input shape " +
-                                    ShapeStr(shape) + " (expected [-" + std::to_string(rank) + ", " +
-                                    std::to_string(rank - 1) + "])");
-      }
-      if (axis < 0) axis += rank;
-      if (reduce[axis]) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears more than once in axes");
-      }
-      reduce[axis] = true;
-    }
-    std::vector<int64_t> out_shape;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (!reduce[d]) out_shape.push_back(shape[d]);
-      else if (keepdims_) out_shape.push_back(1);
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out_shape, &y));
+    semantics::ReduceGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ResolveReduceAxes(label_, shape, axes, attrs_, &g));
+    const std::vector<bool>& reduce = g.reduce;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out_shape, &y));
     const int threads = ctx.num_threads();
     auto run = [&](auto tag) -> Status {
       using S = decltype(tag);
@@ -328,8 +305,7 @@ class ReduceKernel {
 
  private:
   std::string label_;
-  bool keepdims_ = true, noop_ = false, has_axes_attr_ = false;
-  std::vector<int64_t> axes_attr_;
+  semantics::ReduceAttrs attrs_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "plugins/cpu/dnnl_common.h"
+#include "ops/semantics/window.h"
 #include "plugins/cpu/spatial_ext.h"
 
 namespace loom {
@@ -27,98 +28,23 @@ class ConvTransposeKernel {
     label_ = OpLabel(info);
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("group", &group_));
     if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
-    auto_pad_ = info.StringOr("auto_pad", "NOTSET");
-    if (auto_pad_ != "NOTSET" && auto_pad_ != "SAME_UPPER" && auto_pad_ != "SAME_LOWER" && auto_pad_ != "VALID") {
-      return sdk::InvalidArgument(label_ + ": auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; found '" +
-                                  auto_pad_ + "'");
-    }
-    kernel_ = info.IntsOr("kernel_shape", {});
-    pads_ = info.IntsOr("pads", {});
-    strides_ = info.IntsOr("strides", {});
-    dilations_ = info.IntsOr("dilations", {});
-    output_padding_ = info.IntsOr("output_padding", {});
-    output_shape_ = info.IntsOr("output_shape", {});
-    return Status::Ok();
+    return attrs_.Read(info, label_);
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     if (x.dtype() != LOOM_DTYPE_FLOAT) return UnsupportedDtype(label_, x.dtype());
     const std::vector<int64_t> xs = x.shape(), ws = w.shape();
-    if (xs.size() < 3 || xs.size() > 5) {
-      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
-    }
-    if (ws.size() != xs.size()) {
-      return sdk::InvalidArgument(label_ + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
-                                  ShapeStr(ws));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvTransposeOperands(label_, group_, xs, ws, b));
     const int64_t N = xs[0], C = xs[1], G = group_, Mg = ws[1], M = Mg * G;
-    if (C % G != 0 || ws[0] != C) {
-      return sdk::InvalidArgument(label_ + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) + " with group " +
-                                  std::to_string(G) + ": expected W[0] = C = " + std::to_string(C) +
-                                  " and C divisible by group");
-    }
-    if (b.present() && (b.rank() != 1 || b.dim(0) != M)) {
-      return sdk::InvalidArgument(label_ + ": input B must be [" + std::to_string(M) + "]; found " + ShapeStr(b.shape()));
-    }
     const size_t n = xs.size() - 2;
-    const std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
-    if (!kernel_.empty() && kernel_ != k) {
-      return sdk::InvalidArgument(label_ + ": kernel_shape " + ShapeStr(kernel_) + " differs from W's " + ShapeStr(k));
-    }
-    auto check_len = [&](const std::vector<int64_t>& v, size_t len, const char* name) -> Status {
-      if (!v.empty() && v.size() != len) {
-        return sdk::InvalidArgument(label_ + ": attribute " + name + " must have " + std::to_string(len) +
-                                    " values; found " + ShapeStr(v));
-      }
-      return Status::Ok();
-    };
-    LOOM_SDK_RETURN_IF_ERROR(check_len(strides_, n, "strides"));
-    LOOM_SDK_RETURN_IF_ERROR(check_len(dilations_, n, "dilations"));
-    LOOM_SDK_RETURN_IF_ERROR(check_len(pads_, 2 * n, "pads"));
-    LOOM_SDK_RETURN_IF_ERROR(check_len(output_padding_, n, "output_padding"));
-    if (!output_shape_.empty() && output_shape_.size() != n && output_shape_.size() != n + 2) {
-      return sdk::InvalidArgument(label_ + ": attribute output_shape must have " + std::to_string(n) + " values; found " +
-                                  ShapeStr(output_shape_));
-    }
-    // Per axis: the full (unpadded) size, Y's size and ONNX's begin padding.
-    std::vector<int64_t> strides(n), dil(n), full(n), out(n), pb(n), pe(n);
-    for (size_t i = 0; i < n; ++i) {
-      strides[i] = strides_.empty() ? 1 : strides_[i];
-      dil[i] = dilations_.empty() ? 1 : dilations_[i];
-      const int64_t op = output_padding_.empty() ? 0 : output_padding_[i];
-      if (strides[i] < 1 || dil[i] < 1 || k[i] < 1 || op < 0) {
-        return sdk::InvalidArgument(label_ + ": strides, dilations and W's kernel dims must be >= 1 and output_padding "
-                                    ">= 0; found strides " + ShapeStr(strides_) + ", dilations " + ShapeStr(dilations_) +
-                                    ", W " + ShapeStr(ws) + ", output_padding " + ShapeStr(output_padding_));
-      }
-      full[i] = strides[i] * (in[i] - 1) + (k[i] - 1) * dil[i] + 1;
-      const int64_t natural = full[i] + op;
-      const bool same = auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER";
-      if (!output_shape_.empty() || same) {
-        out[i] = !output_shape_.empty() ? output_shape_[output_shape_.size() - n + i] : in[i] * strides[i];
-        const int64_t total = natural - out[i];
-        // ONNX's total / 2 is Python's floor division (total < 0 when
-        // output_shape exceeds the natural size: the extra outputs go last).
-        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-        pb[i] = auto_pad_ == "SAME_UPPER" ? half : total - half;
-      } else if (auto_pad_ == "VALID") {
-        out[i] = natural;
-        pb[i] = 0;
-      } else {
-        pb[i] = pads_.empty() ? 0 : pads_[i];
-        pe[i] = pads_.empty() ? 0 : pads_[n + i];
-        out[i] = natural - pb[i] - pe[i];
-      }
-      if (in[i] == 0) out[i] = output_shape_.empty() ? 0 : out[i];
-      if (out[i] < 0) {
-        return sdk::InvalidArgument(label_ + ": the output size " + std::to_string(out[i]) + " of spatial axis " +
-                                    std::to_string(i) + " is negative (input " + ShapeStr(xs) + ", W " + ShapeStr(ws) +
-                                    ", pads " + ShapeStr(pads_) + ")");
-      }
-      // Padding of the full result that oneDNN trims: Y[j] = full[j + pb].
-      pe[i] = full[i] - pb[i] - out[i];
-    }
+    const std::vector<int64_t> k(ws.begin() + 2, ws.end());
+    // Per axis: the full (unpadded) size, Y's size and ONNX's padding
+    // (Y[j] = full[j + pb]; pb, pe may be negative).
+    semantics::ConvTransposeGeometry geo;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, xs, ws, &geo));
+    const std::vector<int64_t> &strides = geo.strides, &dil = geo.dilations, &full = geo.full, &out = geo.out;
+    const std::vector<int64_t> &pb = geo.pads_begin, &pe = geo.pads_end;
     std::vector<int64_t> ys = {N, M};
     ys.insert(ys.end(), out.begin(), out.end());
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
@@ -254,9 +180,9 @@ class ConvTransposeKernel {
     }
   }
 
-  std::string label_, auto_pad_;
+  std::string label_;
   int64_t group_ = 1;
-  std::vector<int64_t> kernel_, pads_, strides_, dilations_, output_padding_, output_shape_;  // empty: not given
+  semantics::ConvTransposeAttrs attrs_;
   std::vector<int64_t> key_;  // shapes, padding, bias present, threads of the cached primitive
   dnnl::deconvolution_forward prim_;
   memory x_mem_, w_mem_, y_mem_, b_mem_;  // the tensors (plain layouts)

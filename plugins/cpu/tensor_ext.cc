@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/semantics/data_movement.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
 #include "plugins/cpu/tensor_util.h"
@@ -96,13 +97,7 @@ class ExpandKernel {
     bool given = false;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "shape", true, &shape, &given));
     const std::vector<int64_t> in = x.shape();
-    if (!BroadcastShape(in, shape, &out)) {
-      return sdk::InvalidArgument(label_ + ": input shape " + ShapeStr(in) + " does not broadcast with 'shape' " +
-                                  ShapeStr(shape));
-    }
-    for (int64_t d : out) {
-      if (d < 0) return sdk::InvalidArgument(label_ + ": input 'shape' has a negative dim: " + ShapeStr(shape));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ExpandShape(label_, in, shape, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     if (y.num_elements() == 0) return Status::Ok();
     // A broadcast is a strided read with stride 0 on the broadcast dims.

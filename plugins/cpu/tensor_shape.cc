@@ -5,6 +5,7 @@
 // copy.
 #include <cstring>
 
+#include "ops/semantics/data_movement.h"
 #include "plugins/cpu/tensor_util.h"
 
 namespace loom {
@@ -25,35 +26,7 @@ class ReshapeKernel {
     std::vector<int64_t> shape;
     bool given = false;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "shape", true, &shape, &given));
-    const std::vector<int64_t> in = data.shape();
-    const std::string found = ": input 'shape' " + ShapeStr(shape) + " for data " + ShapeStr(in);
-    int64_t infer_at = -1, product = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == -1) {
-        if (infer_at >= 0) return sdk::InvalidArgument(label_ + found + " has more than one -1");
-        infer_at = static_cast<int64_t>(i);
-        continue;
-      }
-      if (shape[i] < -1) return sdk::InvalidArgument(label_ + found + " has a negative dim other than -1");
-      if (shape[i] == 0 && !allowzero_) {
-        if (i >= in.size()) return sdk::InvalidArgument(label_ + found + ": a 0 copies a dim the data does not have");
-        shape[i] = in[i];
-      }
-      product *= shape[i];
-    }
-    const int64_t n = data.num_elements();
-    if (infer_at >= 0) {
-      // 0 * x = 0 elements leaves the -1 undetermined (numpy and ONNX Runtime refuse it too).
-      if (product == 0 || n % product != 0) {
-        return sdk::InvalidArgument(label_ + found + ": the -1 cannot be inferred");
-      }
-      shape[infer_at] = n / product;
-      product *= shape[infer_at];
-    }
-    if (product != n) {
-      return sdk::InvalidArgument(label_ + found + ": " + std::to_string(n) + " elements cannot take a shape of " +
-                                  std::to_string(product));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ReshapeShape(label_, data.shape(), shape, allowzero_, &shape));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), shape, &out));
     CopyData(data, out);
     return Status::Ok();
@@ -74,15 +47,9 @@ class FlattenKernel {
   }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
-    if (axis < 0 || axis > rank) {
-      return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for rank " +
-                                  std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
-                                  std::to_string(rank) + "])");
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), {Product(in, 0, axis), Product(in, axis, in.size())}, &y));
+    std::vector<int64_t> out;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::FlattenShape(label_, x.shape(), axis_, &out));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     CopyData(x, y);
     return Status::Ok();
   }
@@ -107,22 +74,8 @@ class SqueezeKernel {
     bool given = false;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes, &given));
     if (!given) axes = attr_axes_;
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    std::vector<bool> drop(in.size(), axes.empty());
-    for (int64_t a : axes) {
-      int64_t n = a;
-      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label_, "axis"));
-      if (in[n] != 1) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " of input 'data' " + ShapeStr(in) +
-                                    " has size " + std::to_string(in[n]) + "; only size-1 dims can be squeezed");
-      }
-      drop[n] = true;
-    }
     std::vector<int64_t> out;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (!(drop[i] && in[i] == 1)) out.push_back(in[i]);
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::SqueezeShape(label_, x.shape(), axes, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     CopyData(x, y);
     return Status::Ok();
@@ -152,18 +105,8 @@ class UnsqueezeKernel {
       if (!has_attr_) return sdk::InvalidArgument(label_ + ": axes are required (input 'axes', or the opset 1-11 attribute)");
       axes = attr_axes_;
     }
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
-    std::vector<bool> ones(rank, false);
-    for (int64_t a : axes) {
-      int64_t n = a;
-      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label_, "axis"));
-      if (ones[n]) return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears twice in 'axes'");
-      ones[n] = true;
-    }
     std::vector<int64_t> out;
-    size_t next = 0;
-    for (int64_t i = 0; i < rank; ++i) out.push_back(ones[i] ? 1 : in[next++]);
+    LOOM_SDK_RETURN_IF_ERROR(semantics::UnsqueezeShape(label_, x.shape(), axes, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     CopyData(x, y);
     return Status::Ok();

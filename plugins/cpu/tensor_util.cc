@@ -11,18 +11,6 @@ std::vector<LoomDataType> AllDTypes() {
           LOOM_DTYPE_INT64, LOOM_DTYPE_UINT64, LOOM_DTYPE_BOOL};
 }
 
-int64_t Product(const std::vector<int64_t>& s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= s[i];
-  return p;
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> st(shape.size(), 1);
-  for (size_t k = shape.size(); k-- > 1;) st[k - 1] = st[k] * shape[k];
-  return st;
-}
-
 void CopyData(const Tensor& in, const Tensor& out) {
   const size_t bytes = static_cast<size_t>(in.num_elements()) * sdk::DTypeSize(in.dtype());
   if (bytes == 0 || in.raw_data() == out.raw_data()) return;
@@ -42,16 +30,6 @@ Status ReadIntsInput(const KernelContext& ctx, size_t index, const std::string& 
   if (must_be_1d && t.rank() > 1) {
     return sdk::InvalidArgument(label + ": input '" + name + "' must be 1-D, found shape " + ShapeStr(t.shape()));
   }
-  return Status::Ok();
-}
-
-Status NormalizeAxisOr(int64_t* axis, int64_t rank, const std::string& label, const char* what) {
-  if (*axis < -rank || *axis >= rank) {
-    return sdk::InvalidArgument(label + ": " + what + " " + std::to_string(*axis) + " is out of range for rank " +
-                                std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
-                                std::to_string(rank - 1) + "])");
-  }
-  if (*axis < 0) *axis += rank;
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/semantics/shape_math.h"
 #include "plugins/cpu/cpu_common.h"
 
 namespace loom {
@@ -20,6 +21,12 @@ Status RegisterTensorCopyKernels(sdk::Registrar& reg);   // tensor_copy.cc
 // Cast.
 Status RegisterCastKernels(sdk::Registrar& reg);         // tensor_cast.cc
 
+// y = x converted element by element to `to` (ONNX Cast-13 rules,
+// ops/semantics/cast.h); y is already sized as x with dtype `to`. Every
+// dtype Loom holds; a plain copy when the dtypes agree. INVALID_ARGUMENT
+// (naming `label`) for a dtype without a C++ storage type.
+Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to, Tensor& y, int threads);
+
 // Every dtype a Loom tensor can hold (the byte-moving kernels take them all).
 std::vector<LoomDataType> AllDTypes();
 
@@ -27,12 +34,9 @@ std::vector<LoomDataType> AllDTypes();
 // calling thread: a memcpy is cheaper than an OpenMP fork/join).
 constexpr int64_t kParallelBytes = 1 << 18;
 
-// Product of s[begin, end).
-int64_t Product(const std::vector<int64_t>& s, size_t begin, size_t end);
-inline int64_t Product(const std::vector<int64_t>& s) { return Product(s, 0, s.size()); }
-
-// Row-major element strides of a shape.
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape);
+// Product of s[begin, end) (or of all of s) and row-major element strides.
+using semantics::Product;
+using semantics::RowMajorStrides;
 
 // Copies `in`'s bytes into `out`, which has the same byte count; nothing when
 // they share memory (an in-place Reshape/Identity).
@@ -46,7 +50,7 @@ Status ReadIntsInput(const KernelContext& ctx, size_t index, const std::string& 
 
 // Normalizes `axis` from [-rank, rank-1]; the error names the op, what the
 // axis is for and the rank.
-Status NormalizeAxisOr(int64_t* axis, int64_t rank, const std::string& label, const char* what);
+using semantics::NormalizeAxisOr;
 
 // dst[i0, .., ik] = src[base + i0 * strides[0] + .. + ik * strides[k]] for
 // the row-major index over `shape` (element units of `esize` bytes; strides

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/common.h"
+#include "ops/semantics/gemm.h"
 #include "plugins/cuda/blas.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/handles.h"
@@ -27,11 +29,7 @@ namespace {
 
 const std::vector<LoomDataType> kGemmTypes = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16};
 
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
+using semantics::ShapeStr;
 
 std::string Label(const sdk::KernelInfo& info) { return info.op_type() + " '" + info.op_name() + "'"; }
 
@@ -180,31 +178,22 @@ class GemmKernel {
  public:
   sdk::Status Init(const sdk::KernelInfo& info) {
     label_ = Label(info);
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("alpha", &alpha_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("beta", &beta_));
-    int64_t ta = 0, tb = 0;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("transA", &ta));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("transB", &tb));
-    trans_a_ = ta != 0;
-    trans_b_ = tb != 0;
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Read(info));
+    alpha_ = gemm_.alpha;
+    beta_ = gemm_.beta;
+    trans_a_ = gemm_.trans_a;
+    trans_b_ = gemm_.trans_b;
     return sdk::Status::Ok();
   }
 
   sdk::Status Compute(sdk::KernelContext& ctx) {
     sdk::Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
-    if (a.rank() != 2) return sdk::InvalidArgument(label_ + ": input A must be 2-D; found " + ShapeStr(a.shape()));
-    if (b.rank() != 2) return sdk::InvalidArgument(label_ + ": input B must be 2-D; found " + ShapeStr(b.shape()));
+    int64_t M = 0, K = 0, N = 0;
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, a.shape(), b.shape(), &M, &K, &N));
     cudaDataType dt;
     if (!CudaType(a.dtype(), &dt) || b.dtype() != a.dtype()) {
       return sdk::InvalidArgument(label_ + ": A and B must both be float32, float16 or bfloat16 on CUDA; found " +
                                   sdk::DTypeName(a.dtype()) + " and " + sdk::DTypeName(b.dtype()));
-    }
-    const int64_t M = trans_a_ ? a.dim(1) : a.dim(0), K = trans_a_ ? a.dim(0) : a.dim(1);
-    const int64_t KB = trans_b_ ? b.dim(1) : b.dim(0), N = trans_b_ ? b.dim(0) : b.dim(1);
-    if (K != KB) {
-      return sdk::InvalidArgument(label_ + ": inner dimensions differ: A " + ShapeStr(a.shape()) +
-                                  (trans_a_ ? " (transA)" : "") + " has K = " + std::to_string(K) + ", B " +
-                                  ShapeStr(b.shape()) + (trans_b_ ? " (transB)" : "") + " has K = " + std::to_string(KB));
     }
     const bool use_c = c.present() && beta_ != 0.0f;
     int64_t s0 = 0, s1 = 0;  // C's element strides over Y's rows and columns (0: broadcast)
@@ -245,6 +234,7 @@ class GemmKernel {
 
  private:
   std::string label_;
+  semantics::GemmAttrs gemm_;
   float alpha_ = 1, beta_ = 1;
   bool trans_a_ = false, trans_b_ = false;
 };

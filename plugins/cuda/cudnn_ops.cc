@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/window.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/cudnn_ops.h"
 #include "plugins/cuda/handles.h"
@@ -39,11 +40,7 @@ using sdk::Tensor;
 
 std::string Label(const KernelInfo& info) { return info.op_type() + " '" + info.op_name() + "'"; }
 
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
+using semantics::ShapeStr;
 
 Status UnsupportedDtype(const std::string& label, const char* input, LoomDataType found, const char* expected) {
   return sdk::InvalidArgument(label + ": input " + input + " has dtype " + sdk::DTypeName(found) + "; expected " +
@@ -56,98 +53,12 @@ int64_t Product(const std::vector<int64_t>& v, size_t from = 0) {
   return p;
 }
 
-// ---------------------------------------------------------------------------
-// Window geometry (the CPU plugin's WindowAttrs / Window, without oneDNN).
-
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end, out;
-};
-
-struct WindowAttrs {
-  std::string auto_pad = "NOTSET";
-  std::vector<int64_t> kernel, strides, dilations, pads;  // empty: not given
-  bool ceil_mode = false;
-
-  // Reads auto_pad, kernel_shape, strides, dilations, pads and ceil_mode.
-  // INVALID_ARGUMENT for an unknown auto_pad, a non-positive kernel, stride
-  // or dilation or a negative pad.
-  Status Read(const KernelInfo& info, const std::string& label) {
-    auto_pad = info.StringOr("auto_pad", "NOTSET");
-    kernel = info.IntsOr("kernel_shape", {});
-    strides = info.IntsOr("strides", {});
-    dilations = info.IntsOr("dilations", {});
-    pads = info.IntsOr("pads", {});
-    ceil_mode = info.IntOr("ceil_mode", 0) != 0;
-    if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID") {
-      return sdk::InvalidArgument(label + ": auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; found '" +
-                                  auto_pad + "'");
-    }
-    auto check = [&](const char* name, const std::vector<int64_t>& v, int64_t min) {
-      for (int64_t x : v) {
-        if (x < min) {
-          return sdk::InvalidArgument(label + ": " + name + " values must be >= " + std::to_string(min) + "; found " +
-                                      ShapeStr(v));
-        }
-      }
-      return Status::Ok();
-    };
-    LOOM_SDK_RETURN_IF_ERROR(check("kernel_shape", kernel, 1));
-    LOOM_SDK_RETURN_IF_ERROR(check("strides", strides, 1));
-    LOOM_SDK_RETURN_IF_ERROR(check("dilations", dilations, 1));
-    return check("pads", pads, 0);
-  }
-
-  // The window over spatial sizes `in` with kernel `k`: ONNX auto_pad
-  // (SAME_*: output ceil(in / stride), the odd pad at the end for
-  // SAME_UPPER), and in ceil_mode the last window starts inside the input or
-  // its begin padding. INVALID_ARGUMENT for mismatched attribute lengths or
-  // an input smaller than the window.
-  Status Resolve(const std::string& label, const std::vector<int64_t>& in, const std::vector<int64_t>& k,
-                 Window* w) const {
-    const size_t n = in.size();
-    auto rank_error = [&](const char* what, size_t found) {
-      return sdk::InvalidArgument(label + ": " + what + " has " + std::to_string(found) + " values; the input has " +
-                                  std::to_string(n) + " spatial dims" +
-                                  (std::string(what) == "pads" ? " (2 per dim)" : ""));
-    };
-    if (k.size() != n) return rank_error("kernel_shape", k.size());
-    if (!strides.empty() && strides.size() != n) return rank_error("strides", strides.size());
-    if (!dilations.empty() && dilations.size() != n) return rank_error("dilations", dilations.size());
-    if (!pads.empty() && pads.size() != 2 * n) return rank_error("pads", pads.size());
-    w->kernel = k;
-    w->strides = strides.empty() ? std::vector<int64_t>(n, 1) : strides;
-    w->dilations = dilations.empty() ? std::vector<int64_t>(n, 1) : dilations;
-    w->pads_begin.assign(n, 0);
-    w->pads_end.assign(n, 0);
-    w->out.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t ek = (k[i] - 1) * w->dilations[i] + 1, s = w->strides[i];
-      int64_t& pb = w->pads_begin[i];
-      int64_t& pe = w->pads_end[i];
-      int64_t& out = w->out[i];
-      if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-        out = (in[i] + s - 1) / s;
-        const int64_t total = std::max<int64_t>(0, (out - 1) * s + ek - in[i]);
-        pb = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-        pe = total - pb;
-      } else {
-        if (auto_pad == "NOTSET" && !pads.empty()) {
-          pb = pads[i];
-          pe = pads[n + i];
-        }
-        const int64_t span = in[i] + pb + pe - ek;
-        if (span < 0) {
-          return sdk::InvalidArgument(label + ": spatial dim " + std::to_string(i) + " of size " +
-                                      std::to_string(in[i]) + " (padded by " + std::to_string(pb) + " and " +
-                                      std::to_string(pe) + ") is smaller than the window " + std::to_string(ek));
-        }
-        out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-        if (ceil_mode && (out - 1) * s >= in[i] + pb) --out;
-      }
-    }
-    return Status::Ok();
-  }
-};
+// Window geometry: the ONNX rules shared with the CPU plugin and the schemas.
+using semantics::ConvTransposeAttrs;
+using semantics::ConvTransposeGeometry;
+using semantics::To3;
+using semantics::Window;
+using semantics::WindowAttrs;
 
 // ---------------------------------------------------------------------------
 // cuDNN plumbing.
@@ -331,31 +242,10 @@ class ConvKernel {
     LOOM_SDK_RETURN_IF_ERROR(CheckConvDtypes(label_, x, w, b));
     const LoomDataType dt = x.dtype();
     const std::vector<int64_t> xs = x.shape(), ws = w.shape();
-    if (xs.size() < 3 || xs.size() > 5) {
-      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " +
-                                  ShapeStr(xs));
-    }
-    if (ws.size() != xs.size()) {
-      return sdk::InvalidArgument(label_ + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
-                                  ShapeStr(ws));
-    }
-    const int64_t N = xs[0], C = xs[1], M = ws[0], G = group_;
-    if (C % G != 0 || M % G != 0 || ws[1] != C / G) {
-      return sdk::InvalidArgument(label_ + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) +
-                                  " with group " + std::to_string(G) + ": expected W[1] = C / group = " +
-                                  std::to_string(C / G) + " and C, W[0] divisible by group");
-    }
-    if (b.present() && (b.rank() != 1 || b.dim(0) != M)) {
-      return sdk::InvalidArgument(label_ + ": input B must be [" + std::to_string(M) + "]; found " + ShapeStr(b.shape()));
-    }
-    const std::vector<int64_t> spatial(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
-    if (!attrs_.kernel.empty() && attrs_.kernel != k) {
-      return sdk::InvalidArgument(label_ + ": kernel_shape " + ShapeStr(attrs_.kernel) + " differs from W's " +
-                                  ShapeStr(k));
-    }
-    for (int64_t d : k) {
-      if (d < 1) return sdk::InvalidArgument(label_ + ": W's kernel dims must be >= 1; found " + ShapeStr(ws));
-    }
+    std::vector<int64_t> k;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, xs, ws, b, attrs_.kernel, &k));
+    const int64_t N = xs[0], M = ws[0], G = group_;
+    const std::vector<int64_t> spatial(xs.begin() + 2, xs.end());
     Window win;
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, spatial, k, &win));
     std::vector<int64_t> ys = {N, M};
@@ -520,18 +410,7 @@ class ConvTransposeKernel {
     label_ = Label(info);
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("group", &group_));
     if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
-    auto_pad_ = info.StringOr("auto_pad", "NOTSET");
-    if (auto_pad_ != "NOTSET" && auto_pad_ != "SAME_UPPER" && auto_pad_ != "SAME_LOWER" && auto_pad_ != "VALID") {
-      return sdk::InvalidArgument(label_ + ": auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; found '" +
-                                  auto_pad_ + "'");
-    }
-    kernel_ = info.IntsOr("kernel_shape", {});
-    pads_ = info.IntsOr("pads", {});
-    strides_ = info.IntsOr("strides", {});
-    dilations_ = info.IntsOr("dilations", {});
-    output_padding_ = info.IntsOr("output_padding", {});
-    output_shape_ = info.IntsOr("output_shape", {});
-    return Status::Ok();
+    return attrs_.Read(info, label_);
   }
 
   Status Compute(KernelContext& ctx) {
@@ -539,81 +418,15 @@ class ConvTransposeKernel {
     LOOM_SDK_RETURN_IF_ERROR(CheckConvDtypes(label_, x, w, b));
     const LoomDataType dt = x.dtype();
     const std::vector<int64_t> xs = x.shape(), ws = w.shape();
-    if (xs.size() < 3 || xs.size() > 5) {
-      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " +
-                                  ShapeStr(xs));
-    }
-    if (ws.size() != xs.size()) {
-      return sdk::InvalidArgument(label_ + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
-                                  ShapeStr(ws));
-    }
-    const int64_t N = xs[0], C = xs[1], G = group_, Mg = ws[1], M = Mg * G;
-    if (C % G != 0 || ws[0] != C) {
-      return sdk::InvalidArgument(label_ + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) +
-                                  " with group " + std::to_string(G) + ": expected W[0] = C = " + std::to_string(C) +
-                                  " and C divisible by group");
-    }
-    if (b.present() && (b.rank() != 1 || b.dim(0) != M)) {
-      return sdk::InvalidArgument(label_ + ": input B must be [" + std::to_string(M) + "]; found " + ShapeStr(b.shape()));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvTransposeOperands(label_, group_, xs, ws, b));
+    const int64_t N = xs[0], G = group_, Mg = ws[1], M = Mg * G;
     const size_t n = xs.size() - 2;
-    const std::vector<int64_t> in(xs.begin() + 2, xs.end()), k(ws.begin() + 2, ws.end());
-    if (!kernel_.empty() && kernel_ != k) {
-      return sdk::InvalidArgument(label_ + ": kernel_shape " + ShapeStr(kernel_) + " differs from W's " + ShapeStr(k));
-    }
-    auto check_len = [&](const std::vector<int64_t>& v, size_t len, const char* name) -> Status {
-      if (!v.empty() && v.size() != len) {
-        return sdk::InvalidArgument(label_ + ": attribute " + name + " must have " + std::to_string(len) +
-                                    " values; found " + ShapeStr(v));
-      }
-      return Status::Ok();
-    };
-    LOOM_SDK_RETURN_IF_ERROR(check_len(strides_, n, "strides"));
-    LOOM_SDK_RETURN_IF_ERROR(check_len(dilations_, n, "dilations"));
-    LOOM_SDK_RETURN_IF_ERROR(check_len(pads_, 2 * n, "pads"));
-    LOOM_SDK_RETURN_IF_ERROR(check_len(output_padding_, n, "output_padding"));
-    if (!output_shape_.empty() && output_shape_.size() != n && output_shape_.size() != n + 2) {
-      return sdk::InvalidArgument(label_ + ": attribute output_shape must have " + std::to_string(n) +
-                                  " values; found " + ShapeStr(output_shape_));
-    }
     // Per axis: the full (untrimmed) size, Y's size and the padding that
     // trims full to Y: Y[j] = full[j + pb] (pb, pe may be negative).
-    std::vector<int64_t> strides(n), dil(n), full(n), out(n), pb(n), pe(n);
-    for (size_t i = 0; i < n; ++i) {
-      strides[i] = strides_.empty() ? 1 : strides_[i];
-      dil[i] = dilations_.empty() ? 1 : dilations_[i];
-      const int64_t op = output_padding_.empty() ? 0 : output_padding_[i];
-      if (strides[i] < 1 || dil[i] < 1 || k[i] < 1 || op < 0) {
-        return sdk::InvalidArgument(label_ + ": strides, dilations and W's kernel dims must be >= 1 and "
-                                    "output_padding >= 0; found strides " + ShapeStr(strides_) + ", dilations " +
-                                    ShapeStr(dilations_) + ", W " + ShapeStr(ws) + ", output_padding " +
-                                    ShapeStr(output_padding_));
-      }
-      full[i] = strides[i] * (in[i] - 1) + (k[i] - 1) * dil[i] + 1;
-      const int64_t natural = full[i] + op;
-      const bool same = auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER";
-      if (!output_shape_.empty() || same) {
-        out[i] = !output_shape_.empty() ? output_shape_[output_shape_.size() - n + i] : in[i] * strides[i];
-        const int64_t total = natural - out[i];
-        // Python's floor division, as ONNX's total / 2.
-        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-        pb[i] = auto_pad_ == "SAME_UPPER" ? half : total - half;
-      } else if (auto_pad_ == "VALID") {
-        out[i] = natural;
-        pb[i] = 0;
-      } else {
-        pb[i] = pads_.empty() ? 0 : pads_[i];
-        pe[i] = pads_.empty() ? 0 : pads_[n + i];
-        out[i] = natural - pb[i] - pe[i];
-      }
-      if (in[i] == 0) out[i] = output_shape_.empty() ? 0 : out[i];
-      if (out[i] < 0) {
-        return sdk::InvalidArgument(label_ + ": the output size " + std::to_string(out[i]) + " of spatial axis " +
-                                    std::to_string(i) + " is negative (input " + ShapeStr(xs) + ", W " + ShapeStr(ws) +
-                                    ", pads " + ShapeStr(pads_) + ")");
-      }
-      pe[i] = full[i] - pb[i] - out[i];
-    }
+    ConvTransposeGeometry geo;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, xs, ws, &geo));
+    const std::vector<int64_t> &strides = geo.strides, &dil = geo.dilations, &full = geo.full, &out = geo.out;
+    const std::vector<int64_t> &pb = geo.pads_begin, &pe = geo.pads_end;
     std::vector<int64_t> ys = {N, M};
     ys.insert(ys.end(), out.begin(), out.end());
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, ys, &y));
@@ -746,9 +559,9 @@ class ConvTransposeKernel {
     return sdk::Internal(label_ + ": cuDNN ran no transposed-convolution algorithm (last: " + why + ")");
   }
 
-  std::string label_, auto_pad_;
+  std::string label_;
   int64_t group_ = 1;
-  std::vector<int64_t> kernel_, pads_, strides_, dilations_, output_padding_, output_shape_;  // empty: not given
+  ConvTransposeAttrs attrs_;
   std::vector<int64_t> key_;  // shapes, computed extent, pads, dtype of the descriptors below
   TensorDesc dy_desc_, dx_desc_;
   FilterDesc w_desc_;
@@ -760,13 +573,6 @@ class ConvTransposeKernel {
 
 // ---------------------------------------------------------------------------
 // Pooling
-
-// The spatial values padded in front with `fill` to three (D, H, W).
-std::vector<int64_t> To3(const std::vector<int64_t>& v, int64_t fill) {
-  std::vector<int64_t> r(3 - v.size(), fill);
-  r.insert(r.end(), v.begin(), v.end());
-  return r;
-}
 
 // ONNX MaxPool-12 (kMax; float32, float16, bfloat16, int8, uint8, with the
 // optional Indices output, storage_order) and AveragePool-19 (float32,
@@ -823,16 +629,11 @@ class PoolKernel {
       p.dilation[d] = d3[d];
       p.pad_begin[d] = pb3[d];
       p.limit[d] = limit3[d];
-      p.index_stride[d] = 0;
     }
     // Indices over the real spatial dims, row-major (storage_order 0) or
     // column-major (1), as the CPU kernel.
-    int64_t acc = 1;
-    for (size_t i = 0; i < n; ++i) {
-      const size_t dim = col_major_ ? 3 - n + i : 2 - i;
-      p.index_stride[dim] = acc;
-      acc *= in3[dim];
-    }
+    const std::vector<int64_t> istride = semantics::PoolIndexStrides3(spatial, col_major_);
+    for (int d = 0; d < 3; ++d) p.index_stride[d] = istride[d];
     const PoolMode mode = kMax ? PoolMode::kMax : (include_pad_ ? PoolMode::kAvgIncludePad : PoolMode::kAvgExcludePad);
     return CudaStatus(LaunchPool(mode, x.dtype(), p, x.raw_data(), y.raw_data(),
                                  want_indices ? indices.data<int64_t>() : nullptr,
@@ -861,10 +662,8 @@ class GlobalPoolKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> xs = x.shape();
-    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
-    std::vector<int64_t> ys(xs.size(), 1);
-    ys[0] = xs[0];
-    ys[1] = xs[1];
+    std::vector<int64_t> ys;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::GlobalPoolShape(label_, xs, &ys));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), ys, &y));
     return CudaStatus(LaunchGlobalPool(kMax, x.dtype(), xs[0] * xs[1], Product(xs, 2), x.raw_data(), y.raw_data(),
                                        static_cast<cudaStream_t>(ctx.stream())),

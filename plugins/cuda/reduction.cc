@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/reduction.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/kernels.h"
 #include "plugins/cuda/reduction.h"
@@ -20,11 +21,7 @@ const std::vector<LoomDataType> kFloatTypes = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOA
 const std::vector<LoomDataType> kReduceTypes = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
                                                 LOOM_DTYPE_INT32, LOOM_DTYPE_INT64};
 
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
+using semantics::ShapeStr;
 
 std::string Label(const sdk::KernelInfo& info) { return info.op_type() + " '" + info.op_name() + "'"; }
 
@@ -123,43 +120,19 @@ class ReduceKernel {
  public:
   sdk::Status Init(const sdk::KernelInfo& info) {
     label_ = Label(info);
-    keepdims_ = info.IntOr("keepdims", 1) != 0;
-    noop_ = info.IntOr("noop_with_empty_axes", 0) != 0;
-    axes_attr_ = info.IntsOr("axes", {});
-    if (info.Has("axes") && info.num_inputs() > 1 && !info.input_name(1).empty()) {
-      return sdk::InvalidArgument(label_ + ": axes given both as the input 'axes' and as the attribute; give one");
-    }
-    return sdk::Status::Ok();
+    return attrs_.Read(info, label_);
   }
 
   sdk::Status Compute(sdk::KernelContext& ctx) {
     sdk::Tensor x = ctx.Input(0), axes_in = ctx.Input(1), y;
     const std::vector<int64_t> shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
     cudaStream_t stream = static_cast<cudaStream_t>(ctx.stream());
-    std::vector<int64_t> axes = axes_attr_;
+    std::vector<int64_t> axes = attrs_.axes;
     if (axes_in.present()) LOOM_SDK_RETURN_IF_ERROR(ReadAxes(axes_in, stream, &axes));
-    const bool noop = axes.empty() && noop_;
-    std::vector<bool> reduce(shape.size(), axes.empty() && !noop);
-    for (int64_t a : axes) {
-      int64_t axis = a;
-      if (axis < -rank || axis >= rank) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " is out of range for input shape " +
-                                    ShapeStr(shape) + " (expected [-" + std::to_string(rank) + ", " +
-                                    std::to_string(rank - 1) + "])");
-      }
-      if (axis < 0) axis += rank;
-      if (reduce[axis]) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears more than once in axes");
-      }
-      reduce[axis] = true;
-    }
-    std::vector<int64_t> out_shape;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (!reduce[d]) out_shape.push_back(shape[d]);
-      else if (keepdims_) out_shape.push_back(1);
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out_shape, &y));
+    semantics::ReduceGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ResolveReduceAxes(label_, shape, axes, attrs_, &g));
+    const std::vector<bool>& reduce = g.reduce;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out_shape, &y));
     if (y.num_elements() == 0) return sdk::Status::Ok();
     ReduceLayout l;
     if (!MakeLayout(shape, reduce, &l)) {
@@ -202,8 +175,7 @@ class ReduceKernel {
   }
 
   std::string label_;
-  bool keepdims_ = true, noop_ = false;
-  std::vector<int64_t> axes_attr_;
+  semantics::ReduceAttrs attrs_;
 };
 
 sdk::KernelOptions Cuda(const std::vector<LoomDataType>& types) { return {"CUDA", "", 0, {{"T", types}}}; }

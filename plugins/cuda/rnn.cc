@@ -61,6 +61,8 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/common.h"
+#include "ops/semantics/rnn.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/handles.h"
 #include "plugins/cuda/kernels.h"
@@ -72,11 +74,7 @@ namespace {
 
 enum class Cell { kLstm, kGru, kRnn };
 
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
+using semantics::ShapeStr;
 
 // cuDNN's linLayerID of the W matrix of ONNX gate k; R's is that + gates.
 constexpr int kLstmLinLayer[4] = {0, 3, 1, 2};  // ONNX i, o, f, c -> cuDNN i=0, f=1, c=2, o=3
@@ -109,17 +107,6 @@ using DropoutDescriptor = Owned<cudnnDropoutDescriptor_t, &cudnnDestroyDropoutDe
 using RnnDataDescriptor = Owned<cudnnRNNDataDescriptor_t, &cudnnDestroyRNNDataDescriptor>;
 using TensorDescriptor = Owned<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor>;
 
-// Activation names the ONNX RNN section defines (lower case); ONNX Runtime and
-// the CPU kernel match them case-insensitively.
-bool KnownActivation(const std::string& lower) {
-  static const char* kNames[] = {"relu", "tanh", "sigmoid", "affine", "leakyrelu", "thresholdedrelu",
-                                 "scaledtanh", "hardsigmoid", "elu", "softsign", "softplus"};
-  for (const char* n : kNames) {
-    if (lower == n) return true;
-  }
-  return false;
-}
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -140,27 +127,18 @@ class RnnKernel {
     const std::string op = info.op_type();
     cell_ = op == "LSTM" ? Cell::kLstm : op == "GRU" ? Cell::kGru : Cell::kRnn;
     gates_ = cell_ == Cell::kLstm ? 4 : cell_ == Cell::kGru ? 3 : 1;
-    const std::string dir = info.StringOr("direction", "forward");
-    if (dir != "forward" && dir != "reverse" && dir != "bidirectional") {
-      return sdk::InvalidArgument(label_ + ": direction must be forward, reverse or bidirectional; found '" + dir + "'");
-    }
-    dirs_ = dir == "bidirectional" ? 2 : 1;
-    reverse_ = dir == "reverse";
-    hidden_ = info.IntOr("hidden_size", -1);
-    const int64_t layout = info.IntOr("layout", 0);
-    if (layout != 0 && layout != 1) {
-      return sdk::InvalidArgument(label_ + ": layout must be 0 or 1; found " + std::to_string(layout));
-    }
-    batch_major_ = layout == 1;
-    if (info.Has("clip")) {
-      const float clip = info.FloatOr("clip", 0.0f);
-      if (!(clip > 0)) return sdk::InvalidArgument(label_ + ": clip must be positive; found " + std::to_string(clip));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Read(info, label_, semantics::RnnCellOf(info.op_type())));
+    dirs_ = attrs_.num_directions;
+    reverse_ = attrs_.reverse;
+    hidden_ = attrs_.hidden_size;
+    batch_major_ = attrs_.batch_major;
+    if (attrs_.has_clip) {
       return sdk::Unimplemented(label_ + ": attribute 'clip' is not supported by the CUDA (cuDNN) kernel; run it on CPU");
     }
-    if (cell_ == Cell::kLstm && info.IntOr("input_forget", 0) != 0) {
+    if (attrs_.input_forget) {
       return sdk::Unimplemented(label_ + ": attribute 'input_forget' = 1 is not supported by the CUDA (cuDNN) kernel; run it on CPU");
     }
-    if (cell_ == Cell::kGru && info.IntOr("linear_before_reset", 0) == 0) {
+    if (cell_ == Cell::kGru && !attrs_.linear_before_reset) {
       return sdk::Unimplemented(label_ + ": attribute 'linear_before_reset' = 0 is not supported by the CUDA (cuDNN) "
                                 "kernel (cuDNN's GRU applies the recurrent weights before the reset gate); run it on CPU");
     }
@@ -168,28 +146,11 @@ class RnnKernel {
       return sdk::Unimplemented(label_ + ": peephole input 'P' is not supported by the CUDA (cuDNN) kernel; run it on CPU");
     }
 
-    // Activations: per direction f, g, h (LSTM), f, g (GRU), f (RNN).
-    const size_t per_dir = cell_ == Cell::kLstm ? 3 : cell_ == Cell::kGru ? 2 : 1;
+    // Activations: per direction f, g, h (LSTM), f, g (GRU), f (RNN), as
+    // lower-case names.
+    const size_t per_dir = attrs_.acts_per_dir;
     std::vector<std::string> names;
-    if (info.Has("activations")) LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("activations", &names));
-    if (names.empty()) {
-      names = cell_ == Cell::kLstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-              : cell_ == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                    : std::vector<std::string>{"Tanh"};
-    }
-    if (names.size() == per_dir && dirs_ == 2) {  // one list serves both directions
-      const std::vector<std::string> one = names;
-      names.insert(names.end(), one.begin(), one.end());
-    }
-    if (names.size() != per_dir * static_cast<size_t>(dirs_)) {
-      return sdk::InvalidArgument(label_ + ": activations needs " + std::to_string(per_dir * dirs_) + " entries for " +
-                                  std::to_string(dirs_) + " direction(s); found " + std::to_string(names.size()));
-    }
-    for (std::string& n : names) {
-      const std::string lower = Lower(n);
-      if (!KnownActivation(lower)) return sdk::InvalidArgument(label_ + ": unknown activation '" + n + "'");
-      n = lower;
-    }
+    for (const semantics::RnnActivation& a : attrs_.activations) names.push_back(Lower(a.name));
     bool supported = true;
     for (size_t d = 0; d < static_cast<size_t>(dirs_); ++d) {
       const std::string* a = &names[d * per_dir];
@@ -225,23 +186,10 @@ class RnnKernel {
       return sdk::InvalidArgument(label_ + ": dtype " + sdk::DTypeName(dt) + " is not supported by this kernel");
     }
     const size_t esize = sdk::DTypeSize(dt);
-    if (x.rank() != 3) return sdk::InvalidArgument(label_ + ": X must be 3-D; found " + ShapeStr(x.shape()));
-    if (r.rank() != 3) {
-      return sdk::InvalidArgument(label_ + ": R must be 3-D [num_directions, G*hidden, hidden]; found " + ShapeStr(r.shape()));
-    }
-    const int64_t T = batch_major_ ? x.dim(1) : x.dim(0), N = batch_major_ ? x.dim(0) : x.dim(1), I = x.dim(2);
-    const int64_t H = r.dim(2), D = dirs_, G = gates_;
-    if (hidden_ >= 0 && hidden_ != H) {
-      return sdk::InvalidArgument(label_ + ": hidden_size is " + std::to_string(hidden_) + " but R " + ShapeStr(r.shape()) +
-                                  " has hidden size " + std::to_string(H));
-    }
-    const std::vector<int64_t> state = batch_major_ ? std::vector<int64_t>{N, D, H} : std::vector<int64_t>{D, N, H};
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("W", w, {D, G * H, I}, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("R", r, {D, G * H, H}, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("B", b, {D, 2 * G * H}, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_h", h0, state, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_c", c0, state, dt));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("P", p, {D, 3 * H}, dt));
+    semantics::RnnAttrs::Shapes shapes;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.CheckInputs(label_, dt, x, w, r, b, h0, c0, p, &shapes));
+    const int64_t T = shapes.T, N = shapes.N, I = shapes.I, H = shapes.H, D = shapes.D;
+    const std::vector<int64_t>& state = shapes.state;
     if (p.present()) {
       return sdk::Unimplemented(label_ + ": peephole input 'P' is not supported by the CUDA (cuDNN) kernel; run it on CPU");
     }
@@ -256,11 +204,8 @@ class RnnKernel {
     // the CPU kernel). They are needed on the host for the descriptors.
     lens_.assign(static_cast<size_t>(N), static_cast<int32_t>(T));
     if (sl.present()) {
-      const bool int32 = sl.dtype() == LOOM_DTYPE_INT32, int64 = sl.dtype() == LOOM_DTYPE_INT64;
-      if (sl.rank() != 1 || sl.dim(0) != N || !(int32 || int64)) {
-        return sdk::InvalidArgument(label_ + ": sequence_lens must be an int32 vector of batch_size " + std::to_string(N) +
-                                    "; found " + sdk::DTypeName(sl.dtype()) + ShapeStr(sl.shape()));
-      }
+      const bool int32 = sl.dtype() == LOOM_DTYPE_INT32;
+      LOOM_SDK_RETURN_IF_ERROR(semantics::CheckSequenceLensInput(label_, sl, N));
       std::vector<int64_t> read(static_cast<size_t>(N));
       if (N > 0) {
         if (int32) {
@@ -274,20 +219,14 @@ class RnnKernel {
         }
         LOOM_CUDA_RETURN_STATUS_IF_ERROR(cudaStreamSynchronize(stream), "RNN sequence_lens read-back");
       }
-      for (int64_t n = 0; n < N; ++n) {
-        const int64_t len = int32 ? lens_[n] : read[n];
-        if (len < 1 || len > T) {
-          return sdk::InvalidArgument(label_ + ": sequence_lens[" + std::to_string(n) + "] = " + std::to_string(len) +
-                                      " is outside [1, seq_length = " + std::to_string(T) + "]");
-        }
-        lens_[n] = static_cast<int32_t>(len);
-      }
+      if (int32) read.assign(lens_.begin(), lens_.end());
+      LOOM_SDK_RETURN_IF_ERROR(semantics::CheckSequenceLens(label_, read, T));
+      lens_.assign(read.begin(), read.end());
     }
 
     sdk::Tensor y, yh, yc;
     if (ctx.OutputRequested(0)) {
-      const std::vector<int64_t> ys = batch_major_ ? std::vector<int64_t>{N, T, D, H} : std::vector<int64_t>{T, D, N, H};
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, ys, &y));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, shapes.y, &y));
     }
     if (ctx.OutputRequested(1)) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, dt, state, &yh));
     if (lstm && ctx.OutputRequested(2)) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, dt, state, &yc));
@@ -474,19 +413,6 @@ class RnnKernel {
     void* dst;
   };
 
-  sdk::Status CheckShape(const char* name, const sdk::Tensor& t, const std::vector<int64_t>& want, LoomDataType dt) const {
-    if (!t.present()) return sdk::Status::Ok();
-    if (t.dtype() != dt) {
-      return sdk::InvalidArgument(label_ + ": " + name + " must have X's dtype " + sdk::DTypeName(dt) + "; found " +
-                                  sdk::DTypeName(t.dtype()));
-    }
-    if (t.shape() != want) {
-      return sdk::InvalidArgument(label_ + ": " + name + " must have shape " + ShapeStr(want) + "; found " +
-                                  ShapeStr(t.shape()));
-    }
-    return sdk::Status::Ok();
-  }
-
   // Makes the scratch buffer hold at least `bytes`. Its previous contents
   // may still be read by queued work of an earlier run: growing waits for it.
   sdk::Status EnsureScratch(size_t bytes) {
@@ -639,6 +565,7 @@ class RnnKernel {
   }
 
   std::string label_;
+  semantics::RnnAttrs attrs_;  // the ONNX attributes (the members below copy the ones the run uses)
   Cell cell_ = Cell::kLstm;
   int64_t gates_ = 4, dirs_ = 1, hidden_ = -1;
   bool reverse_ = false, batch_major_ = false;

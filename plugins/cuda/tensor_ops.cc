@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/cast.h"
+#include "ops/semantics/data_movement.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/kernels.h"
 #include "plugins/cuda/tensor_ops.h"
@@ -37,63 +39,18 @@ using sdk::KernelInfo;
 using sdk::Status;
 using sdk::Tensor;
 
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
+using semantics::ShapeStr;
 
 std::string OpLabel(const KernelInfo& info) { return info.op_type() + " '" + info.op_name() + "'"; }
 
 cudaStream_t StreamOf(const KernelContext& ctx) { return static_cast<cudaStream_t>(ctx.stream()); }
 
-int64_t Product(const std::vector<int64_t>& s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= s[i];
-  return p;
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> st(shape.size(), 1);
-  for (size_t k = shape.size(); k-- > 1;) st[k - 1] = st[k] * shape[k];
-  return st;
-}
-
-// Element strides of `in` seen through its broadcast shape `out` (0 on
-// broadcast dims), right-aligned.
-std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
-  std::vector<int64_t> strides(out.size(), 0);
-  int64_t s = 1;
-  for (size_t k = 0; k < in.size(); ++k) {
-    const size_t i = in.size() - 1 - k, o = out.size() - 1 - k;
-    strides[o] = in[i] == 1 ? 0 : s;
-    s *= in[i];
-  }
-  return strides;
-}
-
-// Numpy broadcast of two shapes (any rank); false if they do not broadcast.
-bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out) {
-  const size_t r = std::max(a.size(), b.size());
-  out->assign(r, 1);
-  for (size_t i = 0; i < r; ++i) {
-    const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
-    (*out)[i] = da == 1 ? db : da;
-  }
-  return true;
-}
-
-Status NormalizeAxisOr(int64_t* axis, int64_t rank, const std::string& label, const char* what) {
-  if (*axis < -rank || *axis >= rank) {
-    return sdk::InvalidArgument(label + ": " + what + " " + std::to_string(*axis) + " is out of range for rank " +
-                                std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
-                                std::to_string(rank - 1) + "])");
-  }
-  if (*axis < 0) *axis += rank;
-  return Status::Ok();
-}
+// ONNX shape arithmetic shared with the CPU plugin and the schemas.
+using semantics::BroadcastShape;
+using semantics::BroadcastStrides;
+using semantics::NormalizeAxisOr;
+using semantics::Product;
+using semantics::RowMajorStrides;
 
 Status UnsupportedDtype(const std::string& label, LoomDataType dt) {
   return sdk::InvalidArgument(label + ": dtype " + sdk::DTypeName(dt) + " is not supported by this kernel");
@@ -240,21 +197,11 @@ class ConcatKernel {
   Status Compute(KernelContext& ctx) {
     const size_t count = ctx.num_inputs();
     Tensor first = ctx.Input(0), y;
-    std::vector<int64_t> out = first.shape();
-    const int64_t rank = static_cast<int64_t>(out.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis"));
-    for (size_t i = 1; i < count; ++i) {
-      const std::vector<int64_t> s = ctx.Input(i).shape();
-      bool same = s.size() == out.size();
-      for (int64_t d = 0; same && d < rank; ++d) same = d == axis || s[d] == out[d];
-      if (!same) {
-        return sdk::InvalidArgument(label_ + ": input " + std::to_string(i) + " has shape " + ShapeStr(s) +
-                                    "; expected rank " + std::to_string(rank) + " and the dims of input 0 " +
-                                    ShapeStr(first.shape()) + " except on axis " + std::to_string(axis));
-      }
-      out[axis] += s[axis];
-    }
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t i = 0; i < count; ++i) shapes.push_back(ctx.Input(i).shape());
+    std::vector<int64_t> out;
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ConcatShape(label_, shapes, axis_, &axis, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, first.dtype(), out, &y));
     const size_t esize = sdk::DTypeSize(first.dtype());
     const std::vector<int64_t> out_strides = RowMajorStrides(out);
@@ -296,27 +243,9 @@ class SplitKernel {
     HostInts split;
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "split", true, &split));
     if (split.given) LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&split}));
-    std::vector<int64_t> sizes = split.given ? split.values : attr_split_;
-    if (sizes.empty()) {  // an empty split also means equal parts (as in ONNX Runtime)
-      const int64_t n = num_outputs_ >= 0 ? num_outputs_ : n_out;
-      if (n != n_out) {
-        return sdk::InvalidArgument(label_ + ": attribute num_outputs is " + std::to_string(n) + " but the op has " +
-                                    std::to_string(n_out) + " outputs");
-      }
-      const int64_t chunk = (in[axis] + n - 1) / n;
-      for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, in[axis] - i * chunk)));
-    }
-    int64_t sum = 0;
-    bool negative = false;
-    for (int64_t s : sizes) {
-      sum += s;
-      negative = negative || s < 0;
-    }
-    if (static_cast<int64_t>(sizes.size()) != n_out || sum != in[axis] || negative) {
-      return sdk::InvalidArgument(label_ + ": split " + ShapeStr(sizes) + " must be " + std::to_string(n_out) +
-                                  " non-negative sizes summing to dim " + std::to_string(in[axis]) + " of axis " +
-                                  std::to_string(axis) + " of input " + ShapeStr(in));
-    }
+    std::vector<int64_t> sizes;
+    LOOM_SDK_RETURN_IF_ERROR(
+        semantics::SplitSizes(label_, in, axis, split.given ? split.values : attr_split_, num_outputs_, n_out, &sizes));
     const size_t esize = sdk::DTypeSize(x.dtype());
     const std::vector<int64_t> in_strides = RowMajorStrides(in);
     int64_t at = 0;
@@ -345,10 +274,7 @@ class SliceKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
-    has_attrs_ = info.Has("starts") && info.Has("ends");
-    attr_starts_ = info.IntsOr("starts", {});
-    attr_ends_ = info.IntsOr("ends", {});
-    attr_axes_ = info.IntsOr("axes", {});
+    attrs_.Read(info);
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) {
@@ -361,66 +287,17 @@ class SliceKernel {
     LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_starts, &r_ends, &r_axes, &r_steps}));
     std::vector<int64_t> starts = r_starts.values, ends = r_ends.values, axes = r_axes.values,
                          steps = r_steps.values;
-    if (!r_starts.given) {
-      if (!has_attrs_) return sdk::InvalidArgument(label_ + ": starts and ends are required (inputs, or opset-1 attributes)");
-      starts = attr_starts_;
-      ends = attr_ends_;
-      axes = attr_axes_;
-    } else if (!r_ends.given) {
-      return sdk::InvalidArgument(label_ + ": input 'ends' is required with input 'starts'");
-    }
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    if (axes.empty()) for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-      return sdk::InvalidArgument(label_ + ": starts " + ShapeStr(starts) + ", ends " + ShapeStr(ends) + ", axes " +
-                                  ShapeStr(axes) + " and steps " + ShapeStr(steps) + " must have the same length");
-    }
-    // Per dim: first input index and step; untouched dims take all of it.
-    std::vector<int64_t> first(in.size(), 0), step(in.size(), 1), out = in;
-    std::vector<bool> seen(in.size(), false);
-    for (size_t i = 0; i < starts.size(); ++i) {
-      int64_t a = axes[i];
-      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&a, rank, label_, "axis"));
-      if (seen[a]) return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axes[i]) + " appears twice in 'axes'");
-      seen[a] = true;
-      const int64_t d = in[a], s = steps[i];
-      if (s == 0) return sdk::InvalidArgument(label_ + ": input 'steps' " + ShapeStr(steps) + " has a 0");
-      // Negative positions count from the end; then clamp to the dim (the
-      // first element of a backward walk is at most d - 1, its end may be -1).
-      // The additions cannot overflow: d >= 0 is added only to negatives.
-      int64_t b = starts[i] < 0 ? starts[i] + d : starts[i];
-      int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
-      if (s > 0) {
-        b = std::clamp<int64_t>(b, 0, d);
-        e = std::clamp<int64_t>(e, 0, d);
-        out[a] = e > b ? (e - b - 1) / s + 1 : 0;
-      } else {
-        b = std::clamp<int64_t>(b, 0, std::max<int64_t>(d - 1, 0));
-        e = std::clamp<int64_t>(e, -1, d - 1);
-        const int64_t back = s == INT64_MIN ? INT64_MAX : -s;  // |s| without overflow
-        out[a] = d > 0 && b > e ? (b - e - 1) / back + 1 : 0;
-      }
-      first[a] = b;
-      step[a] = out[a] > 1 ? s : 1;  // a step never taken (and never multiplied)
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    const std::vector<int64_t> in_strides = RowMajorStrides(in);
-    std::vector<int64_t> strides(in.size());
-    int64_t base = 0;
-    for (size_t d = 0; d < in.size(); ++d) {
-      strides[d] = in_strides[d] * step[d];
-      if (out[d] > 0) base += first[d] * in_strides[d];
-    }
-    return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), out, strides, base, RowMajorStrides(out), 0,
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Select(label_, r_starts.given, r_ends.given, &starts, &ends, &axes));
+    semantics::SliceGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ResolveSlice(label_, x.shape(), starts, ends, axes, steps, &g));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
+    return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), g.out, g.strides, g.base, RowMajorStrides(g.out), 0,
                        x.raw_data(), y.raw_data());
   }
 
  private:
   std::string label_;
-  bool has_attrs_ = false;
-  std::vector<int64_t> attr_starts_, attr_ends_, attr_axes_;
+  semantics::SliceAttrs attrs_;
 };
 
 // ---- Transpose-13: output dim i is input dim perm[i] (default: reversed) ------------------------
@@ -434,23 +311,8 @@ class TransposeKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    std::vector<int64_t> perm = perm_;
-    if (perm.empty()) for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-    const std::vector<int64_t> in_strides = RowMajorStrides(in);
     std::vector<int64_t> out, strides;
-    std::vector<bool> seen(in.size(), false);
-    for (int64_t p : perm) {
-      int64_t a = p;
-      if (static_cast<int64_t>(perm.size()) != rank || a < -rank || a >= rank || seen[a < 0 ? a + rank : a]) {
-        return sdk::InvalidArgument(label_ + ": attribute perm " + ShapeStr(perm) + " is not a permutation of the " +
-                                    std::to_string(rank) + " axes of input " + ShapeStr(in));
-      }
-      if (a < 0) a += rank;
-      seen[a] = true;
-      out.push_back(in[a]);
-      strides.push_back(in_strides[a]);
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::TransposeShape(label_, in, perm_, &out, &strides));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), out, strides, 0, RowMajorStrides(out), 0, x.raw_data(),
                        y.raw_data());
@@ -475,13 +337,7 @@ class ExpandKernel {
     LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&shape}));
     const std::vector<int64_t> in = x.shape();
     std::vector<int64_t> out;
-    if (!BroadcastShape(in, shape.values, &out)) {
-      return sdk::InvalidArgument(label_ + ": input shape " + ShapeStr(in) + " does not broadcast with 'shape' " +
-                                  ShapeStr(shape.values));
-    }
-    for (int64_t d : out) {
-      if (d < 0) return sdk::InvalidArgument(label_ + ": input 'shape' has a negative dim: " + ShapeStr(shape.values));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ExpandShape(label_, in, shape.values, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     // A broadcast is a strided read with stride 0 on the broadcast dims.
     return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), out, BroadcastStrides(in, out), 0, RowMajorStrides(out),
@@ -514,19 +370,8 @@ class GatherKernel {
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "indices", false, &idx));
     LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&idx}));
     const int64_t dim = in[axis];
-    for (size_t j = 0; j < idx.values.size(); ++j) {
-      const int64_t v = idx.values[j];
-      if (v < -dim || v >= dim) {
-        return sdk::InvalidArgument(label_ + ": input 'indices' has value " + std::to_string(v) + " at flat index " +
-                                    std::to_string(j) + ", out of range for axis " + std::to_string(axis) + " of size " +
-                                    std::to_string(dim) + " (expected [" + std::to_string(-dim) + ", " +
-                                    std::to_string(dim - 1) + "])");
-      }
-    }
-    std::vector<int64_t> out(in.begin(), in.begin() + axis);
-    const std::vector<int64_t> ishape = idx_t.shape();
-    out.insert(out.end(), ishape.begin(), ishape.end());
-    out.insert(out.end(), in.begin() + axis + 1, in.end());
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckGatherIndices(label_, axis, dim, idx.values));
+    const std::vector<int64_t> out = semantics::GatherShape(in, axis, idx_t.shape());
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     const int64_t outer = Product(in, 0, static_cast<size_t>(axis));
     const int64_t inner = Product(in, static_cast<size_t>(axis) + 1, in.size());
@@ -546,14 +391,7 @@ class CastKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
-    int64_t to = 0;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("to", &to));
-    to_ = static_cast<LoomDataType>(to);
-    if (sdk::DTypeSize(to_) == 0) {
-      return sdk::InvalidArgument(label_ + ": attribute 'to' = " + std::to_string(to) +
-                                  " is not a dtype Loom supports (ONNX TensorProto.DataType codes)");
-    }
-    return Status::Ok();
+    return semantics::ReadCastTo(info, label_, &to_);
   }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
@@ -579,18 +417,8 @@ class WhereKernel {
   }
   Status Compute(KernelContext& ctx) {
     Tensor cond = ctx.Input(0), x = ctx.Input(1), y = ctx.Input(2), out;
-    if (cond.dtype() != LOOM_DTYPE_BOOL) {
-      return sdk::InvalidArgument(label_ + ": input 'condition' must be bool; found " + sdk::DTypeName(cond.dtype()));
-    }
-    if (x.dtype() != y.dtype()) {
-      return sdk::InvalidArgument(label_ + ": inputs 'X' and 'Y' must have the same dtype; found " +
-                                  sdk::DTypeName(x.dtype()) + " and " + sdk::DTypeName(y.dtype()));
-    }
-    std::vector<int64_t> xy, shape;
-    if (!BroadcastShape(x.shape(), y.shape(), &xy) || !BroadcastShape(cond.shape(), xy, &shape)) {
-      return sdk::InvalidArgument(label_ + ": shapes " + ShapeStr(cond.shape()) + ", " + ShapeStr(x.shape()) +
-                                  " and " + ShapeStr(y.shape()) + " do not broadcast");
-    }
+    std::vector<int64_t> shape;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::WhereShape(label_, cond, x, y, &shape));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), shape, &out));
     const int64_t n = out.num_elements();
     if (n == 0) return Status::Ok();
@@ -652,36 +480,8 @@ class ReshapeKernel {
     HostInts r_shape;
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "shape", true, &r_shape));
     LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_shape}));
-    std::vector<int64_t> shape = r_shape.values;
-    const std::vector<int64_t> in = data.shape();
-    const std::string found = ": input 'shape' " + ShapeStr(shape) + " for data " + ShapeStr(in);
-    int64_t infer_at = -1, product = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == -1) {
-        if (infer_at >= 0) return sdk::InvalidArgument(label_ + found + " has more than one -1");
-        infer_at = static_cast<int64_t>(i);
-        continue;
-      }
-      if (shape[i] < -1) return sdk::InvalidArgument(label_ + found + " has a negative dim other than -1");
-      if (shape[i] == 0 && !allowzero_) {
-        if (i >= in.size()) return sdk::InvalidArgument(label_ + found + ": a 0 copies a dim the data does not have");
-        shape[i] = in[i];
-      }
-      product *= shape[i];
-    }
-    const int64_t n = data.num_elements();
-    if (infer_at >= 0) {
-      // 0 * x = 0 elements leaves the -1 undetermined (numpy and ONNX Runtime refuse it too).
-      if (product == 0 || n % product != 0) {
-        return sdk::InvalidArgument(label_ + found + ": the -1 cannot be inferred");
-      }
-      shape[infer_at] = n / product;
-      product *= shape[infer_at];
-    }
-    if (product != n) {
-      return sdk::InvalidArgument(label_ + found + ": " + std::to_string(n) + " elements cannot take a shape of " +
-                                  std::to_string(product));
-    }
+    std::vector<int64_t> shape;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::ReshapeShape(label_, data.shape(), r_shape.values, allowzero_, &shape));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), shape, &out));
     return CopyDevice(ctx, data, out, label_);
   }
@@ -701,16 +501,8 @@ class FlattenKernel {
   }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
-    if (axis < 0 || axis > rank) {
-      return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for rank " +
-                                  std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
-                                  std::to_string(rank) + "])");
-    }
-    const std::vector<int64_t> out = {Product(in, 0, static_cast<size_t>(axis)),
-                                      Product(in, static_cast<size_t>(axis), in.size())};
+    std::vector<int64_t> out;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::FlattenShape(label_, x.shape(), axis_, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     return CopyDevice(ctx, x, y, label_);
   }
@@ -735,22 +527,8 @@ class SqueezeKernel {
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "axes", true, &r_axes));
     if (r_axes.given) LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_axes}));
     const std::vector<int64_t> axes = r_axes.given ? r_axes.values : attr_axes_;
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    std::vector<bool> drop(in.size(), axes.empty());
-    for (int64_t a : axes) {
-      int64_t n = a;
-      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label_, "axis"));
-      if (in[n] != 1) {
-        return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " of input 'data' " + ShapeStr(in) +
-                                    " has size " + std::to_string(in[n]) + "; only size-1 dims can be squeezed");
-      }
-      drop[n] = true;
-    }
     std::vector<int64_t> out;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (!(drop[i] && in[i] == 1)) out.push_back(in[i]);
-    }
+    LOOM_SDK_RETURN_IF_ERROR(semantics::SqueezeShape(label_, x.shape(), axes, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     return CopyDevice(ctx, x, y, label_);
   }
@@ -782,18 +560,8 @@ class UnsqueezeKernel {
       if (!has_attr_) return sdk::InvalidArgument(label_ + ": axes are required (input 'axes', or the opset 1-11 attribute)");
       axes = attr_axes_;
     }
-    const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
-    std::vector<bool> ones(static_cast<size_t>(rank), false);
-    for (int64_t a : axes) {
-      int64_t n = a;
-      LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label_, "axis"));
-      if (ones[n]) return sdk::InvalidArgument(label_ + ": axis " + std::to_string(a) + " appears twice in 'axes'");
-      ones[n] = true;
-    }
     std::vector<int64_t> out;
-    size_t next = 0;
-    for (int64_t i = 0; i < rank; ++i) out.push_back(ones[i] ? 1 : in[next++]);
+    LOOM_SDK_RETURN_IF_ERROR(semantics::UnsqueezeShape(label_, x.shape(), axes, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     return CopyDevice(ctx, x, y, label_);
   }

@@ -1,5 +1,6 @@
-// MaxPool and AveragePool on oneDNN's pooling_v2_forward (plain NC[D]HW
-// layouts bound to the tensors, cached per input shape); MaxPool's Indices
+// MaxPool and AveragePool on oneDNN's pooling_v2_forward (float data pooled
+// on the channel-blocked layout with reorders, other dtypes on the plain one;
+// primitives cached per input shape); MaxPool's Indices
 // output, GlobalAveragePool and GlobalMaxPool as plain OpenMP loops.
 #include <cmath>
 #include <limits>
@@ -130,14 +131,40 @@ class PoolKernel {
     key.push_back(threads);
     if (key != key_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        memory::desc x_md = PlainDesc(xs, DnnlType(dt)), y_md = PlainDesc(ys, DnnlType(dt));
+        const memory::desc x_md = PlainDesc(xs, DnnlType(dt)), y_md = PlainDesc(ys, DnnlType(dt));
         const auto alg = kMax ? dnnl::algorithm::pooling_max
                               : (include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
                                               : dnnl::algorithm::pooling_avg_exclude_padding);
-        dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, x_md, y_md, Dims(win.strides),
-                                         Dims(win.kernel), win.DnnlDilations(), Dims(win.pads_begin),
-                                         Dims(win.dnnl_pads_end));
-        prim_ = dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(d, DnnlEngine()));
+        // oneDNN 2.6 pools plain float NCHW with a scalar kernel
+        // (simple_nchw) about 10x slower than its jit kernel on the
+        // channel-blocked layout, so float data is pooled blocked, with
+        // reorders in and out, unless only a slow kernel exists for it.
+        auto make = [&](const memory::desc& xd, const memory::desc& yd) {
+          dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, xd, yd, Dims(win.strides),
+                                           Dims(win.kernel), win.DnnlDilations(), Dims(win.pads_begin),
+                                           Dims(win.dnnl_pads_end));
+          return dnnl::pooling_v2_forward::primitive_desc(d, DnnlEngine());
+        };
+        auto pd = make(x_md, y_md);
+        blocked_ = false;
+        const memory::format_tag blocked_tag = xs.size() == 3   ? memory::format_tag::nCw8c
+                                               : xs.size() == 4 ? memory::format_tag::nChw8c
+                                               : xs.size() == 5 ? memory::format_tag::nCdhw8c
+                                                                : memory::format_tag::undef;
+        if (dt == LOOM_DTYPE_FLOAT && blocked_tag != memory::format_tag::undef) {
+          const memory::desc xb(x_md.dims(), x_md.data_type(), blocked_tag), yb(y_md.dims(), y_md.data_type(), blocked_tag);
+          auto bpd = make(xb, yb);
+          const std::string impl = bpd.impl_info_str();
+          if (impl.rfind("jit", 0) == 0) {
+            pd = bpd;
+            blocked_ = true;
+            x_blk_ = memory(xb, DnnlEngine());
+            y_blk_ = memory(yb, DnnlEngine());
+            x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), xb));
+            y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), yb, DnnlEngine(), y_md));
+          }
+        }
+        prim_ = dnnl::pooling_v2_forward(pd);
         x_mem_ = UnboundMemory(x_md);
         y_mem_ = UnboundMemory(y_md);
       }));
@@ -146,7 +173,13 @@ class PoolKernel {
     }
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(y.raw_data());
-    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_DST, y_mem_}}, threads));
+    if (blocked_) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, x_to_blk_, {{DNNL_ARG_FROM, x_mem_}, {DNNL_ARG_TO, x_blk_}}, threads));
+      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_blk_}, {DNNL_ARG_DST, y_blk_}}, threads));
+      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
+    } else {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_DST, y_mem_}}, threads));
+    }
     if (!rescale_.empty()) Rescale(y.data<float>(), xs[0] * xs[1], threads);
     return Status::Ok();
   }
@@ -199,6 +232,9 @@ class PoolKernel {
   std::vector<int64_t> key_;  // X shape, threads of the cached primitive
   dnnl::pooling_v2_forward prim_;
   memory x_mem_, y_mem_;
+  bool blocked_ = false;  // pooled on the channel-blocked layout
+  memory x_blk_, y_blk_;
+  dnnl::reorder x_to_blk_, y_from_blk_;
   std::vector<std::vector<float>> rescale_;
 };
 

@@ -197,6 +197,11 @@ std::vector<PoolCase> AllCases() {
       PoolCase{"avg2d_dilation", false, {1, 2, 9, 8}, {2, 2}, {2, 1}, {1, 1, 1, 1}, {2, 3}, "NOTSET", false, true},
       PoolCase{"avg2d_valid", false, {1, 2, 9, 8}, {3, 2}, {2, 2}, {}, {}, "VALID"},
       PoolCase{"avg1d_ceil_include", false, {2, 2, 10}, {4}, {3}, {2, 1}, {}, "NOTSET", true, true},
+      // More channels than one oneDNN block (8), not a multiple of it: float
+      // data is pooled on the channel-blocked layout.
+      PoolCase{"max2d_19_channels", true, {2, 19, 9, 10}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+      PoolCase{"avg2d_19_channels_ceil", false, {2, 19, 9, 10}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {}, "NOTSET", true, true},
+      PoolCase{"max3d_11_channels", true, {1, 11, 4, 5, 6}, {2, 2, 2}, {2, 2, 2}},
       PoolCase{"avg3d", false, {1, 2, 5, 6, 4}, {2, 3, 2}, {1, 2, 2}, {1, 0, 1, 0, 1, 1}, {}, "NOTSET", true, true},
       PoolCase{"avg_larger", false, {4, 16, 32, 32}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {}, "NOTSET", true, true},
       PoolCase{"max_batch0", true, {0, 3, 5, 5}, {2, 2}}};

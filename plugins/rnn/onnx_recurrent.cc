@@ -30,7 +30,9 @@
 // ScaledTanh = Mul + Tanh + Mul; LeakyRelu, ThresholdedRelu, HardSigmoid,
 // Elu, Softsign, Softplus, Relu, Tanh, Sigmoid are ops of their own. Names
 // are case-insensitive; alpha/beta come from activation_alpha/_beta in
-// order, else ONNX Runtime's defaults (as the DNNL kernel reads them).
+// order, else ONNX Runtime's defaults. The attributes, the input shapes and
+// sequence_lens are read and checked by ops/semantics/rnn.h, as the DNNL and
+// CUDA kernels do.
 //
 // sequence_lens: the fused units carry the state of a batch entry past its
 // end (seq_lengths/timestep inputs); the standard-op cells do the same with
@@ -42,14 +44,14 @@
 // Supported: float32, every direction, B, sequence_lens, initial_h/_c, P,
 // clip, input_forget, every activation of the ONNX spec, linear_before_reset,
 // layout 0 and 1, every optional output.
-#include <algorithm>
-#include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/rnn.h"
 #include "plugins/rnn/netdef_writer.h"
 #include "plugins/rnn/rnn_ops.h"
 
@@ -63,7 +65,8 @@ using sdk::KernelInfo;
 using sdk::Status;
 using sdk::Tensor;
 
-enum class Kind { kLstm, kGru, kRnn };
+using semantics::RnnActivation;
+using semantics::RnnCell;
 
 // A float32 blob of `ws` sized to `shape`; returns its data.
 Status Blob(LoomWorkspace* ws, const std::string& name, const std::vector<int64_t>& shape, float** data) {
@@ -84,49 +87,6 @@ ArgSpec FloatArg(std::string n, float v) {
   a.kind = ArgSpec::kFloat;
   a.f = v;
   return a;
-}
-
-std::string Shape(const std::vector<int64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
-
-// One ONNX activation function with its alpha/beta.
-struct Activation {
-  std::string op;  // canonical ONNX name: "Relu", "Affine", ...
-  float alpha = 0, beta = 0;
-};
-
-// Parses an ONNX activation name (case-insensitive, as ONNX Runtime does);
-// functions with parameters take the next activation_alpha/_beta values in
-// order, or ONNX Runtime's defaults when the lists run out.
-bool ParseActivation(const std::string& name, const std::vector<float>& alphas, size_t* ai, const std::vector<float>& betas,
-                     size_t* bi, Activation* out) {
-  struct Entry {
-    const char* name;
-    int params;
-    float alpha, beta;
-  };
-  static const Entry kTable[] = {
-      {"Relu", 0, 0, 0},    {"Tanh", 0, 0, 0},        {"Sigmoid", 0, 0, 0},     {"Affine", 2, 1, 0},
-      {"LeakyRelu", 1, 0.01f, 0}, {"ThresholdedRelu", 1, 1, 0}, {"ScaledTanh", 2, 1, 1}, {"HardSigmoid", 2, 0.2f, 0.5f},
-      {"Elu", 1, 1, 0},     {"Softsign", 0, 0, 0},    {"Softplus", 0, 0, 0},
-  };
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  };
-  for (const Entry& e : kTable) {
-    if (lower(name) != lower(e.name)) continue;
-    out->op = e.name;
-    out->alpha = e.alpha;
-    out->beta = e.beta;
-    if (e.params >= 1 && *ai < alphas.size()) out->alpha = alphas[(*ai)++];
-    if (e.params >= 2 && *bi < betas.size()) out->beta = betas[(*bi)++];
-    return true;
-  }
-  return false;
 }
 
 // out[k * rows.size() + j] = m[rows[j] * K + k]: selected rows of m [*, K]
@@ -167,15 +127,18 @@ class StepWriter {
   }
 
   // act(in) as standard ops.
-  std::string Act(const Activation& a, const std::string& in, std::string out = "") {
-    if (a.op == "Affine") return Add("Add", {Add("Mul", {in, Const(a.alpha)}), Const(a.beta)}, out);
-    if (a.op == "ScaledTanh") return Add("Mul", {Add("Tanh", {Add("Mul", {in, Const(a.beta)})}), Const(a.alpha)}, out);
+  // The parameters are float32 in the step net (activation_alpha/_beta are
+  // float attributes, so the narrowing is exact).
+  std::string Act(const RnnActivation& a, const std::string& in, std::string out = "") {
+    const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+    if (a.name == "Affine") return Add("Add", {Add("Mul", {in, Const(alpha)}), Const(beta)}, out);
+    if (a.name == "ScaledTanh") return Add("Mul", {Add("Tanh", {Add("Mul", {in, Const(beta)})}), Const(alpha)}, out);
     std::vector<ArgSpec> args;
-    if (a.op == "LeakyRelu" || a.op == "ThresholdedRelu" || a.op == "Elu" || a.op == "HardSigmoid") {
-      args.push_back(FloatArg("alpha", a.alpha));
+    if (a.name == "LeakyRelu" || a.name == "ThresholdedRelu" || a.name == "Elu" || a.name == "HardSigmoid") {
+      args.push_back(FloatArg("alpha", alpha));
     }
-    if (a.op == "HardSigmoid") args.push_back(FloatArg("beta", a.beta));
-    return Add(a.op, {in}, out, args);
+    if (a.name == "HardSigmoid") args.push_back(FloatArg("beta", beta));
+    return Add(a.name, {in}, out, args);
   }
 
   // clip(in) when the op has a clip threshold, else in.
@@ -191,12 +154,12 @@ class StepWriter {
   int count_ = 0;
 };
 
-template <Kind K>
+template <RnnCell K>
 class OnnxRecurrentKernel {
  public:
-  static constexpr int kGates = K == Kind::kLstm ? 4 : (K == Kind::kGru ? 3 : 1);
-  static constexpr size_t kActsPerDir = K == Kind::kLstm ? 3 : (K == Kind::kGru ? 2 : 1);
-  static constexpr const char* kName = K == Kind::kLstm ? "LSTM" : (K == Kind::kGru ? "GRU" : "RNN");
+  static constexpr int kGates = K == RnnCell::kLstm ? 4 : (K == RnnCell::kGru ? 3 : 1);
+  static constexpr size_t kActsPerDir = K == RnnCell::kLstm ? 3 : (K == RnnCell::kGru ? 2 : 1);
+  static constexpr const char* kName = K == RnnCell::kLstm ? "LSTM" : (K == RnnCell::kGru ? "GRU" : "RNN");
 
   ~OnnxRecurrentKernel() {
     if (net_) Api().Net_Release(net_);
@@ -205,94 +168,49 @@ class OnnxRecurrentKernel {
 
   Status Init(const KernelInfo& info) {
     label_ = std::string(kName) + " '" + info.op_name() + "' (engine STEPNET)";
-    direction_ = info.StringOr("direction", "forward");
-    if (direction_ != "forward" && direction_ != "reverse" && direction_ != "bidirectional") {
-      return sdk::InvalidArgument(label_ + ": direction '" + direction_ + "' is not forward, reverse or bidirectional");
-    }
-    dirs_ = direction_ == "bidirectional" ? 2 : 1;
-    layout_ = info.IntOr("layout", 0);
-    if (layout_ != 0 && layout_ != 1) return sdk::InvalidArgument(label_ + ": layout must be 0 or 1; found " + std::to_string(layout_));
-    hidden_ = info.IntOr("hidden_size", -1);
-    linear_before_reset_ = K == Kind::kGru && info.IntOr("linear_before_reset", 0) != 0;
-    input_forget_ = K == Kind::kLstm && info.IntOr("input_forget", 0) != 0;
-    has_clip_ = info.Has("clip");
-    clip_ = info.FloatOr("clip", 0.0f);
-    if (has_clip_ && !(clip_ > 0)) return sdk::InvalidArgument(label_ + ": clip must be positive; found " + std::to_string(clip_));
-
-    // Activations per direction: f, g, h (LSTM), f, g (GRU), f (RNN); one
-    // direction's list serves both when only that many are given.
-    std::vector<std::string> names;
-    if (info.Has("activations")) LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("activations", &names));
-    if (names.empty()) {
-      names = K == Kind::kLstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-              : K == Kind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                : std::vector<std::string>{"Tanh"};
-    }
-    if (names.size() == kActsPerDir && dirs_ == 2) {
-      const std::vector<std::string> one = names;
-      names.insert(names.end(), one.begin(), one.end());
-    }
-    if (names.size() != kActsPerDir * static_cast<size_t>(dirs_)) {
-      return sdk::InvalidArgument(label_ + ": activations needs " + std::to_string(kActsPerDir * dirs_) + " entries for " +
-                                  std::to_string(dirs_) + " direction(s); found " + std::to_string(names.size()));
-    }
-    const std::vector<float> alphas = info.FloatsOr("activation_alpha", {}), betas = info.FloatsOr("activation_beta", {});
-    size_t ai = 0, bi = 0;
-    acts_.resize(names.size());
+    // direction, hidden_size, layout, clip, input_forget,
+    // linear_before_reset and the activations, as every engine reads them.
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Read(info, label_, K));
+    dirs_ = attrs_.num_directions;
+    layout_ = attrs_.batch_major ? 1 : 0;
+    reverse_ = attrs_.reverse;
+    linear_before_reset_ = attrs_.linear_before_reset;
+    input_forget_ = attrs_.input_forget;
+    has_clip_ = attrs_.has_clip;
+    clip_ = attrs_.clip;
+    // The fused units hardwire Sigmoid for the gates and Tanh otherwise.
     default_acts_ = true;
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (!ParseActivation(names[i], alphas, &ai, betas, &bi, &acts_[i])) {
-        return sdk::InvalidArgument(label_ + ": unknown activation '" + names[i] + "'");
-      }
-      // The fused units hardwire Sigmoid for the gates and Tanh otherwise.
-      default_acts_ = default_acts_ && acts_[i].op == (i % kActsPerDir == 0 ? "Sigmoid" : "Tanh");
+    for (size_t i = 0; i < attrs_.activations.size(); ++i) {
+      default_acts_ = default_acts_ && attrs_.activations[i].name == (i % kActsPerDir == 0 ? "Sigmoid" : "Tanh");
     }
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor X = ctx.Input(0), W = ctx.Input(1), R = ctx.Input(2), B = ctx.Input(3), L = ctx.Input(4), H0 = ctx.Input(5);
-    Tensor C0 = K == Kind::kLstm ? ctx.Input(6) : Tensor(), P = K == Kind::kLstm ? ctx.Input(7) : Tensor();
-    const int64_t D = dirs_, G = kGates;
+    Tensor C0 = K == RnnCell::kLstm ? ctx.Input(6) : Tensor(), P = K == RnnCell::kLstm ? ctx.Input(7) : Tensor();
     if (X.dtype() != LOOM_DTYPE_FLOAT) return sdk::InvalidArgument(label_ + ": X must be float32; found " + sdk::DTypeName(X.dtype()));
-    if (X.rank() != 3 || W.rank() != 3 || R.rank() != 3) {
-      return sdk::InvalidArgument(label_ + ": X, W and R must be 3-D; found " + Shape(X.shape()) + ", " + Shape(W.shape()) + ", " +
-                                  Shape(R.shape()));
-    }
-    const int64_t T = layout_ ? X.dim(1) : X.dim(0), N = layout_ ? X.dim(0) : X.dim(1), I = X.dim(2), H = R.dim(2);
-    if (hidden_ >= 0 && hidden_ != H) {
-      return sdk::InvalidArgument(label_ + ": hidden_size is " + std::to_string(hidden_) + " but R " + Shape(R.shape()) +
-                                  " has hidden size " + std::to_string(H));
-    }
-    const std::vector<int64_t> state = layout_ ? std::vector<int64_t>{N, D, H} : std::vector<int64_t>{D, N, H};
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("W", W, {D, G * H, I}));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("R", R, {D, G * H, H}));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("B", B, {D, 2 * G * H}));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_h", H0, state));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("initial_c", C0, state));
-    LOOM_SDK_RETURN_IF_ERROR(CheckShape("P", P, {D, 3 * H}));
+    semantics::RnnAttrs::Shapes shapes;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.CheckInputs(label_, LOOM_DTYPE_FLOAT, X, W, R, B, H0, C0, P, &shapes));
+    const int64_t T = shapes.T, N = shapes.N, I = shapes.I, H = shapes.H, D = shapes.D;
+    const std::vector<int64_t>& state = shapes.state;
     std::vector<int32_t> lens(static_cast<size_t>(N), static_cast<int32_t>(T));
     bool short_seq = false;
     if (L.present()) {
-      if (L.dtype() != LOOM_DTYPE_INT32 || L.rank() != 1 || L.dim(0) != N) {
-        return sdk::InvalidArgument(label_ + ": sequence_lens must be int32 [" + std::to_string(N) + "]; found " +
-                                    sdk::DTypeName(L.dtype()) + Shape(L.shape()));
-      }
+      LOOM_SDK_RETURN_IF_ERROR(semantics::CheckSequenceLensInput(label_, L, N));
+      std::vector<int64_t> read(static_cast<size_t>(N));
+      for (int64_t b = 0; b < N; ++b) read[b] = L.dtype() == LOOM_DTYPE_INT64 ? L.data<int64_t>()[b] : L.data<int32_t>()[b];
+      LOOM_SDK_RETURN_IF_ERROR(semantics::CheckSequenceLens(label_, read, T));
       for (int64_t b = 0; b < N; ++b) {
-        int32_t v = L.data<int32_t>()[b];
-        if (v <= 0 || v > T) {
-          return sdk::InvalidArgument(label_ + ": sequence_lens[" + std::to_string(b) + "] = " + std::to_string(v) +
-                                      " is outside [1, seq_length = " + std::to_string(T) + "]");
-        }
-        lens[b] = v;
-        short_seq = short_seq || v < T;
+        lens[b] = static_cast<int32_t>(read[b]);  // in [1, T]
+        short_seq = short_seq || read[b] < T;
       }
     }
     bool peepholes = false;
     for (int64_t i = 0; P.present() && i < P.num_elements(); ++i) peepholes = peepholes || P.data<float>()[i] != 0;
     Config cfg;
-    cfg.fused = K == Kind::kLstm ? default_acts_ && !has_clip_ && !input_forget_ && !peepholes
-                : K == Kind::kGru ? default_acts_ && !has_clip_
+    cfg.fused = K == RnnCell::kLstm ? default_acts_ && !has_clip_ && !input_forget_ && !peepholes
+                : K == RnnCell::kGru ? default_acts_ && !has_clip_
                                   : false;
     cfg.peepholes = peepholes && !cfg.fused;
     cfg.mask = short_seq && !cfg.fused;
@@ -340,16 +258,16 @@ class OnnxRecurrentKernel {
     // ONNX outputs from the state tensors [T+1, 1, N, H].
     Tensor Y, Yh, Yc;
     const bool want_y = ctx.OutputRequested(0), want_h = ctx.OutputRequested(1);
-    const bool want_c = K == Kind::kLstm && ctx.OutputRequested(2);
+    const bool want_c = K == RnnCell::kLstm && ctx.OutputRequested(2);
     if (want_y) {
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, layout_ ? std::vector<int64_t>{N, T, D, H} : std::vector<int64_t>{T, D, N, H}, &Y));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, shapes.y, &Y));
     }
     if (want_h) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_FLOAT, state, &Yh));
     if (want_c) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, LOOM_DTYPE_FLOAT, state, &Yc));
     for (int64_t d = 0; d < D; ++d) {
-      const bool reverse = direction_ == "reverse" || d == 1;
+      const bool reverse = reverse_ || d == 1;
       const float* hs = static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("H" + std::to_string(d)).c_str())));
-      const float* cs = K == Kind::kLstm
+      const float* cs = K == RnnCell::kLstm
                             ? static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("C" + std::to_string(d)).c_str())))
                             : nullptr;
       for (int64_t b = 0; b < N; ++b) {
@@ -381,15 +299,6 @@ class OnnxRecurrentKernel {
     bool mask = false;       // standard-op cell carrying states past sequence ends
   };
 
-  Status CheckShape(const char* name, const Tensor& t, const std::vector<int64_t>& want) const {
-    if (!t.present()) return Status::Ok();
-    if (t.dtype() != LOOM_DTYPE_FLOAT) {
-      return sdk::InvalidArgument(label_ + ": " + name + " must be float32 like X; found " + sdk::DTypeName(t.dtype()));
-    }
-    if (t.shape() != want) return sdk::InvalidArgument(label_ + ": " + name + " must have shape " + Shape(want) + "; found " + Shape(t.shape()));
-    return Status::Ok();
-  }
-
   // Weights of direction d, transposed for right-multiplication (blob
   // names as the step net reads them), and its initial states.
   Status PrepareDirection(const Config& cfg, int64_t d, int64_t N, int64_t I, int64_t H, const Tensor& W, const Tensor& R,
@@ -415,7 +324,7 @@ class OnnxRecurrentKernel {
       TransposeRows(m, cols, rows, out);
       return Status::Ok();
     };
-    if (K == Kind::kGru) {
+    if (K == RnnCell::kGru) {
       // x part of all three gates; h part of z, r; h part of the candidate.
       LOOM_SDK_RETURN_IF_ERROR(weights("WT" + s, w, I, Range(0, 3 * H)));
       LOOM_SDK_RETURN_IF_ERROR(bias("Wb" + s, Range(0, 3 * H), false, false));
@@ -426,7 +335,7 @@ class OnnxRecurrentKernel {
     } else {
       // LSTM fused: LSTMUnit's gate order i, f, o, g from ONNX's i, o, f, c.
       std::vector<int64_t> rows = Range(0, G * H);
-      if (K == Kind::kLstm && cfg.fused) {
+      if (K == RnnCell::kLstm && cfg.fused) {
         rows.clear();
         for (int64_t g : {0, 2, 1, 3}) {
           for (int64_t h = 0; h < H; ++h) rows.push_back(g * H + h);
@@ -468,14 +377,14 @@ class OnnxRecurrentKernel {
     step.external_inputs = {"x_t", "h_prev", "seq", "timestep"};
     if (cfg.mask) step.external_inputs.push_back("m_t");
     StepWriter sw(&step, consts, "k" + s + "_");
-    const Activation* act = &acts_[d * kActsPerDir];
+    const RnnActivation* act = &attrs_.activations[d * kActsPerDir];
     // The new state `name`: written as `out` directly, or, with the mask,
     // as `name` and then kept only for entries still inside their sequence.
     auto state = [&](const std::string& name, const std::string& out) { return cfg.mask ? name : out; };
     auto carry = [&](const std::string& name, const std::string& prev, const std::string& out) {
       if (cfg.mask) sw.Add("Where", {"m_t", name, prev}, out);
     };
-    if (K == Kind::kLstm) {
+    if (K == RnnCell::kLstm) {
       step.external_inputs.insert(step.external_inputs.end(), {"c_prev", "WT" + s, "RT" + s, "b" + s});
       const std::string gates =
           sw.Add("Add", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), sw.Add("MatMul", {"h_prev", "RT" + s})}), "b" + s}, "gates");
@@ -499,7 +408,7 @@ class OnnxRecurrentKernel {
       carry(c, "c_prev", "c_next");
       return step;
     }
-    if (K == Kind::kRnn) {
+    if (K == RnnCell::kRnn) {
       step.external_inputs.insert(step.external_inputs.end(), {"WT" + s, "RT" + s, "b" + s});
       const std::string pre =
           sw.Add("Add", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), sw.Add("MatMul", {"h_prev", "RT" + s})}), "b" + s}, "pre");
@@ -551,7 +460,7 @@ class OnnxRecurrentKernel {
       rn.outputs = {"H" + s};
       std::vector<std::string> states = {"H" + s}, li = {"h_prev", "h_next", "x_t"}, le = {"H" + s, "H" + s, "X"};
       std::vector<int64_t> ids = {1}, lo = {0, 1, 0};
-      if (K == Kind::kLstm) {
+      if (K == RnnCell::kLstm) {
         rn.inputs.push_back("c0_" + s);
         rn.outputs.push_back("C" + s);
         states.push_back("C" + s);
@@ -572,7 +481,7 @@ class OnnxRecurrentKernel {
       for (size_t i = first_param; i < rn.inputs.size(); ++i) net.external_inputs.push_back(rn.inputs[i]);
       rn.inputs.push_back("seq");
       if (cfg.mask) rn.inputs.push_back("M");
-      const bool reverse = direction_ == "reverse" || d == 1;
+      const bool reverse = reverse_ || d == 1;
       rn.args = {NetArg("step_net", step),
                  StringsArg("recurrent_states", states),
                  IntsArg("initial_recurrent_state_ids", ids),
@@ -583,17 +492,17 @@ class OnnxRecurrentKernel {
                  IntArg("reverse", reverse ? 1 : 0),
                  IntArg("rnn_executor", 0)};
       net.external_inputs.push_back("h0_" + s);
-      if (K == Kind::kLstm) net.external_inputs.push_back("c0_" + s);
+      if (K == RnnCell::kLstm) net.external_inputs.push_back("c0_" + s);
       net.ops.push_back(rn);
     }
     return net;
   }
 
-  std::string label_, direction_;
-  int64_t dirs_ = 1, layout_ = 0, hidden_ = -1;
-  bool linear_before_reset_ = false, input_forget_ = false, has_clip_ = false, default_acts_ = true;
+  std::string label_;
+  semantics::RnnAttrs attrs_;  // the ONNX attributes (the members below copy the ones the nets use)
+  int64_t dirs_ = 1, layout_ = 0;
+  bool reverse_ = false, linear_before_reset_ = false, input_forget_ = false, has_clip_ = false, default_acts_ = true;
   float clip_ = 0;
-  std::vector<Activation> acts_;
   std::vector<int64_t> key_;
   LoomWorkspace* ws_ = nullptr;
   LoomNet* net_ = nullptr;
@@ -603,9 +512,9 @@ class OnnxRecurrentKernel {
 
 sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg) {
   const sdk::KernelOptions opts{"CPU", "STEPNET", 0, {{"T", {LOOM_DTYPE_FLOAT}}}};
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<OnnxRecurrentKernel<Kind::kLstm>>("LSTM", opts));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<OnnxRecurrentKernel<Kind::kGru>>("GRU", opts));
-  return reg.Kernel<OnnxRecurrentKernel<Kind::kRnn>>("RNN", opts);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<OnnxRecurrentKernel<RnnCell::kLstm>>("LSTM", opts));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<OnnxRecurrentKernel<RnnCell::kGru>>("GRU", opts));
+  return reg.Kernel<OnnxRecurrentKernel<RnnCell::kRnn>>("RNN", opts);
 }
 
 }  // namespace rnn

@@ -289,14 +289,14 @@ void ExpectError(const std::string& op, const std::string& attrs, std::map<int, 
 TEST(OnnxRecurrentStepNet, Errors) {
   ExpectError("LSTM", "", {{4, Tensor::FromVector<int32_t>({2}, {4, 0})}}, "sequence_lens[1] = 0");
   ExpectError("GRU", "", {{4, Tensor::FromVector<int32_t>({2}, {5, 1})}}, "sequence_lens[0] = 5");
-  ExpectError("RNN", "", {{4, Tensor::FromVector<int32_t>({3}, {1, 1, 1})}}, "sequence_lens must be int32 [2]");
+  ExpectError("RNN", "", {{4, Tensor::FromVector<int32_t>({3}, {1, 1, 1})}}, "sequence_lens must be an int32 vector of batch_size 2");
   ExpectError("RNN", "arg { name: \"activations\" strings: \"Swish\" }", {}, "unknown activation 'Swish'");
   ExpectError("GRU", "arg { name: \"activations\" strings: \"Sigmoid\" }", {}, "activations needs 2 entries");
   ExpectError("LSTM", "arg { name: \"clip\" f: -1 }", {}, "clip must be positive");
   ExpectError("GRU", "", {{1, testing::RandomTensor(DataType::kFloat32, {1, 5, 3}, 2)}}, "W must have shape [1, 6, 3]");
   ExpectError("RNN", "", {{3, testing::RandomTensor(DataType::kFloat32, {1, 3}, 2)}}, "B must have shape [1, 4]");
   ExpectError("RNN", "arg { name: \"hidden_size\" i: 3 }", {}, "hidden_size is 3");
-  ExpectError("LSTM", "arg { name: \"direction\" s: \"sideways\" }", {}, "direction 'sideways'");
+  ExpectError("LSTM", "arg { name: \"direction\" s: \"sideways\" }", {}, "direction must be forward, reverse or bidirectional; found 'sideways'");
 }
 
 }  // namespace

@@ -118,6 +118,30 @@ sdk::Status RegisterNnSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
+    // Not an ONNX op: the importer (tools/onnx/fuse_conv_activation.h) makes
+    // it from a Conv whose output only feeds an activation, as ONNX Runtime's
+    // com.microsoft FusedConv. Default domain, so the checker and
+    // loom_inspect treat it like any other op.
+    sdk::SchemaBuilder s("FusedConv");
+    s.Doc("Conv (ONNX Conv-11, same inputs, outputs and attributes) followed by the elementwise `activation`; made "
+          "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).")
+        .SinceVersion(1)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+        .Input("W", "T", LOOM_PARAM_SINGLE, "[M, C / group, k1, ..., kn]")
+        .Input("B", "T", LOOM_PARAM_OPTIONAL, "[M]")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, M, D1', ..., Dn']")
+        .TypeConstraint("T", f)
+        .AttrInt("group", 1, "number of groups; C and M divisible by it (group = C: depthwise)")
+        .Attr("activation", LOOM_ATTR_STRING, true,
+              "Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)")
+        .Attr("activation_params", LOOM_ATTR_FLOATS, false,
+              "alpha for LeakyRelu (default 0.01); min, max for Clip (default unbounded); alpha, beta for "
+              "HardSigmoid (default 0.2, 0.5); none for the others")
+        .Infer(&ConvInfer);
+    WindowAttrs(s);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
     std::vector<LoomDataType> t = f;
     t.push_back(LOOM_DTYPE_INT8);
     t.push_back(LOOM_DTYPE_UINT8);

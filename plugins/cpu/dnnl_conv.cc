@@ -1,9 +1,14 @@
-// Conv (float32, 1-D to 3-D) on oneDNN's convolution_forward, with the
-// plain NC[D]HW / [G]OI[D]HW layouts bound to the tensors' buffers (no
-// reorders), cached per input shape.
+// Conv and FusedConv (float32, 1-D to 3-D) on oneDNN's convolution_forward
+// in oneDNN's blocked layouts (reorders in and out), cached per input shape.
+// FusedConv's activation is a oneDNN eltwise post-op, applied while the
+// output is still in cache.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "plugins/cpu/dnnl_common.h"
+#include "ops/semantics/activation.h"
 #include "plugins/cpu/dnnl_window.h"
 
 namespace loom {
@@ -12,12 +17,38 @@ namespace {
 
 using dnnl::memory;
 
+// FusedConv's activation (ops/semantics/activation.h) as oneDNN post-ops.
+// oneDNN 2.6 has no hardsigmoid eltwise, so HardSigmoid is linear
+// (alpha * x + beta) then clip to [0, 1]; its hardswish is
+// x * min(max(x + 3, 0), 6) / 6, ONNX's HardSwish.
+struct Activation : semantics::FusedActivation {
+  dnnl::post_ops PostOps() const {
+    using A = dnnl::algorithm;
+    dnnl::post_ops ops;
+    switch (kind) {
+      case kNone: break;
+      case kRelu: ops.append_eltwise(1.0f, A::eltwise_relu, 0.0f, 0.0f); break;
+      case kLeakyRelu: ops.append_eltwise(1.0f, A::eltwise_relu, alpha, 0.0f); break;
+      case kClip: ops.append_eltwise(1.0f, A::eltwise_clip, alpha, beta); break;
+      case kSigmoid: ops.append_eltwise(1.0f, A::eltwise_logistic, 0.0f, 0.0f); break;
+      case kTanh: ops.append_eltwise(1.0f, A::eltwise_tanh, 0.0f, 0.0f); break;
+      case kHardSigmoid:
+        ops.append_eltwise(1.0f, A::eltwise_linear, alpha, beta);
+        ops.append_eltwise(1.0f, A::eltwise_clip, 0.0f, 1.0f);
+        break;
+      case kHardSwish: ops.append_eltwise(1.0f, A::eltwise_hardswish, 0.0f, 0.0f); break;
+    }
+    return ops;
+  }
+};
+
 // ONNX Conv-11: X [N, C, D1..Dn] (n = 1..3) convolved with W
 // [M, C / group, k1..kn], plus the optional bias B [M], gives
 // Y [N, M, D1'..Dn']. Attributes: group, kernel_shape (from W if absent),
 // strides, dilations, pads, auto_pad. Errors (INVALID_ARGUMENT): ranks,
 // W[1] != C / group, C or M not divisible by group, B not [M],
 // kernel_shape differing from W, an input smaller than the window.
+// FusedConv (FusedConvKernel below) is the same with act_ set.
 class ConvKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -40,7 +71,7 @@ class ConvKernel {
     ys.insert(ys.end(), win.out.begin(), win.out.end());
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
     if (y.num_elements() == 0) return Status::Ok();
-    if (x.num_elements() == 0) return FillBias(b, N, M, y);  // no input channels or all-padding windows
+    if (x.num_elements() == 0) return FillBias(b, N, M, act_, y);  // no input channels or all-padding windows
     const int threads = ctx.num_threads();
     std::vector<int64_t> key = xs;
     key.insert(key.end(), ws.begin(), ws.end());
@@ -68,7 +99,9 @@ class ConvKernel {
                              : dnnl::convolution_forward::desc(prop, alg, any(x_md), any(w_md), any(y_md), Dims(win.strides),
                                                                 win.DnnlDilations(), Dims(win.pads_begin),
                                                                 Dims(win.dnnl_pads_end));
-        dnnl::convolution_forward::primitive_desc pd(d, DnnlEngine());
+        dnnl::primitive_attr attr;
+        if (act_.kind != Activation::kNone) attr.set_post_ops(act_.PostOps());
+        dnnl::convolution_forward::primitive_desc pd(d, attr, DnnlEngine());
         prim_ = dnnl::convolution_forward(pd);
         x_mem_ = UnboundMemory(x_md);
         w_mem_ = UnboundMemory(w_md);
@@ -108,14 +141,17 @@ class ConvKernel {
     return Status::Ok();
   }
 
+ protected:
+  Activation act_;  // kNone for Conv
+
  private:
-  // Y [N, M, ...] = B broadcast over the spatial dims (0 without B).
-  static Status FillBias(const Tensor& b, int64_t N, int64_t M, Tensor& y) {
+  // Y [N, M, ...] = act(B) broadcast over the spatial dims (B = 0 if absent).
+  static Status FillBias(const Tensor& b, int64_t N, int64_t M, const Activation& act, Tensor& y) {
     float* yp = y.data<float>();
     const int64_t plane = y.num_elements() / (N * M);
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t m = 0; m < M; ++m) {
-        const float v = b.present() ? b.data<float>()[m] : 0.0f;
+        const float v = act.Apply(b.present() ? b.data<float>()[m] : 0.0f);
         std::fill(yp + (n * M + m) * plane, yp + (n * M + m + 1) * plane, v);
       }
     }
@@ -134,10 +170,22 @@ class ConvKernel {
   std::vector<char> w_copy_;                 // W's values at the last weight reorder
 };
 
+// FusedConv: Conv followed by `activation` (see Activation), as one oneDNN
+// primitive. Errors: Conv's, plus an unknown activation or a wrong
+// activation_params count.
+class FusedConvKernel : public ConvKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(ConvKernel::Init(info));
+    return act_.Read(info, OpLabel(info));
+  }
+};
+
 }  // namespace
 
 sdk::Status RegisterDnnlConvKernels(sdk::Registrar& reg) {
-  return reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
+  return reg.Kernel<FusedConvKernel>("FusedConv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
 }
 
 }  // namespace cpu

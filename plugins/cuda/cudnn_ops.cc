@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "ops/semantics/activation.h"
 #include "ops/semantics/window.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/cudnn_ops.h"
@@ -726,6 +727,42 @@ class BatchNormKernel {
   float epsilon_ = 1e-5f;
 };
 
+// FusedConv (the importer's Conv + activation fusion): Conv, then the
+// activation (ops/semantics/activation.h) in place on Y with the elementwise
+// family's kernel on the same stream.
+class FusedConvKernel : public ConvKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(ConvKernel::Init(info));
+    return act_.Read(info, Label(info));
+  }
+
+  Status Compute(KernelContext& ctx) {
+    LOOM_SDK_RETURN_IF_ERROR(ConvKernel::Compute(ctx));
+    using A = semantics::FusedActivation;
+    UnaryOp op = UnaryOp::kIdentity;
+    float alpha = act_.alpha, beta = act_.beta;
+    switch (act_.kind) {
+      case A::kNone: return Status::Ok();
+      case A::kRelu: op = UnaryOp::kRelu; break;
+      case A::kLeakyRelu: op = UnaryOp::kLeakyRelu; break;
+      case A::kClip: op = UnaryOp::kClip; break;
+      case A::kSigmoid: op = UnaryOp::kSigmoid; break;
+      case A::kTanh: op = UnaryOp::kTanh; break;
+      case A::kHardSigmoid: op = UnaryOp::kHardSigmoid; break;
+      case A::kHardSwish: op = UnaryOp::kHardSwish; break;
+    }
+    LoomTensor* y = sdk::Api().Ctx_OutputHandle(ctx.handle(), 0);
+    Tensor t(y);
+    return CudaStatus(LaunchUnary(op, t.dtype(), t.num_elements(), t.raw_data(), t.raw_data(), alpha, beta,
+                                  static_cast<cudaStream_t>(ctx.stream())),
+                      "FusedConv activation");
+  }
+
+ private:
+  semantics::FusedActivation act_;
+};
+
 sdk::KernelOptions Cuda(std::vector<LoomDataType> types) { return {"CUDA", "", 0, {{"T", std::move(types)}}}; }
 
 }  // namespace
@@ -734,6 +771,7 @@ sdk::Status RegisterCudnnKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> conv = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOAT16};
   const std::vector<LoomDataType> f = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16};
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", Cuda(conv)));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FusedConvKernel>("FusedConv", Cuda(conv)));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvTransposeKernel>("ConvTranspose", Cuda(conv)));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolKernel<true>>(
       "MaxPool", Cuda({LOOM_DTYPE_FLOAT, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16, LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8})));

@@ -403,3 +403,31 @@ TEST(CudnnCasesTest, CpuReferenceAcceptsEveryCase) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+// FusedConv (Conv + activation, made by the importer) against the CPU's
+// oneDNN post-op kernel, for every activation.
+TEST(CudaFusedConvTest, MatchesCpuForEveryActivation) {
+  LOOM_SKIP_WITHOUT_GPU();
+  const char* acts[][2] = {{"Relu", ""},
+                           {"LeakyRelu", "arg { name: 'activation_params' floats: 0.2 }"},
+                           {"Clip", "arg { name: 'activation_params' floats: -0.5 floats: 0.75 }"},
+                           {"Sigmoid", ""},
+                           {"Tanh", ""},
+                           {"HardSigmoid", ""},
+                           {"HardSwish", ""}};
+  for (const auto& a : acts) {
+    OperatorDef op = testing::ParseOp(
+        std::string("type: 'FusedConv' input: 'x' input: 'w' input: 'b' output: 'y' arg { name: 'activation' s: '") +
+        a[0] + "' } arg { name: 'pads' ints: 1 ints: 1 ints: 1 ints: 1 } " + a[1]);
+    testing::ExpectCudaMatchesCpu(op, {testing::RandomTensor(DataType::kFloat32, {2, 3, 7, 6}, 1),
+                                       testing::RandomTensor(DataType::kFloat32, {4, 3, 3, 3}, 2),
+                                       testing::RandomTensor(DataType::kFloat32, {4}, 3)},
+                                  1e-4, 1e-4);
+  }
+}
+
+}  // namespace
+}  // namespace loom

@@ -62,6 +62,7 @@ __device__ __forceinline__ float ApplyUnary(UnaryOp op, float x, float alpha, fl
     case UnaryOp::kClip: return fminf(fmaxf(x, alpha), beta);
     case UnaryOp::kIdentity: return x;
     case UnaryOp::kScale: return alpha * x;
+    case UnaryOp::kHardSwish: return x * fmaxf(0.f, fminf(1.f, x / 6.f + 0.5f));
   }
   return x;
 }

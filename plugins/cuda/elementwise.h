@@ -27,6 +27,7 @@ enum class UnaryOp {
   kClip,        // alpha = min, beta = max
   kIdentity,
   kScale,       // y = alpha * x (Mean's division)
+  kHardSwish,   // x * clip(x / 6 + 1/2, 0, 1) (FusedConv)
 };
 
 // Output of rank `rank` with `dims`; per operand, element strides over the

@@ -10,6 +10,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 #include "tools/onnx/fold_batchnorm.h"
+#include "tools/onnx/fuse_conv_activation.h"
 
 namespace loom {
 namespace onnx_import {
@@ -351,6 +352,7 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
   FoldBatchNormIntoConv(&*net);
+  FuseConvActivation(&*net);
   Argument* a = net->add_arg();
   a->set_name("onnx_opset");
   a->set_i(opset);

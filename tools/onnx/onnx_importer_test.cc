@@ -223,5 +223,80 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   EXPECT_EQ(s.message().find("Relu"), std::string::npos) << s;
 }
 
+TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {
+  Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 2, 6, 5}, 40);
+  Tensor w = testing::RandomTensor(DataType::kFloat32, {4, 2, 3, 3}, 41), b = testing::RandomTensor(DataType::kFloat32, {4}, 42);
+  auto conv = testing::RunSingleOp(
+      testing::ParseOp("type: 'Conv' input: 'x' input: 'w' input: 'b' output: 'c' arg { name: 'pads' ints: 1 ints: 0 "
+                       "ints: 1 ints: 2 }"),
+      {x, w, b});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto pads = [](onnx::NodeProto* n) {
+    auto* a = n->add_attribute();
+    a->set_name("pads");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t p : {1, 0, 1, 2}) a->add_ints(p);
+  };
+  {  // Conv -> Relu: one FusedConv with the Relu's output, same values.
+    onnx::GraphProto g;
+    AddInput(&g, "x", {1, 2, 6, 5});
+    AddOutput(&g, "y");
+    *g.add_initializer() = FloatTensor("w", w);
+    *g.add_initializer() = FloatTensor("b", b);
+    pads(AddNode(&g, "Conv", {"x", "w", "b"}, {"c"}));
+    AddNode(&g, "Relu", {"c"}, {"y"});
+    auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+    ASSERT_TRUE(net.ok()) << net.status();
+    ASSERT_EQ(net->op_size(), 1);
+    EXPECT_EQ(net->op(0).type(), "FusedConv");
+    EXPECT_EQ(net->op(0).output(0), "y");
+    auto ref = testing::RunSingleOp(testing::ParseOp("type: 'Relu' input: 'c' output: 'y'"), {(*conv)[0]});
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    EXPECT_TRUE(testing::AllClose(RunModel(Serialize(g, 13), {{"x", x}}, "y"), (*ref)[0], 1e-5, 1e-5));
+  }
+  {  // Clip-13 with constant bounds fuses (the bounds are dropped); with a
+     // bound that is a graph input it does not.
+    for (bool constant_max : {true, false}) {
+      onnx::GraphProto g;
+      AddInput(&g, "x", {1, 2, 6, 5});
+      if (!constant_max) AddInput(&g, "hi", {});
+      AddOutput(&g, "y");
+      *g.add_initializer() = FloatTensor("w", w);
+      *g.add_initializer() = FloatTensor("b", b);
+      *g.add_initializer() = FloatTensor("lo", Tensor::FromVector<float>({}, {-0.5f}));
+      if (constant_max) *g.add_initializer() = FloatTensor("hi", Tensor::FromVector<float>({}, {0.25f}));
+      pads(AddNode(&g, "Conv", {"x", "w", "b"}, {"c"}));
+      AddNode(&g, "Clip", {"c", "lo", "hi"}, {"y"});
+      auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+      ASSERT_TRUE(net.ok()) << net.status();
+      ASSERT_EQ(net->op_size(), constant_max ? 1 : 2);
+      EXPECT_EQ(net->op(0).type(), constant_max ? "FusedConv" : "Conv");
+      if (constant_max) {
+        EXPECT_EQ(net->initializer_size(), 2);  // w, b
+      }
+      const Tensor hi = Tensor::FromVector<float>({}, {0.25f});
+      auto ref = testing::RunSingleOp(testing::ParseOp("type: 'Clip' input: 'c' input: 'lo' input: 'hi' output: 'y'"),
+                                      {(*conv)[0], Tensor::FromVector<float>({}, {-0.5f}), hi});
+      ASSERT_TRUE(ref.ok()) << ref.status();
+      std::vector<std::pair<std::string, Tensor>> in = {{"x", x}};
+      if (!constant_max) in.push_back({"hi", hi});
+      EXPECT_TRUE(testing::AllClose(RunModel(Serialize(g, 13), in, "y"), (*ref)[0], 1e-5, 1e-5));
+    }
+  }
+  {  // The Conv's output is also a net output: nothing is fused.
+    onnx::GraphProto g;
+    AddInput(&g, "x", {1, 2, 6, 5});
+    AddOutput(&g, "y");
+    AddOutput(&g, "c");
+    *g.add_initializer() = FloatTensor("w", w);
+    AddNode(&g, "Conv", {"x", "w"}, {"c"});
+    AddNode(&g, "Sigmoid", {"c"}, {"y"});
+    auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+    ASSERT_TRUE(net.ok()) << net.status();
+    ASSERT_EQ(net->op_size(), 2);
+    EXPECT_EQ(net->op(0).type(), "Conv");
+  }
+}
+
 }  // namespace
 }  // namespace loom

@@ -1,0 +1,81 @@
+// FusedConv's activation (the importer's Conv + activation fusion,
+// tools/onnx/fuse_conv_activation.h): which ONNX activation, its parameters
+// from `activation_params`, and its value per element. Shared by every
+// device's FusedConv kernel.
+#ifndef LOOM_OPS_SEMANTICS_ACTIVATION_H_
+#define LOOM_OPS_SEMANTICS_ACTIVATION_H_
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace semantics {
+
+struct FusedActivation {
+  enum Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kHardSigmoid, kHardSwish };
+  Kind kind = kNone;
+  float alpha = 0, beta = 0;  // LeakyRelu: alpha; Clip: min, max; HardSigmoid: alpha, beta
+
+  // Reads `activation` and `activation_params` (ONNX defaults where the
+  // params are absent); INVALID_ARGUMENT for an unknown name or a wrong
+  // parameter count. Clip with min > max gives max everywhere (ONNX), so the
+  // bounds are made equal.
+  sdk::Status Read(const sdk::KernelInfo& info, const std::string& label) {
+    std::string name;
+    LOOM_SDK_RETURN_IF_ERROR(info.GetString("activation", &name));
+    std::vector<float> p;
+    if (info.Has("activation_params")) LOOM_SDK_RETURN_IF_ERROR(info.GetFloats("activation_params", &p));
+    size_t want = 0;
+    if (name == "Relu") {
+      kind = kRelu;
+    } else if (name == "LeakyRelu") {
+      kind = kLeakyRelu, want = 1, alpha = 0.01f;
+    } else if (name == "Clip") {
+      kind = kClip, want = 2, alpha = std::numeric_limits<float>::lowest(), beta = std::numeric_limits<float>::max();
+    } else if (name == "Sigmoid") {
+      kind = kSigmoid;
+    } else if (name == "Tanh") {
+      kind = kTanh;
+    } else if (name == "HardSigmoid") {
+      kind = kHardSigmoid, want = 2, alpha = 0.2f, beta = 0.5f;
+    } else if (name == "HardSwish") {
+      kind = kHardSwish;
+    } else {
+      return sdk::InvalidArgument(label + ": activation must be Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or "
+                                  "HardSwish; found '" + name + "'");
+    }
+    if (!p.empty() && p.size() != want) {
+      return sdk::InvalidArgument(label + ": activation_params for " + name + " must have " + std::to_string(want) +
+                                  " values; found " + std::to_string(p.size()));
+    }
+    if (p.size() >= 1) alpha = p[0];
+    if (p.size() >= 2) beta = p[1];
+    if (kind == kClip && alpha > beta) alpha = beta;
+    return sdk::Status::Ok();
+  }
+
+  // The activation of one value (ONNX semantics of the named op).
+  float Apply(float x) const {
+    switch (kind) {
+      case kNone: return x;
+      case kRelu: return x > 0 ? x : 0.0f;
+      case kLeakyRelu: return x < 0 ? alpha * x : x;
+      case kClip: return std::min(std::max(x, alpha), beta);
+      case kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+      case kTanh: return std::tanh(x);
+      case kHardSigmoid: return std::max(0.0f, std::min(1.0f, alpha * x + beta));
+      case kHardSwish: return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
+    }
+    return x;
+  }
+};
+
+}  // namespace semantics
+}  // namespace loom
+
+#endif  // LOOM_OPS_SEMANTICS_ACTIVATION_H_

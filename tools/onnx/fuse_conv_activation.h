@@ -1,0 +1,28 @@
+// Inference-time rewrite of imported models: a Conv whose output feeds only
+// an activation becomes one FusedConv (ops/nn.cc), as ONNX Runtime's
+// com.microsoft FusedConv, so the activation runs inside the convolution
+// (a oneDNN post-op on CPU) instead of as a separate pass over Y.
+#ifndef LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_
+#define LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_
+
+#include "core/proto/loom.pb.h"
+
+namespace loom {
+namespace onnx_import {
+
+// Rewrites every top-level Conv (one output, read only by one top-level
+// Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish with one
+// output, and not a net output) into a FusedConv with the Conv's inputs and
+// attributes, `activation` = the activation's type and `activation_params`
+// from its attributes (LeakyRelu alpha; HardSigmoid alpha, beta; Clip min,
+// max), writing the activation's output. Clip fuses only when its min and
+// max are attributes (Clip-6) or float32 scalar initializers that are not
+// net inputs (Clip-11+); absent ones are unbounded. Initializers only the
+// removed activations read are dropped. Nested nets are left as they are.
+// Returns how many pairs were fused.
+int FuseConvActivation(NetDef* net);
+
+}  // namespace onnx_import
+}  // namespace loom
+
+#endif  // LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_

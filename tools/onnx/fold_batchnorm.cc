@@ -8,41 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/proto_io.h"
 #include "core/tensor.h"
+#include "tools/onnx/graph_util.h"
 
 namespace loom {
 namespace onnx_import {
-namespace {
-
-// Every blob name read anywhere in `net`, nested nets included.
-void CollectReads(const NetDef& net, std::map<std::string, int>* reads) {
-  for (const OperatorDef& op : net.op()) {
-    for (const std::string& in : op.input()) {
-      if (!in.empty()) ++(*reads)[in];
-    }
-    for (const Argument& a : op.arg()) {
-      if (a.has_n()) CollectReads(a.n(), reads);
-      for (const NetDef& n : a.nets()) CollectReads(n, reads);
-    }
-  }
-  for (const std::string& out : net.external_output()) ++(*reads)[out];
-}
-
-float FloatArg(const OperatorDef& op, const std::string& name, float dflt) {
-  for (const Argument& a : op.arg()) {
-    if (a.name() == name) return a.has_f() ? a.f() : dflt;
-  }
-  return dflt;
-}
-
-bool HasNonZeroInt(const OperatorDef& op, const std::string& name) {
-  for (const Argument& a : op.arg()) {
-    if (a.name() == name && a.i() != 0) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 int ConstantsToInitializers(NetDef* net) {
   std::set<std::string> outputs(net->external_output().begin(), net->external_output().end());
   NetDef out = *net;

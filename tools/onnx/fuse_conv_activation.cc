@@ -8,39 +8,10 @@
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
+#include "tools/onnx/graph_util.h"
 
 namespace loom {
 namespace onnx_import {
-namespace {
-
-// Every blob name read anywhere in `net`, nested nets and net outputs
-// included.
-void CollectReads(const NetDef& net, std::map<std::string, int>* reads) {
-  for (const OperatorDef& op : net.op()) {
-    for (const std::string& in : op.input()) {
-      if (!in.empty()) ++(*reads)[in];
-    }
-    for (const Argument& a : op.arg()) {
-      if (a.has_n()) CollectReads(a.n(), reads);
-      for (const NetDef& n : a.nets()) CollectReads(n, reads);
-    }
-  }
-  for (const std::string& out : net.external_output()) ++(*reads)[out];
-}
-
-const Argument* FindArg(const OperatorDef& op, const std::string& name) {
-  for (const Argument& a : op.arg()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
-
-float FloatArg(const OperatorDef& op, const std::string& name, float dflt) {
-  const Argument* a = FindArg(op, name);
-  return a != nullptr && a->has_f() ? a->f() : dflt;
-}
-
-}  // namespace
 
 int FuseConvActivation(NetDef* net) {
   std::map<std::string, const TensorProto*> inits;

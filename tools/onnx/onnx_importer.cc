@@ -11,6 +11,7 @@
 #include "onnx/shape_inference/implementation.h"
 #include "tools/onnx/fold_batchnorm.h"
 #include "tools/onnx/fuse_conv_activation.h"
+#include "tools/onnx/fuse_elementwise.h"
 
 namespace loom {
 namespace onnx_import {
@@ -352,6 +353,8 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
   FoldBatchNormIntoConv(&*net);
+  FoldConvScalarAffine(&*net);
+  FuseHardSwish(&*net);
   FuseConvActivation(&*net);
   Argument* a = net->add_arg();
   a->set_name("onnx_opset");

@@ -207,6 +207,46 @@ TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {
   EXPECT_TRUE(testing::AllClose(y, (*ref)[0], 1e-5, 1e-5));
 }
 
+// paddle2onnx's block: Conv -> Mul(s) -> Add(b) -> Add(3) -> Clip(0, 6) ->
+// Mul -> Div(6) becomes one FusedConv(HardSwish) with the scalars folded
+// into the weights; the result equals the ops run one by one.
+TEST(OnnxImporterTest, ConvScalarAffineAndHardSwishChainBecomeOneFusedConv) {
+  Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 2, 6, 6}, 40, -3, 3);
+  Tensor w = testing::RandomTensor(DataType::kFloat32, {3, 2, 3, 3}, 41), b = testing::RandomTensor(DataType::kFloat32, {3}, 42);
+  auto scalar = [](float v) { return Tensor::FromVector<float>({1}, {v}); };
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 2, 6, 6});
+  AddOutput(&g, "y");
+  *g.add_initializer() = FloatTensor("w", w);
+  *g.add_initializer() = FloatTensor("b", b);
+  *g.add_initializer() = FloatTensor("s", scalar(1.7f));
+  *g.add_initializer() = FloatTensor("t", scalar(-0.4f));
+  *g.add_initializer() = FloatTensor("three", scalar(3.0f));
+  *g.add_initializer() = FloatTensor("zero", Tensor::FromVector<float>({}, {0.0f}));
+  *g.add_initializer() = FloatTensor("six", Tensor::FromVector<float>({}, {6.0f}));
+  AddNode(&g, "Conv", {"x", "w", "b"}, {"c"});
+  AddNode(&g, "Mul", {"c", "s"}, {"cs"});
+  AddNode(&g, "Add", {"cs", "t"}, {"a"});
+  AddNode(&g, "Add", {"a", "three"}, {"a3"});
+  AddNode(&g, "Clip", {"a3", "zero", "six"}, {"cl"});
+  AddNode(&g, "Mul", {"a", "cl"}, {"m"});
+  AddNode(&g, "Div", {"m", "six"}, {"y"});
+  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_EQ(net->op_size(), 1);
+  EXPECT_EQ(net->op(0).type(), "FusedConv");
+  Tensor y = RunModel(Serialize(g, 13), {{"x", x}}, "y");
+  // Reference: Conv, then the element-wise chain by hand.
+  auto conv = testing::RunSingleOp(testing::ParseOp("type: 'Conv' input: 'x' input: 'w' input: 'b' output: 'c'"), {x, w, b});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  Tensor ref = *(*conv)[0].Clone();
+  for (int64_t i = 0; i < ref.num_elements(); ++i) {
+    float a = ref.data<float>()[i] * 1.7f - 0.4f;
+    ref.data<float>()[i] = a * std::min(std::max(a + 3.0f, 0.0f), 6.0f) / 6.0f;
+  }
+  EXPECT_TRUE(testing::AllClose(y, ref, 1e-5, 1e-5));
+}
+
 TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   onnx::GraphProto g;
   AddInput(&g, "x", {3});

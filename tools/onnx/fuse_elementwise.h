@@ -1,0 +1,32 @@
+// Importer rewrites of element-wise chains that exporters spell out
+// (paddle2onnx's PP-OCR models: every block is Conv -> Mul(scale) ->
+// Add(shift) -> Add(3) -> Clip(0, 6) -> Mul -> Div(6)):
+//
+// FoldConvScalarAffine: a Conv whose output only feeds Mul (or Add, Sub,
+// Div) by a scalar float32 constant is rewritten to compute that directly:
+// W and B scaled for Mul/Div, B shifted for Add/Sub (new initializers).
+// Repeats, so a Mul then Add chain folds completely.
+//
+// FuseHardSwish: y * Clip(y + 3, 0, 6) / 6 (Div by 6 or Mul by 1/6; the
+// product in either order; Clip bounds as attributes or constant inputs)
+// becomes one HardSwish (ONNX HardSwish-14, the same function), when the
+// intermediates feed nothing else.
+//
+// Both run on the top level of an imported net, after BatchNormalization
+// folding and before Conv + activation fusion (which then absorbs the
+// HardSwish). Each returns how many rewrites it made.
+#ifndef LOOM_TOOLS_ONNX_FUSE_ELEMENTWISE_H_
+#define LOOM_TOOLS_ONNX_FUSE_ELEMENTWISE_H_
+
+#include "core/proto/loom.pb.h"
+
+namespace loom {
+namespace onnx_import {
+
+int FoldConvScalarAffine(NetDef* net);
+int FuseHardSwish(NetDef* net);
+
+}  // namespace onnx_import
+}  // namespace loom
+
+#endif  // LOOM_TOOLS_ONNX_FUSE_ELEMENTWISE_H_

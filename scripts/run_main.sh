@@ -13,11 +13,15 @@
 # Installs what the build needs first (scripts/setup.sh), builds the tools
 # and plugins with Bazel.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+here=$PWD
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
 ./scripts/setup.sh
 if (($# > 0)); then
   bazel build //tools:loom_run //tools:loom_inspect
-  exec bazel-bin/tools/loom_run "$@"
+  # Back in the caller's folder, so relative model and input paths work.
+  cd "$here"
+  exec "$repo/bazel-bin/tools/loom_run" "$@"
 fi
 ./scripts/fetch_models.sh >/dev/null
 bazel build //tools:loom_run //tools/real_models:ocr_demo

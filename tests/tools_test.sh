@@ -52,4 +52,13 @@ probs=$(grep 'output prob' <<<"$out" | sed 's/.*\[1, 10\] \[//; s/, \.\.\.\]//; 
 check "default model's probabilities are in (0, 1)" \
   "python3 -c 'import sys; v=[float(x) for x in sys.argv[1].split(\",\")]; assert all(0 < x < 1 for x in v), v' \"\$probs\""
 
+# An ONNX test model with its ONNX TensorProto inputs; the expected output is
+# the test's (Conv with strides and padding: a 4x3 map starting 12, 27, 24).
+D=/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding
+outdir=$(mktemp -d)/new/dir
+out=$("$run" "$D/model.onnx" "x=$D/test_data_set_0/input_0.pb" "W=$D/test_data_set_0/input_1.pb" --iterations 1 \
+        --output_dir "$outdir" 2>&1); rc=$?
+check "loom_run takes ONNX TensorProto inputs and creates --output_dir" \
+  "[[ $rc -eq 0 ]] && grep -q 'output y: float32 \[1, 1, 4, 3\] \[12, 27, 24, 63' <<<\"\$out\" && [[ -f $outdir/y.pb ]]"
+
 exit $fail

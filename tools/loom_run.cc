@@ -35,8 +35,10 @@
 // multi-stream executor (NetDef type "multi_stream", arg "max_streams").
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -66,7 +68,7 @@ ABSL_FLAG(int, iterations, 10, "Timed runs.");
 ABSL_FLAG(int, warmup, 1, "Untimed runs before the timed ones.");
 ABSL_FLAG(bool, random, false, "Generate inputs that have no file.");
 ABSL_FLAG(bool, profile, false, "Print the per-op profile of the timed runs.");
-ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (TensorProto).");
+ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (TensorProto); DIR is created if missing.");
 ABSL_FLAG(bool, output_raw, false, "With --output_dir, also write DIR/<name>.bin (raw little-endian data).");
 ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. DNNL, STEPNET); others use their default.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
@@ -350,14 +352,19 @@ int Main(std::vector<char*> args) {
   Workspace ws;
   for (const auto& [name, path] : files) {
     auto proto = ReadTensorProto(path);
-    if (!proto.ok()) {
-      std::cerr << "loom_run: input '" << name << "': " << proto.status() << "\n";
-      return 1;
-    }
-    auto t = TensorFromProto(*proto);
+    absl::StatusOr<Tensor> t = proto.ok() ? TensorFromProto(*proto) : absl::StatusOr<Tensor>(proto.status());
     if (!t.ok()) {
-      std::cerr << "loom_run: input '" << name << "': " << t.status() << "\n";
-      return 1;
+      // Not a Loom TensorProto: an ONNX one (e.g. an ONNX test's input_0.pb)?
+      std::ifstream in(path, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto onnx_proto = onnx_import::ImportOnnxTensor(bytes);
+      auto onnx_tensor = onnx_proto.ok() ? TensorFromProto(*onnx_proto) : absl::StatusOr<Tensor>(onnx_proto.status());
+      if (!onnx_tensor.ok()) {
+        std::cerr << "loom_run: input '" << name << "': " << path << " is neither a Loom TensorProto (" << t.status()
+                  << ") nor an ONNX TensorProto (" << onnx_tensor.status() << ")\n";
+        return 1;
+      }
+      t = std::move(onnx_tensor);
     }
     ws.SetBlob(name, *std::move(t));
   }
@@ -435,6 +442,12 @@ int Main(std::vector<char*> args) {
               << absl::StrJoin(vals, ", ") << (t->num_elements() > static_cast<int64_t>(vals.size()) ? ", ..." : "") << "]\n";
     std::string dir = absl::GetFlag(FLAGS_output_dir);
     if (!dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) {
+        std::cerr << "loom_run: cannot create --output_dir " << dir << ": " << ec.message() << "\n";
+        return 1;
+      }
       absl::Status s = WriteTensorProto(TensorToProto(*t, name), absl::StrCat(dir, "/", name, ".pb"));
       if (!s.ok()) {
         std::cerr << "loom_run: " << s << "\n";

@@ -406,7 +406,7 @@ TEST(ClipTest, MinAboveMaxIntegersAndLargeInputs) {
 // Softmax / LogSoftmax reference over any axis of a 3-D double tensor.
 Tensor SoftmaxRef(const Tensor& x, int axis, bool log) {
   Tensor y = Tensor::Zeros(x.dtype(), x.dims());
-  const int64_t d0 = x.dim(0), d1 = x.dim(1), d2 = x.dim(2);
+  const int64_t d1 = x.dim(1), d2 = x.dim(2);
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     int64_t idx[3] = {i / (d1 * d2), (i / d2) % d1, i % d2};
     double mx = -INFINITY;

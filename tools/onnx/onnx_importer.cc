@@ -362,6 +362,12 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   return net;
 }
 
+absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
+  onnx::TensorProto t;
+  if (!t.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX TensorProto");
+  return ConvertTensor(t);
+}
+
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));

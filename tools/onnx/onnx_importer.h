@@ -33,6 +33,11 @@ namespace onnx_import {
 absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model);
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path);
 
+// A serialized ONNX TensorProto (e.g. an ONNX test's input_0.pb) as a Loom
+// TensorProto. INVALID_ARGUMENT if it does not parse, for external data and
+// string tensors.
+absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized_tensor);
+
 // One error listing every (domain, op type, opset) in `net` (and its nested
 // nets) that has no schema or no kernel for `device` in `registry`; OK if
 // all are runnable.

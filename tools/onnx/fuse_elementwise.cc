@@ -16,57 +16,14 @@ namespace loom {
 namespace onnx_import {
 namespace {
 
-// Keeps the ops of `net` not in `removed`, in order, and drops initializers
-// nothing reads any more.
-void Compact(NetDef* net, const std::set<int>& removed) {
-  NetDef out = *net;
-  out.clear_op();
-  for (int j = 0; j < net->op_size(); ++j) {
-    if (!removed.count(j)) *out.add_op() = net->op(j);
-  }
-  std::map<std::string, int> reads;
-  CollectReads(out, &reads);
-  std::set<std::string> inputs(out.external_input().begin(), out.external_input().end());
-  out.clear_initializer();
-  for (const TensorProto& t : net->initializer()) {
-    if (reads.count(t.name()) || inputs.count(t.name())) *out.add_initializer() = t;
-  }
-  *net = std::move(out);
-}
-
-// The op that reads `name`, when exactly one op reads it once and it is not
-// a net output; -1 otherwise.
-int SoleReader(const NetDef& net, const std::map<std::string, int>& reads, const std::string& name) {
-  auto r = reads.find(name);
-  if (r == reads.end() || r->second != 1) return -1;
-  for (int j = 0; j < net.op_size(); ++j) {
-    for (const std::string& in : net.op(j).input()) {
-      if (in == name) return j;
-    }
-  }
-  return -1;
-}
-
-const TensorProto* Initializer(const NetDef& net, const std::string& name) {
-  for (const TensorProto& t : net.initializer()) {
-    if (t.name() == name) return &t;
-  }
-  return nullptr;
-}
-
 // One fold of Conv -> (Mul|Div|Add|Sub by a scalar); false if none applies.
 bool FoldOne(NetDef* net, int* counter) {
   std::map<std::string, int> reads;
   CollectReads(*net, &reads);
   for (int i = 0; i < net->op_size(); ++i) {
     const OperatorDef& conv = net->op(i);
-    if (conv.type() != "Conv" || conv.output_size() != 1 || conv.input_size() < 2) continue;
-    const TensorProto* w = Initializer(*net, conv.input(1));
-    const TensorProto* b = conv.input_size() > 2 && !conv.input(2).empty() ? Initializer(*net, conv.input(2)) : nullptr;
-    if (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32) ||
-        (conv.input_size() > 2 && !conv.input(2).empty() && b == nullptr)) {
-      continue;
-    }
+    Tensor W, B;
+    if (conv.output_size() != 1 || !ConstantConvParams(*net, conv, &W, &B)) continue;
     const int j = SoleReader(*net, reads, conv.output(0));
     if (j < 0) continue;
     const OperatorDef& op = net->op(j);
@@ -75,51 +32,18 @@ bool FoldOne(NetDef* net, int* counter) {
     // The constant may be either operand of Mul/Add, only the second of Div/Sub.
     const bool conv_first = op.input(0) == conv.output(0);
     if (!conv_first && (op.type() == "Div" || op.type() == "Sub")) continue;
-    std::optional<float> c = ScalarInitializer(*net, op.input(conv_first ? 1 : 0), w->dims_size());
+    std::optional<float> c = ScalarInitializer(*net, op.input(conv_first ? 1 : 0), static_cast<int>(W.rank()));
     if (!c || (op.type() == "Div" && *c == 0.0f)) continue;
-    auto W = TensorFromProto(*w);
-    if (!W.ok() || W->dims().empty()) continue;
-    const int64_t M = W->dim(0);
-    absl::StatusOr<Tensor> B = b ? TensorFromProto(*b) : absl::StatusOr<Tensor>(Tensor::Zeros(DataType::kFloat32, {M}));
-    if (!B.ok() || B->num_elements() != M) continue;
-    Tensor W2 = *W->Clone(), B2 = *B->Clone();
-    if (mul) {
-      const double s = op.type() == "Mul" ? *c : 1.0 / *c;
-      for (int64_t k = 0; k < W2.num_elements(); ++k) W2.data<float>()[k] = static_cast<float>(W2.data<float>()[k] * s);
-      for (int64_t k = 0; k < M; ++k) B2.data<float>()[k] = static_cast<float>(B2.data<float>()[k] * s);
-    } else {
-      const double d = op.type() == "Add" ? *c : -*c;
-      for (int64_t k = 0; k < M; ++k) B2.data<float>()[k] = static_cast<float>(B2.data<float>()[k] + d);
-    }
-    const std::string base = absl::StrCat(conv.name().empty() ? absl::StrCat("conv_", i) : conv.name(), "__affine",
+    const int64_t M = W.dim(0);
+    const double s = !mul ? 1.0 : op.type() == "Mul" ? *c : 1.0 / *c;
+    const double d = mul ? 0.0 : op.type() == "Add" ? *c : -*c;
+    const std::string name = absl::StrCat(conv.name().empty() ? absl::StrCat("conv_", i) : conv.name(), "__affine",
                                           (*counter)++);
-    *net->add_initializer() = TensorToProto(W2, base + "_W");
-    *net->add_initializer() = TensorToProto(B2, base + "_B");
-    OperatorDef* cv = net->mutable_op(i);
-    cv->set_input(1, base + "_W");
-    if (cv->input_size() > 2) {
-      cv->set_input(2, base + "_B");
-    } else {
-      cv->add_input(base + "_B");
-    }
-    cv->set_output(0, op.output(0));
-    Compact(net, {j});
+    FoldAffineIntoConv(net, i, W, B, std::vector<double>(M, s), std::vector<double>(M, d), op.output(0), name);
+    RemoveOps(net, {j});
     return true;
   }
   return false;
-}
-
-// Clip's bounds: attributes (opset < 11) or constant inputs (11+).
-bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi) {
-  *lo = FloatArg(clip, "min", -INFINITY);
-  *hi = FloatArg(clip, "max", INFINITY);
-  for (int k = 1; k < clip.input_size() && k < 3; ++k) {
-    if (clip.input(k).empty()) continue;
-    std::optional<float> v = ScalarInitializer(net, clip.input(k), 1);
-    if (!v) return false;
-    (k == 1 ? *lo : *hi) = *v;
-  }
-  return true;
 }
 
 bool Near(float a, float b) { return std::fabs(a - b) <= 1e-6f * std::fabs(b); }
@@ -172,7 +96,7 @@ int FuseHardSwish(NetDef* net) {
     replacements.emplace_back(d, hs);
   }
   for (auto& [d, hs] : replacements) *net->mutable_op(d) = hs;
-  if (!replacements.empty()) Compact(net, removed);
+  if (!replacements.empty()) RemoveOps(net, removed);
   return static_cast<int>(replacements.size());
 }
 

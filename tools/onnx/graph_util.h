@@ -6,10 +6,13 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/proto/loom.pb.h"
 #include "core/proto_io.h"
+#include "core/tensor.h"
 
 namespace loom {
 namespace onnx_import {
@@ -63,6 +66,32 @@ inline std::optional<float> ScalarInitializer(const NetDef& net, const std::stri
   }
   return std::nullopt;
 }
+
+// The op that reads `name`, when exactly one op reads it once and it is not
+// a net output (`reads` from CollectReads); -1 otherwise.
+int SoleReader(const NetDef& net, const std::map<std::string, int>& reads, const std::string& name);
+
+// The initializer named `name`, or nullptr.
+const TensorProto* FindInitializer(const NetDef& net, const std::string& name);
+
+// Keeps the ops of `net` not in `removed`, in order, and drops initializers
+// nothing reads any more (those that are net inputs stay).
+void RemoveOps(NetDef* net, const std::set<int>& removed);
+
+// Clip's bounds: attributes (opset < 11) or constant scalar inputs (11+);
+// absent ones are the float range. False if a bound input is not a constant.
+bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi);
+
+// The weights W [M, ...] and bias B [M] (zeros when absent) of a Conv when
+// both are float32 initializers; false otherwise.
+bool ConstantConvParams(const NetDef& net, const OperatorDef& conv, Tensor* w, Tensor* b);
+
+// Folds a per-output-channel affine map that follows op `conv_index` (a Conv
+// whose W and B are `w`, `b`) into it: W[o] * scale[o] and
+// B[o] * scale[o] + shift[o] become new initializers "<name>_W" / "<name>_B",
+// and the Conv writes `output`.
+void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tensor& b, const std::vector<double>& scale,
+                        const std::vector<double>& shift, const std::string& output, const std::string& name);
 
 }  // namespace onnx_import
 }  // namespace loom

@@ -1,0 +1,95 @@
+#include "tools/onnx/graph_util.h"
+
+#include <limits>
+
+namespace loom {
+namespace onnx_import {
+
+int SoleReader(const NetDef& net, const std::map<std::string, int>& reads, const std::string& name) {
+  auto r = reads.find(name);
+  if (r == reads.end() || r->second != 1) return -1;
+  for (int j = 0; j < net.op_size(); ++j) {
+    for (const std::string& in : net.op(j).input()) {
+      if (in == name) return j;
+    }
+  }
+  return -1;
+}
+
+const TensorProto* FindInitializer(const NetDef& net, const std::string& name) {
+  for (const TensorProto& t : net.initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+void RemoveOps(NetDef* net, const std::set<int>& removed) {
+  NetDef out = *net;
+  out.clear_op();
+  for (int j = 0; j < net->op_size(); ++j) {
+    if (!removed.count(j)) *out.add_op() = net->op(j);
+  }
+  std::map<std::string, int> reads;
+  CollectReads(out, &reads);
+  std::set<std::string> inputs(out.external_input().begin(), out.external_input().end());
+  out.clear_initializer();
+  for (const TensorProto& t : net->initializer()) {
+    if (reads.count(t.name()) || inputs.count(t.name())) *out.add_initializer() = t;
+  }
+  *net = std::move(out);
+}
+
+bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi) {
+  *lo = FloatArg(clip, "min", std::numeric_limits<float>::lowest());
+  *hi = FloatArg(clip, "max", std::numeric_limits<float>::max());
+  if (clip.input_size() > 3) return false;
+  for (int k = 1; k < clip.input_size(); ++k) {
+    if (clip.input(k).empty()) continue;
+    std::optional<float> v = ScalarInitializer(net, clip.input(k), 8);
+    if (!v) return false;
+    (k == 1 ? *lo : *hi) = *v;
+  }
+  return true;
+}
+
+bool ConstantConvParams(const NetDef& net, const OperatorDef& conv, Tensor* w, Tensor* b) {
+  if (conv.type() != "Conv" || conv.input_size() < 2) return false;
+  const TensorProto* wp = FindInitializer(net, conv.input(1));
+  const bool has_b = conv.input_size() > 2 && !conv.input(2).empty();
+  const TensorProto* bp = has_b ? FindInitializer(net, conv.input(2)) : nullptr;
+  const int f32 = static_cast<int>(DataType::kFloat32);
+  if (wp == nullptr || wp->data_type() != f32 || (has_b && (bp == nullptr || bp->data_type() != f32))) return false;
+  auto W = TensorFromProto(*wp);
+  if (!W.ok() || W->dims().empty()) return false;
+  const int64_t M = W->dim(0);
+  absl::StatusOr<Tensor> B = has_b ? TensorFromProto(*bp) : absl::StatusOr<Tensor>(Tensor::Zeros(DataType::kFloat32, {M}));
+  if (!B.ok() || B->num_elements() != M) return false;
+  *w = *std::move(W);
+  *b = *std::move(B);
+  return true;
+}
+
+void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tensor& b, const std::vector<double>& scale,
+                        const std::vector<double>& shift, const std::string& output, const std::string& name) {
+  const int64_t M = w.dim(0), per = M > 0 ? w.num_elements() / M : 0;
+  Tensor W2 = Tensor::Zeros(DataType::kFloat32, w.dims()), B2 = Tensor::Zeros(DataType::kFloat32, {M});
+  for (int64_t o = 0; o < M; ++o) {
+    for (int64_t i = 0; i < per; ++i) {
+      W2.data<float>()[o * per + i] = static_cast<float>(w.data<float>()[o * per + i] * scale[o]);
+    }
+    B2.data<float>()[o] = static_cast<float>(b.data<float>()[o] * scale[o] + shift[o]);
+  }
+  *net->add_initializer() = TensorToProto(W2, name + "_W");
+  *net->add_initializer() = TensorToProto(B2, name + "_B");
+  OperatorDef* conv = net->mutable_op(conv_index);
+  conv->set_input(1, name + "_W");
+  if (conv->input_size() > 2) {
+    conv->set_input(2, name + "_B");
+  } else {
+    conv->add_input(name + "_B");
+  }
+  conv->set_output(0, output);
+}
+
+}  // namespace onnx_import
+}  // namespace loom

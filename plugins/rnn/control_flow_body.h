@@ -120,6 +120,49 @@ inline sdk::Status CopyToOutput(sdk::KernelContext& ctx, size_t i, const LoomTen
   return sdk::Status(sdk::Api().Tensor_Copy(const_cast<LoomTensor*>(out.handle()), src));
 }
 
+// Values a body carries from one iteration to the next (Loop's carried
+// values, Scan's states). Body output -> staging blob -> body input, so a
+// body that passes an input straight through (output name == input name)
+// or swaps two values reads consistent values.
+class CarriedValues {
+ public:
+  // Binds body inputs `inputs[first_input + k]` (k < count) in the body's
+  // workspace to copies of the op's inputs `first_op_input + k`.
+  sdk::Status Start(sdk::KernelContext& ctx, Body& body, size_t first_input, size_t first_op_input, size_t count) {
+    LoomWorkspace* ws = body.workspace(ctx);
+    values_.resize(count);
+    staging_.resize(count);
+    for (size_t k = 0; k < count; ++k) {
+      values_[k] = sdk::Api().Workspace_CreateBlob(ws, body.inputs()[first_input + k].c_str());
+      staging_[k] = sdk::Api().Workspace_CreateBlob(ws, ("__carried_next_" + std::to_string(k)).c_str());
+      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(values_[k], ctx.Input(first_op_input + k).handle()));
+    }
+    return sdk::Status::Ok();
+  }
+  // After a run: stages body outputs `first_output + k`.
+  sdk::Status Stage(sdk::KernelContext& ctx, Body& body, size_t first_output) {
+    for (size_t k = 0; k < values_.size(); ++k) {
+      const LoomTensor* v = nullptr;
+      LOOM_SDK_RETURN_IF_ERROR(body.Output(ctx, first_output + k, &v));
+      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(staging_[k], v));
+    }
+    return sdk::Status::Ok();
+  }
+  // Makes the staged values the body's inputs for the next run.
+  sdk::Status Commit() {
+    for (size_t k = 0; k < values_.size(); ++k) LOOM_SDK_RETURN_IF_ERROR(CopyTensor(values_[k], staging_[k]));
+    return sdk::Status::Ok();
+  }
+  // Copies the current values to the op's outputs [0, count).
+  sdk::Status ToOutputs(sdk::KernelContext& ctx) const {
+    for (size_t k = 0; k < values_.size(); ++k) LOOM_SDK_RETURN_IF_ERROR(CopyToOutput(ctx, k, values_[k]));
+    return sdk::Status::Ok();
+  }
+
+ private:
+  std::vector<LoomTensor*> values_, staging_;
+};
+
 // Infers output dtypes from the body NetDef in attribute `attr`: output
 // `op_output` gets the declared dtype of body output `body_output`.
 inline sdk::Status InferFromBody(sdk::InferenceContext& ctx, const char* attr,

@@ -7,9 +7,7 @@
 // element shape is then unknown).
 //
 // The body runs in one child workspace, reused across iterations and runs;
-// carried values go body output -> staging blob -> body input, so a body
-// that passes an input straight through (output name == input name) or
-// swaps two values reads consistent values.
+// carried values are handled by CarriedValues (control_flow_body.h).
 #include <cstring>
 #include <limits>
 
@@ -54,12 +52,8 @@ class LoopKernel {
     LoomTensor* cond_blob = Api().Workspace_CreateBlob(ws, in[1].c_str());
     LOOM_SDK_RETURN_IF_ERROR(sdk::Status(Api().Tensor_Resize(iter_blob, LOOM_DTYPE_INT64, nullptr, 0)));
     LOOM_SDK_RETURN_IF_ERROR(sdk::Status(Api().Tensor_Resize(cond_blob, LOOM_DTYPE_BOOL, nullptr, 0)));
-    std::vector<LoomTensor*> carried(carried_), staging(carried_);
-    for (size_t k = 0; k < carried_; ++k) {
-      carried[k] = Api().Workspace_CreateBlob(ws, in[2 + k].c_str());
-      staging[k] = Api().Workspace_CreateBlob(ws, ("__loop_next_" + std::to_string(k)).c_str());
-      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(carried[k], ctx.Input(2 + k).handle()));
-    }
+    CarriedValues carried;
+    LOOM_SDK_RETURN_IF_ERROR(carried.Start(ctx, body_, 2, 2, carried_));
     std::vector<std::string> scan_bytes(scans_);
     std::vector<std::vector<int64_t>> scan_shape(scans_);
     std::vector<LoomDataType> scan_dtype(scans_, LOOM_DTYPE_UNDEFINED);
@@ -72,10 +66,7 @@ class LoopKernel {
       LOOM_SDK_RETURN_IF_ERROR(body_.Output(ctx, 0, &v));
       if (sdk::Tensor(v).num_elements() != 1) return sdk::InvalidArgument(label_ + ": body output 0 (cond) must hold one element");
       bool next_cond = *sdk::Tensor(v).data<bool>();
-      for (size_t k = 0; k < carried_; ++k) {
-        LOOM_SDK_RETURN_IF_ERROR(body_.Output(ctx, 1 + k, &v));
-        LOOM_SDK_RETURN_IF_ERROR(CopyTensor(staging[k], v));
-      }
+      LOOM_SDK_RETURN_IF_ERROR(carried.Stage(ctx, body_, 1));
       for (size_t j = 0; j < scans_; ++j) {
         LOOM_SDK_RETURN_IF_ERROR(body_.Output(ctx, 1 + carried_ + j, &v));
         sdk::Tensor t(v);
@@ -88,10 +79,10 @@ class LoopKernel {
         }
         scan_bytes[j].append(static_cast<const char*>(t.raw_data()), t.num_elements() * sdk::DTypeSize(t.dtype()));
       }
-      for (size_t k = 0; k < carried_; ++k) LOOM_SDK_RETURN_IF_ERROR(CopyTensor(carried[k], staging[k]));
+      LOOM_SDK_RETURN_IF_ERROR(carried.Commit());
       cond = next_cond;
     }
-    for (size_t k = 0; k < carried_; ++k) LOOM_SDK_RETURN_IF_ERROR(CopyToOutput(ctx, k, carried[k]));
+    LOOM_SDK_RETURN_IF_ERROR(carried.ToOutputs(ctx));
     for (size_t j = 0; j < scans_; ++j) {
       std::vector<int64_t> shape = scan_shape[j];
       shape.insert(shape.begin(), it);

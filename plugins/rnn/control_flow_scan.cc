@@ -7,8 +7,7 @@
 // scan_output_axes entry. Directions 1 read (or write) positions L-1..0.
 //
 // The body runs in one child workspace, reused across steps and runs; the
-// states go body output -> staging blob -> body input (see
-// control_flow_loop.cc). Slices are copied (a slice along a non-leading
+// states are handled by CarriedValues (control_flow_body.h). Slices are copied (a slice along a non-leading
 // axis is strided).
 #include <cstring>
 
@@ -90,12 +89,8 @@ class ScanKernel {
       LOOM_SDK_RETURN_IF_ERROR(sdk::Status(Api().Tensor_Resize(s.blob, x.dtype(), s.slice_shape.data(), s.slice_shape.size())));
       slicing.push_back(s);
     }
-    std::vector<LoomTensor*> state(states_), staging(states_);
-    for (size_t k = 0; k < states_; ++k) {
-      state[k] = Api().Workspace_CreateBlob(ws, in[k].c_str());
-      staging[k] = Api().Workspace_CreateBlob(ws, ("__scan_next_" + std::to_string(k)).c_str());
-      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(state[k], ctx.Input(k).handle()));
-    }
+    CarriedValues state;
+    LOOM_SDK_RETURN_IF_ERROR(state.Start(ctx, body_, 0, 0, states_));
     std::vector<sdk::Tensor> outs(scan_outputs_);
     std::vector<int64_t> out_outer(scan_outputs_), out_inner(scan_outputs_);
     for (int64_t t = 0; t < L; ++t) {
@@ -106,11 +101,8 @@ class ScanKernel {
         for (int64_t o = 0; o < s.outer; ++o) std::memcpy(dst + o * s.inner, src + (o * s.len + pos) * s.inner, s.inner);
       }
       LOOM_SDK_RETURN_IF_ERROR(body_.Run(ctx));
+      LOOM_SDK_RETURN_IF_ERROR(state.Stage(ctx, body_, 0));
       const LoomTensor* v = nullptr;
-      for (size_t k = 0; k < states_; ++k) {
-        LOOM_SDK_RETURN_IF_ERROR(body_.Output(ctx, k, &v));
-        LOOM_SDK_RETURN_IF_ERROR(CopyTensor(staging[k], v));
-      }
       for (size_t j = 0; j < scan_outputs_; ++j) {
         LOOM_SDK_RETURN_IF_ERROR(body_.Output(ctx, states_ + j, &v));
         sdk::Tensor e(v);
@@ -136,9 +128,9 @@ class ScanKernel {
           std::memcpy(dst + (o * L + pos) * out_inner[j], src + o * out_inner[j], out_inner[j]);
         }
       }
-      for (size_t k = 0; k < states_; ++k) LOOM_SDK_RETURN_IF_ERROR(CopyTensor(state[k], staging[k]));
+      LOOM_SDK_RETURN_IF_ERROR(state.Commit());
     }
-    for (size_t k = 0; k < states_; ++k) LOOM_SDK_RETURN_IF_ERROR(CopyToOutput(ctx, k, state[k]));
+    LOOM_SDK_RETURN_IF_ERROR(state.ToOutputs(ctx));
     if (L <= 0) {
       for (size_t j = 0; j < scan_outputs_; ++j) {
         sdk::Tensor out;

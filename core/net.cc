@@ -15,12 +15,6 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
     return absl::InvalidArgumentError(absl::StrCat("net '", def.name(), "': executor type '", def.type(),
                                                    "' is not available; expected 'sequential' or 'multi_stream'"));
   }
-  if (def.type() == "multi_stream") {
-    options.max_streams = 4;
-    for (const Argument& a : def.arg()) {
-      if (a.name() == "max_streams") options.max_streams = static_cast<int>(std::max<int64_t>(1, a.i()));
-    }
-  }
   for (const TensorProto& init : def.initializer()) {
     if (ws->HasBlob(init.name())) continue;
     absl::StatusOr<Tensor> t = TensorFromProto(init);
@@ -40,6 +34,10 @@ Net::~Net() = default;
 Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options)
     : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options) {
   ResetProfile();
+  multi_stream_ = checked_->def.type() == "multi_stream";
+  for (const Argument& a : checked_->def.arg()) {
+    if (a.name() == "max_streams") max_streams_ = static_cast<int>(std::max<int64_t>(1, a.i()));
+  }
 }
 
 void Net::ResetProfile() {
@@ -87,11 +85,11 @@ absl::Status Net::Run() {
   absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
   last_plan_ = *plan;
-  if (checked_->def.type() == "multi_stream" && !options_.enable_profiling) {
+  if (multi_stream_ && !options_.enable_profiling) {
     Device* device = PlanDevice(**plan, *registry_);
     if (device != nullptr) {
       if (streams_ == nullptr || streams_->device() != device) streams_ = std::make_unique<StreamSet>(device);
-      return RunMultiStream(**plan, streams_.get(), options_.max_streams);
+      return RunMultiStream(**plan, streams_.get(), max_streams_);
     }
   }
   return RunSequential(**plan, options_.enable_profiling ? &profile_ : nullptr);

@@ -32,9 +32,6 @@ struct NetOptions {
   bool enable_profiling = false;
   // Plans kept per net; the cache is cleared when it would grow beyond this.
   int max_cached_plans = 64;
-  // Streams of the multi_stream executor (NetDef type "multi_stream", from
-  // the NetDef argument "max_streams", default 4).
-  int max_streams = 4;
 };
 
 class StreamSet;
@@ -89,7 +86,11 @@ class Net {
   Plan* last_plan_ = nullptr;
   Profile profile_;
   std::string signature_;  // scratch, reused to avoid allocating per run
-  std::unique_ptr<StreamSet> streams_;  // multi_stream executor, made on first use
+  // The multi_stream executor (NetDef type "multi_stream"; streams from the
+  // NetDef argument "max_streams", default 4), read once at creation.
+  bool multi_stream_ = false;
+  int max_streams_ = 4;
+  std::unique_ptr<StreamSet> streams_;  // made on first use
 };
 
 }  // namespace loom

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/families.h"
+#include "ops/register_schemas.h"
 
 namespace loom {
 namespace ops {

@@ -136,5 +136,22 @@ LoomStatus* BroadcastShapes(LoomInferenceContext* c) {
   return nullptr;
 }
 
+sdk::Status InferSameAsData(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(0));
+  std::vector<int64_t> ds;
+  if (ctx.InputShape(0, &ds)) ctx.SetOutputShape(0, ds);
+  return sdk::Status::Ok();
+}
+
+void WindowAttrs(sdk::SchemaBuilder& s) {
+  s.AttrString("auto_pad", "NOTSET",
+               "NOTSET (use pads), SAME_UPPER / SAME_LOWER (output ceil(in / stride), odd padding at the end / "
+               "beginning) or VALID (no padding)")
+      .Attr("kernel_shape", LOOM_ATTR_INTS, false, "spatial kernel size per axis")
+      .Attr("pads", LOOM_ATTR_INTS, false, "[x1_begin, x2_begin, ..., x1_end, x2_end, ...] (default 0)")
+      .Attr("strides", LOOM_ATTR_INTS, false, "stride per spatial axis (default 1)")
+      .Attr("dilations", LOOM_ATTR_INTS, false, "dilation per spatial axis (default 1)");
+}
+
 }  // namespace ops
 }  // namespace loom

@@ -47,6 +47,14 @@ LoomStatus* PoolShapes(LoomInferenceContext* ctx);
 // GlobalAveragePool / GlobalMaxPool / GlobalLpPool: Y [N, C, 1...].
 LoomStatus* GlobalPoolShapes(LoomInferenceContext* ctx);
 
+// Output 0 has input 0's dtype and shape (ScatterElements, ScatterND,
+// CumSum, Hardmax, LpNormalization).
+sdk::Status InferSameAsData(sdk::InferenceContext& ctx);
+
+// The window attributes Conv, FusedConv and the pools share (auto_pad,
+// kernel_shape, pads, strides, dilations): schema attributes, not inference.
+void WindowAttrs(sdk::SchemaBuilder& s);
+
 }  // namespace ops
 }  // namespace loom
 

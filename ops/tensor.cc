@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ops/dtype_sets.h"
-#include "ops/families.h"
+#include "ops/register_schemas.h"
 #include "ops/shape_inference.h"
 
 namespace loom {

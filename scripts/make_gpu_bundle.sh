@@ -10,10 +10,10 @@
 #   gpu_run.sh        the run script (a copy of scripts/gpu_run.sh)
 #   payload.tar.xz    bin/      loom_run, loom_inspect, onnx_conformance,
 #                               rnn_bench, make_bench_models
-#                     bin/loom_plugins/  the default plugins (CPU, example, rnn)
+#                     bin/loom_plugins/  the default plugins (CPU, example, rnn, controlflow)
 #                     tests/    every cc_test of plugins/cuda (the CUDA tests
 #                               and caching_allocator_test)
-#                     plugins/{cpu,cuda,rnn,example}/lib*.so  at the
+#                     plugins/{cpu,cuda,rnn,controlflow,example}/lib*.so  at the
 #                               runfiles-relative paths the tests and tools
 #                               open from the current folder
 #                               (core/testing/op_runner.cc and
@@ -53,7 +53,7 @@ TESTS=$(bazel query 'kind(cc_test, //plugins/cuda:all)' 2>/dev/null)
 TOOLS=(//tools:loom_run //tools:loom_inspect //tools/onnx:onnx_conformance //tools/bench:rnn_bench
        //tools/bench:make_bench_models)
 PLUGINS=(//plugins/cpu:libloom_cpu.so //plugins/cuda:libloom_cuda.so //plugins/rnn:libloom_rnn.so
-         //plugins/example:libloom_example.so)
+         //plugins/controlflow:libloom_controlflow.so //plugins/example:libloom_example.so)
 # shellcheck disable=SC2086
 bazel build "${BAZEL_FLAGS[@]}" $TESTS "${TOOLS[@]}" "${PLUGINS[@]}"
 BIN=$(bazel info "${BAZEL_FLAGS[@]}" bazel-bin 2>/dev/null)
@@ -76,7 +76,7 @@ for p in "${PLUGINS[@]}"; do
   copy "$BIN/$rel" "$P/$rel"
   ORIGINALS+=("$BIN/$rel")
 done
-for p in cpu/libloom_cpu.so example/libloom_example.so rnn/libloom_rnn.so; do
+for p in cpu/libloom_cpu.so example/libloom_example.so rnn/libloom_rnn.so controlflow/libloom_controlflow.so; do
   copy "$P/plugins/$p" "$P/bin/loom_plugins/$(basename "$p")"
 done
 for t in $TESTS; do

@@ -9,19 +9,21 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 # The JSON is larger than one command-line argument may be: pass a file.
 json=$(mktemp)
 "$inspect" --json >"$json"
-check "inspect --json lists the cpu, example and rnn plugins and a CPU kernel for every standard op" \
+check "inspect --json lists the cpu, example, rnn and controlflow plugins and a CPU kernel for every standard op" \
   "python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = {p[\"name\"] for p in d[\"plugins\"]}
-assert {\"loom.std\", \"cpu\", \"example\", \"rnn\"} <= names, names
+assert {\"loom.std\", \"cpu\", \"example\", \"rnn\", \"controlflow\"} <= names, names
 ops = {o[\"name\"]: o for o in d[\"ops\"]}
 assert any(k[\"plugin\"] == \"example\" for k in ops[\"Swish\"][\"kernels\"])
 cpu_ops = {n for n, o in ops.items() if any(k[\"plugin\"] == \"cpu\" and k[\"device\"] == \"CPU\" for k in o[\"kernels\"])}
 want = set(\"Gemm MatMul Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPool BatchNormalization Relu LeakyRelu PRelu Sigmoid HardSigmoid Tanh Elu Selu Softplus Softsign Softmax LogSoftmax Add Sub Mul Div Pow Max Min Sum Mean Exp Log Sqrt Reciprocal Neg Abs Floor Ceil Clip Erf Concat Split Slice Reshape Transpose Flatten Squeeze Unsqueeze Gather Cast Identity ReduceSum ReduceMean ReduceMax ReduceMin Constant Shape Dropout LSTM GRU RNN\".split())
 assert want <= cpu_ops, sorted(want - cpu_ops)
 rnn = {n for n, o in ops.items() if any(k[\"plugin\"] == \"rnn\" for k in o[\"kernels\"])}
-assert {\"RecurrentNetwork\", \"LSTMUnit\", \"GRUUnit\", \"LSTM\", \"GRU\", \"RNN\", \"If\", \"Loop\", \"Scan\"} <= rnn, rnn
+assert {\"RecurrentNetwork\", \"LSTMUnit\", \"GRUUnit\", \"LSTM\", \"GRU\", \"RNN\"} <= rnn, rnn
+cf = {n for n, o in ops.items() if any(k[\"plugin\"] == \"controlflow\" for k in o[\"kernels\"])}
+assert {\"If\", \"Loop\", \"Scan\"} <= cf, cf
 ' \"\$json\""
 
 out=$("$inspect" --op Swish)

@@ -1,4 +1,5 @@
-// oneDNN glue shared by the CPU plugin's oneDNN kernels (dnnl_*.cc).
+// oneDNN glue shared by the CPU plugin's oneDNN kernels (math_gemm_matmul.cc,
+// nn_conv.cc, nn_conv_transpose.cc, nn_pool.cc, nn_batch_norm.cc, rnn.cc).
 //
 // One engine serves the whole plugin; each calling thread has one stream (a
 // oneDNN CPU stream is cheap but not meant to be shared by threads that run
@@ -94,12 +95,6 @@ inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims,
 
 // A memory object with no buffer yet (bound per run with set_data_handle).
 inline dnnl::memory UnboundMemory(const dnnl::memory::desc& md) { return dnnl::memory(md, DnnlEngine(), nullptr); }
-
-sdk::Status RegisterDnnlGemmKernels(sdk::Registrar& reg);       // dnnl_gemm.cc: Gemm, MatMul
-sdk::Status RegisterDnnlConvKernels(sdk::Registrar& reg);       // dnnl_conv.cc: Conv
-sdk::Status RegisterDnnlPoolKernels(sdk::Registrar& reg);       // dnnl_pool.cc: MaxPool, AveragePool, global pools
-sdk::Status RegisterDnnlBatchNormKernels(sdk::Registrar& reg);  // dnnl_batchnorm.cc: BatchNormalization
-sdk::Status RegisterDnnlRnnKernels(sdk::Registrar& reg);        // dnnl_rnn.cc: ONNX LSTM, GRU, RNN (engine DNNL)
 
 }  // namespace cpu
 }  // namespace loom

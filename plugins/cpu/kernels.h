@@ -1,4 +1,7 @@
-// One registration function per kernel family of the CPU plugin.
+// The registration function of each kernel file of the CPU plugin, named
+// after its file; plugin.cc calls them all. Files are named like the schema
+// files in ops/ (ONNX Runtime's families: math_, nn_, tensor_, reduction_,
+// rnn), and hold the kernels of the same ops.
 #ifndef LOOM_PLUGINS_CPU_KERNELS_H_
 #define LOOM_PLUGINS_CPU_KERNELS_H_
 
@@ -7,16 +10,48 @@
 namespace loom {
 namespace cpu {
 
-sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg);  // elementwise.cc (OpenMP)
-sdk::Status RegisterReductionKernels(sdk::Registrar& reg);    // reduction.cc (OpenMP)
-sdk::Status RegisterDnnlKernels(sdk::Registrar& reg);         // dnnl_*.cc (oneDNN)
-sdk::Status RegisterTensorKernels(sdk::Registrar& reg);       // tensor_ops.cc
-sdk::Status RegisterElementwiseExtKernels(sdk::Registrar& reg);  // elementwise_ext.cc
-sdk::Status RegisterTensorExtKernels(sdk::Registrar& reg);       // tensor_ext.cc
-sdk::Status RegisterIndexExtKernels(sdk::Registrar& reg);        // index_ext.cc
-sdk::Status RegisterLossKernels(sdk::Registrar& reg);  // loss*.cc
-sdk::Status RegisterNormExtKernels(sdk::Registrar& reg);  // norm_ext*.cc
-sdk::Status RegisterSpatialExtKernels(sdk::Registrar& reg);  // spatial_ext*.cc
+// math_elementwise.cc (OpenMP): activations, unary math, Add, Sub, Mul, Div, Pow, PRelu, Max, Min, Sum,
+// Mean, Clip, Softmax, LogSoftmax
+sdk::Status RegisterMathElementwiseKernels(sdk::Registrar& reg);
+// math_compare_logic_trig.cc (OpenMP): comparisons, And/Or/Xor/Not, Where, Sign, trigonometric, Round,
+// IsNaN, IsInf, HardSwish, Mish, Celu, ThresholdedRelu, Gelu, Shrink, Mod, BitShift
+sdk::Status RegisterMathCompareLogicTrigKernels(sdk::Registrar& reg);
+sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg);        // math_gemm_matmul.cc (oneDNN): Gemm, MatMul
+sdk::Status RegisterMathEinsumKernels(sdk::Registrar& reg);            // math_einsum.cc: Einsum
+sdk::Status RegisterMathTopKHardmaxCumSumKernels(sdk::Registrar& reg);  // math_topk_hardmax_cumsum.cc
+sdk::Status RegisterNnConvKernels(sdk::Registrar& reg);           // nn_conv.cc (oneDNN): Conv, FusedConv
+sdk::Status RegisterNnConvTransposeKernels(sdk::Registrar& reg);  // nn_conv_transpose.cc (oneDNN): ConvTranspose
+// nn_pool.cc (oneDNN): MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
+sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg);
+sdk::Status RegisterNnLpPoolKernels(sdk::Registrar& reg);     // nn_lp_pool.cc: LpPool, GlobalLpPool
+sdk::Status RegisterNnBatchNormKernels(sdk::Registrar& reg);  // nn_batch_norm.cc (oneDNN): BatchNormalization
+// nn_normalization.cc: LayerNormalization, InstanceNormalization, LRN, MeanVarianceNormalization,
+// LpNormalization
+sdk::Status RegisterNnNormalizationKernels(sdk::Registrar& reg);
+// nn_loss.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+sdk::Status RegisterNnLossKernels(sdk::Registrar& reg);
+// The ops of ops/tensor.cc, in three files:
+// tensor_shape.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Shape, Constant
+sdk::Status RegisterTensorShapeKernels(sdk::Registrar& reg);
+sdk::Status RegisterTensorCopyKernels(sdk::Registrar& reg);  // tensor_copy.cc: Concat, Split, Slice, Transpose, Gather
+sdk::Status RegisterTensorCastKernels(sdk::Registrar& reg);  // tensor_cast.cc: Cast
+// tensor_expand_tile_range.cc: ConstantOfShape, Size, Expand, Tile, Range, Trilu, EyeLike
+sdk::Status RegisterTensorExpandTileRangeKernels(sdk::Registrar& reg);
+// tensor_pad_space_depth.cc: Pad, DepthToSpace, SpaceToDepth
+sdk::Status RegisterTensorPadSpaceDepthKernels(sdk::Registrar& reg);
+sdk::Status RegisterTensorOneHotKernels(sdk::Registrar& reg);    // tensor_onehot.cc: OneHot
+sdk::Status RegisterTensorCastLikeKernels(sdk::Registrar& reg);  // tensor_castlike.cc: CastLike
+// tensor_gather_scatter.cc: GatherElements, GatherND, ScatterElements, ScatterND
+sdk::Status RegisterTensorGatherScatterKernels(sdk::Registrar& reg);
+sdk::Status RegisterTensorNonZeroKernels(sdk::Registrar& reg);   // tensor_nonzero.cc: NonZero
+sdk::Status RegisterTensorCompressKernels(sdk::Registrar& reg);  // tensor_compress.cc: Compress
+sdk::Status RegisterTensorResizeUpsampleKernels(sdk::Registrar& reg);  // tensor_resize_upsample.cc: Resize, Upsample
+// reduction_sum_mean_max_min.cc (OpenMP): ReduceSum, ReduceMean, ReduceMax, ReduceMin
+sdk::Status RegisterReductionSumMeanMaxMinKernels(sdk::Registrar& reg);
+// reduction_argmax_prod_logsum.cc: ArgMax, ArgMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum,
+// ReduceLogSumExp, ReduceSumSquare
+sdk::Status RegisterReductionArgMaxProdLogSumKernels(sdk::Registrar& reg);
+sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX LSTM, GRU, RNN (engine DNNL)
 
 }  // namespace cpu
 }  // namespace loom

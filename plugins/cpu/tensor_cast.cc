@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "ops/semantics/cast.h"
+#include "plugins/cpu/kernels.h"
 #include "plugins/cpu/tensor_util.h"
 
 namespace loom {
@@ -77,7 +78,7 @@ class CastKernel {
 
 }  // namespace
 
-Status RegisterCastKernels(sdk::Registrar& reg) {
+Status RegisterTensorCastKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
   return reg.Kernel<CastKernel>("Cast", {"CPU", "", 0, {{"T1", all}, {"T2", all}}});
 }

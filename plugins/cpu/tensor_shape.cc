@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ops/semantics/data_movement.h"
+#include "plugins/cpu/kernels.h"
 #include "plugins/cpu/tensor_util.h"
 
 namespace loom {

@@ -1,5 +1,6 @@
 // Helpers shared by the CPU plugin's tensor-family kernels (shape and data
-// movement): tensor_shape.cc, tensor_copy.cc, tensor_cast.cc.
+// movement: tensor_shape.cc, tensor_copy.cc, tensor_cast.cc, ...) and the
+// other kernels that read int inputs or move bytes.
 #ifndef LOOM_PLUGINS_CPU_TENSOR_UTIL_H_
 #define LOOM_PLUGINS_CPU_TENSOR_UTIL_H_
 
@@ -12,14 +13,6 @@
 
 namespace loom {
 namespace cpu {
-
-// Registration per sub-family; RegisterTensorKernels (tensor_ops.cc) calls all.
-// Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Shape, Constant.
-Status RegisterTensorShapeKernels(sdk::Registrar& reg);  // tensor_shape.cc
-// Concat, Split, Slice, Transpose, Gather.
-Status RegisterTensorCopyKernels(sdk::Registrar& reg);   // tensor_copy.cc
-// Cast.
-Status RegisterCastKernels(sdk::Registrar& reg);         // tensor_cast.cc
 
 // y = x converted element by element to `to` (ONNX Cast-13 rules,
 // ops/semantics/cast.h); y is already sized as x with dtype `to`. Every

@@ -1,7 +1,7 @@
 // Gemm and MatMul on cuBLAS (cublasGemmEx / cublasGemmStridedBatchedEx, the
 // 64-bit-index forms). float32 computes in CUBLAS_COMPUTE_32F with the
 // handle's math mode reset to the default (no TF32), so results match the
-// CPU kernels (plugins/cpu/dnnl_gemm.cc) to float rounding; float16 and
+// CPU kernels (plugins/cpu/math_gemm_matmul.cc) to float rounding; float16 and
 // bfloat16 store in their type and accumulate in float (COMPUTE_32F, no
 // reduced-precision split-K reduction).
 //

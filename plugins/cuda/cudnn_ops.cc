@@ -2,8 +2,8 @@
 // cuDNN 9's (legacy) convolution API, MaxPool / AveragePool /
 // GlobalAveragePool / GlobalMaxPool / BatchNormalization (inference) as
 // CUDA kernels (cudnn_ops.cu). ONNX semantics, window arithmetic and errors
-// follow the CPU plugin (plugins/cpu/dnnl_window.cc, dnnl_conv.cc,
-// dnnl_pool.cc, dnnl_batchnorm.cc, spatial_ext_deconv.cc).
+// follow the CPU plugin (plugins/cpu/dnnl_window.cc, nn_conv.cc,
+// nn_pool.cc, nn_batch_norm.cc, nn_conv_transpose.cc).
 //
 // Precision: float32 convolutions use CUDNN_FMA_MATH (CUDNN_DEFAULT_MATH
 // permits TF32 tensor cores on Ampere and later, which would miss the CPU

@@ -1,7 +1,8 @@
 // Host side of the CUDA reduction family: Softmax / LogSoftmax and
 // ReduceSum / ReduceMean / ReduceMax / ReduceMin, with the attribute
-// handling, shapes and errors of the CPU kernels (plugins/cpu/elementwise.cc
-// SoftmaxKernel, plugins/cpu/reduction.cc); the device code is reduction.cu.
+// handling, shapes and errors of the CPU kernels (plugins/cpu/math_elementwise.cc
+// SoftmaxKernel, plugins/cpu/reduction_sum_mean_max_min.cc); the device code
+// is reduction.cu.
 #include <cuda_runtime.h>
 
 #include <string>

@@ -39,8 +39,9 @@ template <> struct Compute<int32_t> { using C = int32_t; };
 template <> struct Compute<int64_t> { using C = int64_t; };
 
 // Accumulation rules of reduction K over storage type T, as in
-// plugins/cpu/reduction.cc: float sums in double, integer sums in 64 bits
-// wrapping like the type, Max / Min keep a NaN once they meet one.
+// plugins/cpu/reduction_sum_mean_max_min.cc: float sums in double, integer
+// sums in 64 bits wrapping like the type, Max / Min keep a NaN once they meet
+// one.
 template <ReduceOp K, typename T>
 struct Red {
   using C = typename Compute<T>::C;

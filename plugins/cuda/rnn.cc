@@ -1,6 +1,6 @@
 // ONNX LSTM, GRU and RNN on CUDA through cuDNN 9's RNN API (cudnnRNNForward,
 // inference mode, one layer). Semantics follow the CPU kernels
-// (plugins/cpu/dnnl_rnn.cc: ONNX opset 7-14, directions forward / reverse /
+// (plugins/cpu/rnn.cc: ONNX opset 7-14, directions forward / reverse /
 // bidirectional, layout 0 and 1, optional B, sequence_lens, initial_h,
 // initial_c and optional outputs Y, Y_h, Y_c) with the same shape checks and
 // error texts. float32 (FMA math, no TF32) and float64.

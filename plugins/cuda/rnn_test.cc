@@ -1,5 +1,5 @@
 // CUDA LSTM, GRU and RNN (cuDNN, plugins/cuda/rnn.cc) against the CPU
-// kernel (plugins/cpu/dnnl_rnn.cc) on random inputs: every direction, both
+// kernel (plugins/cpu/rnn.cc) on random inputs: every direction, both
 // layouts, with and without B / initial states / Y, sequence_lens (mixed,
 // all below T), float32 and float64, plus the errors (bad shapes, bad
 // lengths) and the attribute combinations cuDNN lacks (UNIMPLEMENTED).

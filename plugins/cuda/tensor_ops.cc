@@ -1,7 +1,7 @@
 // Host side of the CUDA tensor family: the data-movement ops with the CPU
 // plugin's ONNX semantics (plugins/cpu/tensor_copy.cc, tensor_shape.cc,
-// tensor_cast.cc, tensor_ext.cc, elementwise_ext.cc), the same attribute
-// forms of the older opsets and the same errors as values.
+// tensor_cast.cc, tensor_expand_tile_range.cc, math_compare_logic_trig.cc),
+// the same attribute forms of the older opsets and the same errors as values.
 //
 //   Transpose-13, Slice-13/1, Concat-13, Split-18/13/11/2, Expand-13: one
 //     strided-copy kernel (tensor_ops.cu), every dtype by element size.

@@ -52,7 +52,7 @@
 
 #include "core/api/loom_sdk.h"
 #include "ops/semantics/rnn.h"
-#include "plugins/rnn/netdef_writer.h"
+#include "plugins/nested/netdef_writer.h"
 #include "plugins/rnn/rnn_ops.h"
 
 namespace loom {
@@ -67,6 +67,14 @@ using sdk::Tensor;
 
 using semantics::RnnActivation;
 using semantics::RnnCell;
+
+using nested::ArgSpec;
+using nested::IntArg;
+using nested::IntsArg;
+using nested::NetArg;
+using nested::NetSpec;
+using nested::OpSpec;
+using nested::StringsArg;
 
 // A float32 blob of `ws` sized to `shape`; returns its data.
 Status Blob(LoomWorkspace* ws, const std::string& name, const std::vector<int64_t>& shape, float** data) {

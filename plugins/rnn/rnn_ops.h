@@ -10,9 +10,6 @@ namespace rnn {
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg);  // recurrent_network.cc
 sdk::Status RegisterCellUnits(sdk::Registrar& reg);         // cell_units.cc: LSTMUnit, GRUUnit
 sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg);     // onnx_recurrent.cc: ONNX LSTM, GRU, RNN, engine STEPNET
-sdk::Status RegisterIf(sdk::Registrar& reg);                // control_flow_if.cc: ONNX If
-sdk::Status RegisterLoop(sdk::Registrar& reg);              // control_flow_loop.cc: ONNX Loop
-sdk::Status RegisterScan(sdk::Registrar& reg);              // control_flow_scan.cc: ONNX Scan
 
 }  // namespace rnn
 }  // namespace loom

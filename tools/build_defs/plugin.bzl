@@ -9,7 +9,8 @@ def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], **kwargs):
     native.cc_binary(
         name = "lib" + name + ".so",
         srcs = srcs,
-        deps = ["//core/api:sdk"] + deps,
+        # Label(): resolves in Loom's repository when another workspace loads this macro.
+        deps = [Label("//core/api:sdk")] + deps,
         copts = ["-fvisibility=hidden", "-fvisibility-inlines-hidden"] + copts,
         linkopts = ["-Wl,--no-undefined", "-Wl,-z,defs"] + linkopts,
         linkshared = 1,
@@ -23,6 +24,7 @@ DEFAULT_PLUGINS = [
     "//plugins/cpu:libloom_cpu.so",
     "//plugins/example:libloom_example.so",
     "//plugins/rnn:libloom_rnn.so",
+    "//plugins/controlflow:libloom_controlflow.so",
 ]
 
 def loom_default_plugins(name, plugins = DEFAULT_PLUGINS):

@@ -1,5 +1,5 @@
 // Inference-time rewrite of imported models: a Conv whose output feeds only
-// an activation becomes one FusedConv (ops/nn.cc), as ONNX Runtime's
+// an activation becomes one FusedConv (ops/nn_conv.cc), as ONNX Runtime's
 // com.microsoft FusedConv, so the activation runs inside the convolution
 // (a oneDNN post-op on CPU) instead of as a separate pass over Y.
 #ifndef LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_

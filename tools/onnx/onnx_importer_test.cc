@@ -18,7 +18,7 @@ namespace {
 Registry* Reg() {
   static Registry* r = [] {
     Registry* reg = testing::CpuRegistry();
-    absl::Status s = LoadPlugin(reg, "plugins/rnn/libloom_rnn.so");
+    absl::Status s = LoadPlugin(reg, "plugins/controlflow/libloom_controlflow.so");
     EXPECT_TRUE(s.ok()) << s;
     return reg;
   }();

@@ -1,0 +1,76 @@
+// Schemas of Conv (ONNX opset 11) and FusedConv (Conv + activation, made by
+// the importer). Shape inference is lenient: shapes it cannot derive, or
+// that are inconsistent, are left unknown and the kernel reports the error
+// with the shapes it gets.
+#include <string>
+#include <vector>
+
+#include "ops/dtype_sets.h"
+#include "ops/register_schemas.h"
+#include "ops/semantics/window.h"
+#include "ops/shape_inference.h"
+
+namespace loom {
+namespace ops {
+namespace {
+
+// Conv: Y [N, M, D'...] from X [N, C, D...] and W [M, C / group, k...].
+LoomStatus* ConvInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  std::vector<int64_t> x, w, out;
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() < 3 || w.size() != x.size()) return nullptr;
+  const std::vector<int64_t> k(w.begin() + 2, w.end());
+  if (!semantics::InferWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return nullptr;
+  out.insert(out.begin(), {x[0], w[0]});
+  ctx.SetOutputShape(0, out);
+  return nullptr;
+}
+
+}  // namespace
+
+sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg) {
+  const std::vector<LoomDataType> f = FloatTypes();
+  {
+    sdk::SchemaBuilder s("Conv");
+    s.Doc("ONNX Conv-11: convolution (1-D to 3-D) of X [N, C, D...] with W [M, C / group, k...] and optional bias "
+          "B [M]; Y [N, M, D'...].")
+        .SinceVersion(11)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+        .Input("W", "T", LOOM_PARAM_SINGLE, "[M, C / group, k1, ..., kn]")
+        .Input("B", "T", LOOM_PARAM_OPTIONAL, "[M]")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, M, D1', ..., Dn']")
+        .TypeConstraint("T", f)
+        .AttrInt("group", 1, "number of groups; C and M divisible by it (group = C: depthwise)")
+        .Infer(&ConvInfer);
+    WindowAttrs(s);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    // Not an ONNX op: the importer (tools/onnx/fuse_conv_activation.h) makes
+    // it from a Conv whose output only feeds an activation, as ONNX Runtime's
+    // com.microsoft FusedConv. Default domain, so the checker and
+    // loom_inspect treat it like any other op.
+    sdk::SchemaBuilder s("FusedConv");
+    s.Doc("Conv (ONNX Conv-11, same inputs, outputs and attributes) followed by the elementwise `activation`; made "
+          "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).")
+        .SinceVersion(1)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+        .Input("W", "T", LOOM_PARAM_SINGLE, "[M, C / group, k1, ..., kn]")
+        .Input("B", "T", LOOM_PARAM_OPTIONAL, "[M]")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, M, D1', ..., Dn']")
+        .TypeConstraint("T", f)
+        .AttrInt("group", 1, "number of groups; C and M divisible by it (group = C: depthwise)")
+        .Attr("activation", LOOM_ATTR_STRING, true,
+              "Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)")
+        .Attr("activation_params", LOOM_ATTR_FLOATS, false,
+              "alpha for LeakyRelu (default 0.01); min, max for Clip (default unbounded); alpha, beta for "
+              "HardSigmoid (default 0.2, 0.5); none for the others")
+        .Infer(&ConvInfer);
+    WindowAttrs(s);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  return sdk::Status::Ok();
+}
+
+}  // namespace ops
+}  // namespace loom

@@ -1,0 +1,172 @@
+// Schemas of ConstantOfShape, Size, Expand, Tile, Range, Trilu and EyeLike
+// (ONNX semantics; each doc names the opset).
+//
+// Inference sets the output dtypes that differ from input 0 and the output
+// shapes where they follow from the input shapes and, for shape/repeats
+// style inputs, from their values when those are constants. Anything
+// unknown leaves the output shape unknown; the kernel repeats the checks.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/dtype_sets.h"
+#include "ops/register_schemas.h"
+#include "ops/shape_inference.h"
+
+namespace loom {
+namespace ops {
+namespace {
+
+using sdk::InferenceContext;
+using sdk::Status;
+
+// ---- ConstantOfShape: dtype of `value` (float32 default), dims = input ----
+Status InferConstantOfShape(InferenceContext& ctx) {
+  sdk::Tensor value;
+  LoomDataType dt = LOOM_DTYPE_FLOAT;
+  if (ctx.info().GetTensor("value", &value).ok() && value.present()) dt = value.dtype();
+  ctx.SetOutputDType(0, dt);
+  std::vector<int64_t> dims;
+  if (ConstantInts(ctx, 0, &dims) &&
+      std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; })) {
+    ctx.SetOutputShape(0, dims);
+  }
+  return Status::Ok();
+}
+
+// ---- Size: int64 scalar -----------------------------------------------------
+Status InferSize(InferenceContext& ctx) {
+  ctx.SetOutputDType(0, LOOM_DTYPE_INT64);
+  ctx.SetOutputShape(0, {});
+  return Status::Ok();
+}
+
+// ---- Expand: broadcast(input.shape, shape) ---------------------------------
+Status InferExpand(InferenceContext& ctx) {
+  std::vector<int64_t> in, shape, out;
+  if (!ctx.InputShape(0, &in) || !ConstantInts(ctx, 1, &shape)) return Status::Ok();
+  if (Broadcast(in, shape, &out)) ctx.SetOutputShape(0, out);
+  return Status::Ok();
+}
+
+// ---- Tile: dims[i] * repeats[i] ---------------------------------------------
+Status InferTile(InferenceContext& ctx) {
+  std::vector<int64_t> in, reps;
+  if (!ctx.InputShape(0, &in) || !ConstantInts(ctx, 1, &reps)) return Status::Ok();
+  if (reps.size() != in.size()) return Status::Ok();  // the kernel reports it
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (reps[i] < 0) return Status::Ok();
+    in[i] *= reps[i];
+  }
+  ctx.SetOutputShape(0, in);
+  return Status::Ok();
+}
+
+// ---- Trilu / EyeLike: shape of input 0 -------------------------------------
+Status InferEyeLike(InferenceContext& ctx) {
+  const int64_t dt = ctx.info().IntOr("dtype", 0);
+  ctx.SetOutputDType(0, dt != 0 ? static_cast<LoomDataType>(dt) : ctx.InputDType(0));
+  std::vector<int64_t> in;
+  if (ctx.InputShape(0, &in)) ctx.SetOutputShape(0, in);
+  return Status::Ok();
+}
+
+}  // namespace
+
+sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
+  const std::vector<LoomDataType> all = AllTypes();
+  const char* kAll = "any dtype: the op only moves bytes";
+  {
+    sdk::SchemaBuilder s("ConstantOfShape");
+    s.Doc("ONNX ConstantOfShape-20: a tensor of dims `input` filled with the one element of `value` "
+          "(default a float32 0).")
+        .SinceVersion(20)
+        .Input("input", "T1", LOOM_PARAM_SINGLE, "1-D int64, the output dims (>= 0); empty gives a scalar")
+        .Output("output", "T2")
+        .TypeConstraint("T1", {LOOM_DTYPE_INT64})
+        .TypeConstraint("T2", all)
+        .Attr("value", LOOM_ATTR_TENSOR, false, "one-element tensor: the fill value and output dtype")
+        .Infer(Fn<&InferConstantOfShape>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Size");
+    s.Doc("ONNX Size-13: the input's element count as an int64 scalar.")
+        .SinceVersion(13)
+        .Input("data", "T")
+        .Output("size", "T1")
+        .TypeConstraint("T", all, "any dtype")
+        .TypeConstraint("T1", {LOOM_DTYPE_INT64})
+        .Infer(Fn<&InferSize>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Expand");
+    s.Doc("ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
+          "both, so a 1 in shape keeps the input's dim.")
+        .SinceVersion(13)
+        .Input("input", "T")
+        .Input("shape", "tensor(int64)", LOOM_PARAM_SINGLE, "1-D")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .Infer(Fn<&InferExpand>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Tile");
+    s.Doc("ONNX Tile-13: the input repeated repeats[i] times along axis i.")
+        .SinceVersion(13)
+        .Input("input", "T")
+        .Input("repeats", "T1", LOOM_PARAM_SINGLE, "1-D int64 of length rank, each >= 0")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T1", {LOOM_DTYPE_INT64})
+        .Infer(Fn<&InferTile>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Range");
+    s.Doc("ONNX Range-11: 1-D [start, start + delta, ...] with max(ceil((limit - start) / delta), 0) "
+          "elements; element i is start + i * delta.")
+        .SinceVersion(11)
+        .Input("start", "T", LOOM_PARAM_SINGLE, "scalar")
+        .Input("limit", "T", LOOM_PARAM_SINGLE, "scalar, exclusive")
+        .Input("delta", "T", LOOM_PARAM_SINGLE, "scalar, nonzero")
+        .Output("output", "T")
+        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT16, LOOM_DTYPE_INT32,
+                              LOOM_DTYPE_INT64});
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Trilu");
+    s.Doc("ONNX Trilu-14: keeps the upper (upper = 1: j - i >= k) or lower (j - i <= k) triangle of the last "
+          "two dims of the input (rank >= 2), zeroing the rest.")
+        .SinceVersion(14)
+        .Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 2")
+        .Input("k", "tensor(int64)", LOOM_PARAM_OPTIONAL, "scalar diagonal offset, default 0")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .AttrInt("upper", 1, "1: upper triangle, 0: lower")
+        .Infer(&SameShapeAsInput0);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("EyeLike");
+    s.Doc("ONNX EyeLike-9: a 2-D tensor of the input's shape with ones on diagonal k (j - i == k) and zeros "
+          "elsewhere, of dtype `dtype` (default: the input's).")
+        .SinceVersion(9)
+        .Input("input", "T1", LOOM_PARAM_SINGLE, "2-D")
+        .Output("output", "T2")
+        .TypeConstraint("T1", all)
+        .TypeConstraint("T2", all)
+        .AttrInt("k", 0, "diagonal offset: > 0 above, < 0 below the main diagonal")
+        .Attr("dtype", LOOM_ATTR_INT, false, "output dtype (ONNX TensorProto.DataType code)")
+        .Infer(Fn<&InferEyeLike>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  return sdk::Status::Ok();
+}
+
+}  // namespace ops
+}  // namespace loom

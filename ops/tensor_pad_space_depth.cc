@@ -1,0 +1,120 @@
+// Schemas of Pad (ONNX opset 19, opset-2 attributes accepted), DepthToSpace
+// and SpaceToDepth (opset 13).
+//
+// Inference sets the output dtypes that differ from input 0 and the output
+// shapes where they follow from the input shapes and, for shape/repeats
+// style inputs, from their values when those are constants. Anything
+// unknown leaves the output shape unknown; the kernel repeats the checks.
+#include <cstdint>
+#include <vector>
+
+#include "ops/dtype_sets.h"
+#include "ops/register_schemas.h"
+#include "ops/shape_inference.h"
+
+namespace loom {
+namespace ops {
+namespace {
+
+using sdk::InferenceContext;
+using sdk::Status;
+
+// ---- Pad: dims + begin + end on the padded axes (constant pads/axes) -------
+Status InferPad(InferenceContext& ctx) {
+  std::vector<int64_t> in, pads, axes;
+  if (!ctx.InputShape(0, &in)) return Status::Ok();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  if (HasInput(ctx, 1)) {
+    if (!ConstantInts(ctx, 1, &pads)) return Status::Ok();
+  } else {
+    pads = ctx.info().IntsOr("pads", {});
+  }
+  if (HasInput(ctx, 3)) {
+    if (!ConstantInts(ctx, 3, &axes)) return Status::Ok();
+  } else {
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  if (pads.size() != 2 * axes.size()) return Status::Ok();  // the kernel reports it
+  for (size_t a = 0; a < axes.size(); ++a) {
+    int64_t axis = axes[a];
+    if (axis < -rank || axis >= rank) return Status::Ok();
+    if (axis < 0) axis += rank;
+    in[axis] += pads[a] + pads[a + axes.size()];
+    if (in[axis] < 0) return Status::Ok();
+  }
+  ctx.SetOutputShape(0, in);
+  return Status::Ok();
+}
+
+// ---- DepthToSpace / SpaceToDepth -------------------------------------------
+template <bool kToSpace>
+Status InferDepthSpace(InferenceContext& ctx) {
+  std::vector<int64_t> in;
+  const int64_t b = ctx.info().IntOr("blocksize", 0);
+  if (!ctx.InputShape(0, &in) || in.size() != 4 || b <= 0) return Status::Ok();
+  if (kToSpace) {
+    if (in[1] % (b * b) != 0) return Status::Ok();
+    ctx.SetOutputShape(0, {in[0], in[1] / (b * b), in[2] * b, in[3] * b});
+  } else {
+    if (in[2] % b != 0 || in[3] % b != 0) return Status::Ok();
+    ctx.SetOutputShape(0, {in[0], in[1] * b * b, in[2] / b, in[3] / b});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+sdk::Status RegisterTensorPadSpaceDepthSchemas(sdk::Registrar& reg) {
+  const std::vector<LoomDataType> all = AllTypes();
+  const char* kAll = "any dtype: the op only moves bytes";
+  {
+    sdk::SchemaBuilder s("Pad");
+    s.Doc("ONNX Pad-19: pads (negative values crop) the `axes` (default all) by pads = [begins..., ends...]; "
+          "mode constant (constant_value, default 0), reflect (mirror without repeating the edge), edge "
+          "(repeat the edge) or wrap (periodic). The opset-2 attributes pads and value are also accepted.")
+        .SinceVersion(19)
+        .Input("data", "T")
+        .Input("pads", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, 2 * len(axes); required unless the opset-2 "
+               "attribute is used")
+        .Input("constant_value", "T", LOOM_PARAM_OPTIONAL, "scalar fill for mode constant, default 0")
+        .Input("axes", "Tind", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1], no repeats")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
+        .AttrString("mode", "constant", "constant, reflect, edge or wrap")
+        .Attr("pads", LOOM_ATTR_INTS, false, "opset-2 form of the pads input")
+        .AttrFloat("value", 0.0f, "opset-2 form of constant_value")
+        .Infer(Fn<&InferPad>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("DepthToSpace");
+    s.Doc("ONNX DepthToSpace-13: [N, C, H, W] to [N, C / b^2, H * b, W * b], moving channel blocks into "
+          "b x b spatial blocks; mode DCR (depth-column-row: channel index (bh * b + bw) * C / b^2 + c) or CRD "
+          "(c * b^2 + bh * b + bw).")
+        .SinceVersion(13)
+        .Input("input", "T", LOOM_PARAM_SINGLE, "4-D, C a multiple of blocksize^2")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .Attr("blocksize", LOOM_ATTR_INT, true, "b > 0")
+        .AttrString("mode", "DCR", "DCR or CRD")
+        .Infer(Fn<&InferDepthSpace<true>>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("SpaceToDepth");
+    s.Doc("ONNX SpaceToDepth-13: [N, C, H, W] to [N, C * b^2, H / b, W / b], the inverse of DepthToSpace "
+          "in DCR mode.")
+        .SinceVersion(13)
+        .Input("input", "T", LOOM_PARAM_SINGLE, "4-D, H and W multiples of blocksize")
+        .Output("output", "T")
+        .TypeConstraint("T", all, kAll)
+        .Attr("blocksize", LOOM_ATTR_INT, true, "b > 0")
+        .Infer(Fn<&InferDepthSpace<false>>());
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  return sdk::Status::Ok();
+}
+
+}  // namespace ops
+}  // namespace loom

@@ -1,0 +1,117 @@
+// Schemas of Resize (ONNX opsets 10, 11 and 13) and Upsample (opset 9,
+// deprecated). Shape inference is lenient: what it cannot derive
+// (non-constant scales/sizes) is left unknown and the kernel reports the
+// error.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ops/dtype_sets.h"
+#include "ops/register_schemas.h"
+
+namespace loom {
+namespace ops {
+namespace {
+
+// Float values of a float/double tensor; false for other dtypes.
+bool ReadFloats(const sdk::Tensor& t, std::vector<double>* out) {
+  out->clear();
+  const int64_t n = t.num_elements();
+  if (t.dtype() == LOOM_DTYPE_FLOAT) {
+    for (int64_t i = 0; i < n; ++i) out->push_back(t.data<float>()[i]);
+    return true;
+  }
+  if (t.dtype() == LOOM_DTYPE_DOUBLE) {
+    for (int64_t i = 0; i < n; ++i) out->push_back(t.data<double>()[i]);
+    return true;
+  }
+  return false;
+}
+
+// Resize / Upsample: Y's shape from constant `sizes`, or floor(D * scale)
+// from constant scales (Resize-10's and Upsample's scales are input 1;
+// Resize-11/13's input 2, Resize-11/13's sizes input 3).
+LoomStatus* ResizeInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  std::vector<int64_t> x;
+  if (!ctx.InputShape(0, &x)) return nullptr;
+  const sdk::KernelInfo info = ctx.info();
+  const bool upsample = info.op_type() == "Upsample";
+  if (!upsample && ctx.num_inputs() >= 4) {
+    sdk::Tensor sizes = ctx.InputConstant(3);
+    if (sizes.present() && sizes.num_elements() > 0) {
+      if (sizes.dtype() != LOOM_DTYPE_INT64 || sizes.num_elements() != static_cast<int64_t>(x.size())) return nullptr;
+      const int64_t* s = sizes.data<int64_t>();
+      ctx.SetOutputShape(0, std::vector<int64_t>(s, s + x.size()));
+      return nullptr;
+    }
+  }
+  std::vector<double> scales;
+  if (upsample && ctx.num_inputs() < 2) {
+    for (float f : info.FloatsOr("scales", {})) scales.push_back(f);
+  } else {
+    const size_t idx = (upsample || ctx.num_inputs() == 2) ? 1 : 2;
+    if (idx >= ctx.num_inputs()) return nullptr;
+    sdk::Tensor t = ctx.InputConstant(idx);
+    if (!t.present() || !ReadFloats(t, &scales)) return nullptr;
+  }
+  if (scales.size() != x.size()) return nullptr;
+  // tf_crop_and_resize scales the roi's extent (not known here).
+  if (info.StringOr("coordinate_transformation_mode", "") == "tf_crop_and_resize") return nullptr;
+  std::vector<int64_t> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!(scales[i] > 0)) return nullptr;
+    out[i] = static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * scales[i]));
+  }
+  ctx.SetOutputShape(0, out);
+  return nullptr;
+}
+
+}  // namespace
+
+sdk::Status RegisterTensorResizeUpsampleSchemas(sdk::Registrar& reg) {
+  std::vector<LoomDataType> t1 = NumericTypes();
+  {
+    sdk::SchemaBuilder s("Resize");
+    s.Doc("ONNX Resize-13 (also the Resize-10 form Resize(X, scales) and Resize-11's tf_half_pixel_for_nn): "
+          "resizes X to `sizes`, or to floor(D * scale) per axis, by nearest / linear / cubic interpolation, one axis "
+          "at a time, with the coordinate_transformation_mode mapping output to input coordinates.")
+        .SinceVersion(13)
+        .Input("X", "T1", LOOM_PARAM_SINGLE, "any rank")
+        .Input("roi", "T2", LOOM_PARAM_OPTIONAL,
+               "[starts..., ends...] normalized, used by tf_crop_and_resize (Resize-10: this slot holds scales)")
+        .Input("scales", "tensor(float)", LOOM_PARAM_OPTIONAL, "one scale per axis (empty when sizes is given)")
+        .Input("sizes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "output shape (instead of scales)")
+        .Output("Y", "T1", LOOM_PARAM_SINGLE, "X resized")
+        .TypeConstraint("T1", t1)
+        .TypeConstraint("T2", FloatTypes())
+        .AttrString("mode", "nearest", "nearest, linear or cubic")
+        .AttrString("coordinate_transformation_mode", "half_pixel",
+                    "half_pixel, asymmetric, align_corners, pytorch_half_pixel, tf_crop_and_resize or "
+                    "tf_half_pixel_for_nn (Resize-11)")
+        .AttrString("nearest_mode", "round_prefer_floor", "round_prefer_floor, round_prefer_ceil, floor or ceil")
+        .AttrFloat("cubic_coeff_a", -0.75f, "the cubic kernel's A")
+        .AttrInt("exclude_outside", 0, "nonzero: taps outside X get weight 0 and the rest are renormalized")
+        .AttrFloat("extrapolation_value", 0.0f, "tf_crop_and_resize: value of outputs mapped outside X")
+        .Infer(&ResizeInfer);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("Upsample");
+    s.Doc("ONNX Upsample-9 (deprecated): Y = X resized to floor(D * scale) per axis, nearest (floor of the asymmetric "
+          "source coordinate) or linear (asymmetric coordinates). Upsample-7's scales attribute is accepted.")
+        .SinceVersion(9)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "any rank")
+        .Input("scales", "tensor(float)", LOOM_PARAM_OPTIONAL, "one scale >= 1 per axis (Upsample-9)")
+        .Output("Y", "T", LOOM_PARAM_SINGLE, "X upsampled")
+        .TypeConstraint("T", AllTypes())
+        .AttrString("mode", "nearest", "nearest or linear (bilinear accepted as linear)")
+        .Attr("scales", LOOM_ATTR_FLOATS, false, "Upsample-7: one scale per axis (when there is no scales input)")
+        .Infer(&ResizeInfer);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  return sdk::Status::Ok();
+}
+
+}  // namespace ops
+}  // namespace loom

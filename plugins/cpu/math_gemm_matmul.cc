@@ -1,0 +1,202 @@
+// Gemm and MatMul (float32) on oneDNN's matmul primitive. The tensors'
+// buffers are bound to the primitive directly (transposes are strides, not
+// copies), and the primitive is cached per shape, so a steady-state run is
+// one oneDNN execute.
+#include <cstring>
+
+#include "ops/semantics/gemm.h"
+#include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/kernels.h"
+#include "plugins/cpu/parallel_for.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+using dnnl::memory;
+
+const std::vector<LoomDataType> kF32 = {LOOM_DTYPE_FLOAT};
+
+// ONNX Gemm-13: Y [M, N] = alpha * A' * B' + beta * C, where
+// A' = transA ? A^T : A is [M, K], B' = transB ? B^T : B is [K, N], and the
+// optional C is unidirectionally broadcast to [M, N]. float32 only.
+// Errors: A or B not 2-D, K of A' and B' differ, C not broadcastable.
+class GemmKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Read(info));
+    alpha_ = gemm_.alpha;
+    beta_ = gemm_.beta;
+    trans_a_ = gemm_.trans_a;
+    trans_b_ = gemm_.trans_b;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
+    int64_t M = 0, K = 0, N = 0;
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, a.shape(), b.shape(), &M, &K, &N));
+    CUse use = CUse::kNone;
+    std::vector<int64_t> c_strides;
+    if (c.present() && beta_ != 0.0f) {
+      const std::vector<int64_t> cs = c.shape(), mn = {M, N};
+      std::vector<int64_t> bc;
+      if (cs.size() > 2 || !BroadcastShape(cs, mn, &bc) || bc != mn) {
+        return sdk::InvalidArgument(label_ + ": input C " + ShapeStr(cs) + " does not broadcast to Y " + ShapeStr(mn));
+      }
+      c_strides = BroadcastStrides(cs, mn);
+      // A C that is one row ([N], [1, N]) with alpha = beta = 1 is oneDNN's
+      // bias (no pass over Y); any other C is copied into Y and added by a
+      // sum post-op scaled by beta (oneDNN applies alpha before it).
+      const bool row = c_strides[0] == 0 && (c_strides[1] == 1 || N == 1);
+      use = row && alpha_ == 1.0f && beta_ == 1.0f ? CUse::kBias : CUse::kSum;
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {M, N}, &y));
+    float* yp = y.data<float>();
+    if (M == 0 || N == 0) return Status::Ok();
+    const int threads = ctx.num_threads();
+    if (use == CUse::kSum) {
+      const float* cp = c.data<float>();
+      const int64_t s0 = c_strides[0], s1 = c_strides[1];
+      ParallelFor(M, threads, [&](int64_t i) {
+        for (int64_t j = 0; j < N; ++j) yp[i * N + j] = cp[i * s0 + j * s1];
+      }, N);
+    }
+    if (K == 0) {  // A' * B' is all zeros: Y = beta * C (or 0)
+      if (use == CUse::kNone) std::memset(yp, 0, sizeof(float) * M * N);
+      if (use == CUse::kBias) for (int64_t i = 0; i < M; ++i) std::memcpy(yp + i * N, c.raw_data(), sizeof(float) * N);
+      if (use == CUse::kSum) for (int64_t i = 0; i < M * N; ++i) yp[i] *= beta_;
+      return Status::Ok();
+    }
+    const std::vector<int64_t> key = {M, K, N, static_cast<int64_t>(use), threads};
+    if (key != key_) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+        // Row-major A [M, K] has strides (K, 1); its transpose viewed as
+        // [M, K] has strides (1, M). Likewise for B.
+        memory::desc a_md({M, K}, memory::data_type::f32, trans_a_ ? memory::dims{1, M} : memory::dims{K, 1});
+        memory::desc b_md({K, N}, memory::data_type::f32, trans_b_ ? memory::dims{1, K} : memory::dims{N, 1});
+        memory::desc y_md = PlainDesc({M, N}), bias_md = PlainDesc({1, N});
+        dnnl::primitive_attr attr;
+        if (alpha_ != 1.0f) attr.set_output_scales(0, {alpha_});
+        if (use == CUse::kSum) {
+          dnnl::post_ops ops;
+          ops.append_sum(beta_);
+          attr.set_post_ops(ops);
+        }
+        dnnl::matmul::desc d = use == CUse::kBias ? dnnl::matmul::desc(a_md, b_md, bias_md, y_md)
+                                                  : dnnl::matmul::desc(a_md, b_md, y_md);
+        prim_ = dnnl::matmul(dnnl::matmul::primitive_desc(d, attr, DnnlEngine()));
+        a_mem_ = UnboundMemory(a_md);
+        b_mem_ = UnboundMemory(b_md);
+        y_mem_ = UnboundMemory(y_md);
+        bias_mem_ = UnboundMemory(bias_md);
+      }));
+      key_ = key;
+    }
+    a_mem_.set_data_handle(a.raw_data());
+    b_mem_.set_data_handle(b.raw_data());
+    y_mem_.set_data_handle(yp);
+    if (use == CUse::kBias) {
+      bias_mem_.set_data_handle(c.raw_data());
+      return DnnlExecute(label_, prim_,
+                         {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_BIAS, bias_mem_}, {DNNL_ARG_DST, y_mem_}},
+                         threads);
+    }
+    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+  }
+
+ private:
+  enum class CUse { kNone, kBias, kSum };  // how C enters Y
+  std::string label_;
+  semantics::GemmAttrs gemm_;
+  float alpha_ = 1, beta_ = 1;
+  bool trans_a_ = false, trans_b_ = false;
+  std::vector<int64_t> key_;  // M, K, N, C use, threads of the cached primitive
+  dnnl::matmul prim_;
+  memory a_mem_, b_mem_, y_mem_, bias_mem_;
+};
+
+// ONNX MatMul-13 (numpy.matmul), float32: A [..., M, K] x B [..., K, N] ->
+// Y [..., M, N] with the batch dims broadcast; a 1-D A is [1, K] and a 1-D B
+// is [K, 1], the added dim removed from Y. Errors: a rank-0 operand, K
+// differs, batch dims that do not broadcast.
+class MatMulKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor a = ctx.Input(0), b = ctx.Input(1), y;
+    std::vector<int64_t> as = a.shape(), bs = b.shape();
+    if (as.empty() || bs.empty()) {
+      return sdk::InvalidArgument(label_ + ": A and B must have rank >= 1; found " + ShapeStr(as) + " and " + ShapeStr(bs));
+    }
+    const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+    if (a_vec) as.insert(as.begin(), 1);
+    if (b_vec) bs.push_back(1);
+    const int64_t M = as[as.size() - 2], K = as.back(), KB = bs[bs.size() - 2], N = bs.back();
+    if (K != KB) {
+      return sdk::InvalidArgument(label_ + ": inner dimensions differ: A " + ShapeStr(a.shape()) + " has K = " +
+                                  std::to_string(K) + ", B " + ShapeStr(b.shape()) + " has K = " + std::to_string(KB));
+    }
+    std::vector<int64_t> batch;
+    if (!BroadcastShape({as.begin(), as.end() - 2}, {bs.begin(), bs.end() - 2}, &batch)) {
+      return sdk::InvalidArgument(label_ + ": batch dimensions of A " + ShapeStr(a.shape()) + " and B " +
+                                  ShapeStr(b.shape()) + " do not broadcast");
+    }
+    std::vector<int64_t> out = batch;
+    if (!a_vec) out.push_back(M);
+    if (!b_vec) out.push_back(N);
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, out, &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    if (K == 0) {
+      std::memset(y.raw_data(), 0, sizeof(float) * y.num_elements());
+      return Status::Ok();
+    }
+    // oneDNN wants equal ranks (it broadcasts batch dims of size 1): pad
+    // with leading 1s.
+    const size_t r = batch.size() + 2;
+    as.insert(as.begin(), r - as.size(), 1);
+    bs.insert(bs.begin(), r - bs.size(), 1);
+    const int threads = ctx.num_threads();
+    std::vector<int64_t> key = as;
+    key.insert(key.end(), bs.begin(), bs.end());
+    key.push_back(threads);
+    if (key != key_) {
+      std::vector<int64_t> ys = batch;
+      ys.push_back(M);
+      ys.push_back(N);
+      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+        memory::desc a_md = PlainDesc(as), b_md = PlainDesc(bs), y_md = PlainDesc(ys);
+        prim_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, y_md), DnnlEngine()));
+        a_mem_ = UnboundMemory(a_md);
+        b_mem_ = UnboundMemory(b_md);
+        y_mem_ = UnboundMemory(y_md);
+      }));
+      key_ = key;
+    }
+    a_mem_.set_data_handle(a.raw_data());
+    b_mem_.set_data_handle(b.raw_data());
+    y_mem_.set_data_handle(y.raw_data());
+    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+  }
+
+ private:
+  std::string label_;
+  std::vector<int64_t> key_;  // padded A and B shapes, threads of the cached primitive
+  dnnl::matmul prim_;
+  memory a_mem_, b_mem_, y_mem_;
+};
+
+}  // namespace
+
+sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", {"CPU", "", 0, {{"T", kF32}}}));
+  return reg.Kernel<MatMulKernel>("MatMul", {"CPU", "", 0, {{"T", kF32}}});
+}
+
+}  // namespace cpu
+}  // namespace loom

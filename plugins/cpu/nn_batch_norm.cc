@@ -1,0 +1,145 @@
+// BatchNormalization (float32): inference on oneDNN's
+// batch_normalization_forward with global statistics, cached per shape;
+// training mode (batch statistics, running averages) with plain loops.
+#include <cmath>
+
+#include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/kernels.h"
+#include "plugins/cpu/parallel_for.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+using dnnl::memory;
+
+// ONNX BatchNormalization-15, inference mode: for X [N, C, D...] (rank >= 2)
+// and per-channel scale, B, input_mean, input_var (each [C]),
+// Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B.
+// Training mode (training_mode = 1): the mean and the (population) variance
+// of X over N and the spatial dims replace input_mean / input_var, and the
+// optional outputs running_mean = input_mean * momentum + mean * (1 -
+// momentum), running_var likewise with the variance. Errors: a request for
+// running_mean / running_var outside training mode (UNIMPLEMENTED), X of
+// rank < 2 or a per-channel input that is not [C] (INVALID_ARGUMENT).
+class BatchNormKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("momentum", &momentum_));
+    training_ = info.IntOr("training_mode", 0) != 0;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    if (!training_ && (ctx.OutputRequested(1) || ctx.OutputRequested(2))) {
+      return sdk::Unimplemented(label_ + ": outputs running_mean and running_var exist only in training mode, "
+                                         "which is not supported");
+    }
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> xs = x.shape();
+    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
+    const int64_t N = xs[0], C = xs[1];
+    static const char* const kNames[] = {"X", "scale", "B", "input_mean", "input_var"};
+    for (size_t i = 1; i < 5; ++i) {
+      Tensor t = ctx.Input(i);
+      if (t.rank() != 1 || t.dim(0) != C) {
+        return sdk::InvalidArgument(label_ + ": input " + kNames[i] + " must be [" + std::to_string(C) + "] (C of X " +
+                                    ShapeStr(xs) + "); found " + ShapeStr(t.shape()));
+      }
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, xs, &y));
+    // The op is per channel, so any rank is [N, C, S] with S the product of
+    // the spatial dims (given to oneDNN as [N, C, S, 1]).
+    int64_t S = 1;
+    for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+    if (training_) return Train(ctx, x, y, N, C, S);
+    if (y.num_elements() == 0) return Status::Ok();
+    const int threads = ctx.num_threads();
+    const std::vector<int64_t> key = {N, C, S, threads};
+    if (key != key_) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+        // 4-D [N, C, S, 1]: oneDNN 2.6 has only its reference kernel for
+        // 3-D data (bnorm_ref), several times slower than the jit one.
+        const memory::desc x_md = PlainDesc({N, C, S, 1}), c_md = PlainDesc({C});
+        dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, x_md, epsilon_,
+                                                  dnnl::normalization_flags::use_global_stats |
+                                                      dnnl::normalization_flags::use_scale |
+                                                      dnnl::normalization_flags::use_shift);
+        prim_ = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(d, DnnlEngine()));
+        x_mem_ = UnboundMemory(x_md);
+        y_mem_ = UnboundMemory(x_md);
+        for (memory& m : c_mem_) m = UnboundMemory(c_md);
+      }));
+      key_ = key;
+    }
+    x_mem_.set_data_handle(x.raw_data());
+    y_mem_.set_data_handle(y.raw_data());
+    for (size_t i = 0; i < 4; ++i) c_mem_[i].set_data_handle(ctx.Input(i + 1).raw_data());
+    return DnnlExecute(label_, prim_,
+                       {{DNNL_ARG_SRC, x_mem_},
+                        {DNNL_ARG_DST, y_mem_},
+                        {DNNL_ARG_SCALE, c_mem_[0]},
+                        {DNNL_ARG_SHIFT, c_mem_[1]},
+                        {DNNL_ARG_MEAN, c_mem_[2]},
+                        {DNNL_ARG_VARIANCE, c_mem_[3]}},
+                       threads);
+  }
+
+ private:
+  Status Train(KernelContext& ctx, const Tensor& x, const Tensor& y, int64_t N, int64_t C, int64_t S) {
+    std::vector<double> mean(C, 0.0), var(C, 0.0);
+    const float* xv = x.data<float>();
+    float* yv = y.data<float>();
+    const float* scale = ctx.Input(1).data<float>();
+    const float* bias = ctx.Input(2).data<float>();
+    const double count = static_cast<double>(N * S);
+    ParallelFor(C, ctx.num_threads(), [&](int64_t c) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = xv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) sum += p[s];
+      }
+      mean[c] = count > 0 ? sum / count : 0.0;
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = xv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) sq += (p[s] - mean[c]) * (p[s] - mean[c]);
+      }
+      var[c] = count > 0 ? sq / count : 0.0;
+      const double inv = 1.0 / std::sqrt(var[c] + epsilon_);
+      for (int64_t n = 0; n < N; ++n) {
+        const float* p = xv + (n * C + c) * S;
+        float* q = yv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) q[s] = static_cast<float>((p[s] - mean[c]) * inv * scale[c] + bias[c]);
+      }
+    });
+    const float* stats[2] = {ctx.Input(3).data<float>(), ctx.Input(4).data<float>()};
+    const std::vector<double>* batch[2] = {&mean, &var};
+    for (size_t k = 0; k < 2; ++k) {
+      if (!ctx.OutputRequested(1 + k)) continue;
+      Tensor r;
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, LOOM_DTYPE_FLOAT, {C}, &r));
+      for (int64_t c = 0; c < C; ++c) {
+        r.data<float>()[c] = static_cast<float>(stats[k][c] * momentum_ + (*batch[k])[c] * (1.0 - momentum_));
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::string label_;
+  float epsilon_ = 1e-5f, momentum_ = 0.9f;
+  bool training_ = false;
+  std::vector<int64_t> key_;  // N, C, spatial size, threads of the cached primitive
+  dnnl::batch_normalization_forward prim_;
+  memory x_mem_, y_mem_, c_mem_[4];  // c_mem_: scale, B, input_mean, input_var
+};
+
+}  // namespace
+
+sdk::Status RegisterNnBatchNormKernels(sdk::Registrar& reg) {
+  return reg.Kernel<BatchNormKernel>("BatchNormalization", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
+}
+
+}  // namespace cpu
+}  // namespace loom

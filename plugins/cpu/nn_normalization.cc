@@ -1,0 +1,466 @@
+// The normalization kernels other than BatchNormalization, plain OpenMP loops
+// for every float dtype: LayerNormalization (ONNX 17), InstanceNormalization
+// (6), LRN (13), MeanVarianceNormalization (13) and LpNormalization (1).
+//
+// Statistics accumulate in double whatever the dtype (float16/bfloat16 rows
+// can be long, and a two-pass variance in double never goes negative);
+// elementwise work runs in Num<T>::C (float for the 16-bit types).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "plugins/cpu/kernels.h"
+#include "plugins/cpu/parallel_for.h"
+#include "plugins/cpu/tensor_util.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+const std::vector<LoomDataType> kFloatTypes = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16,
+                                               LOOM_DTYPE_BFLOAT16};
+
+int64_t Prod(const std::vector<int64_t>& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+// Mean and 1 / sqrt(variance + eps) of n values at x[0], x[stride], ...
+// (two passes in double). n == 0 gives NaN statistics, as numpy's mean.
+template <typename T>
+void RowStats(const T* x, int64_t n, int64_t stride, double eps, double* mean, double* inv_std) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(Num<T>::Load(x[i * stride]));
+  const double m = sum / static_cast<double>(n);
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(Num<T>::Load(x[i * stride])) - m;
+    sq += d * d;
+  }
+  *mean = m;
+  *inv_std = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+}
+
+// Stores v into element i of a float tensor of dtype `dt`.
+void StoreFloat(const Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case LOOM_DTYPE_FLOAT: t.data<float>()[i] = static_cast<float>(v); break;
+    case LOOM_DTYPE_DOUBLE: t.data<double>()[i] = v; break;
+    case LOOM_DTYPE_FLOAT16: t.data<Float16>()[i] = Num<Float16>::Store(static_cast<float>(v)); break;
+    case LOOM_DTYPE_BFLOAT16: t.data<BFloat16>()[i] = Num<BFloat16>::Store(static_cast<float>(v)); break;
+    default: break;
+  }
+}
+
+// Rounds v through stash dtype `dt` (statistics "computed in stash_type").
+double RoundTo(LoomDataType dt, double v) {
+  switch (dt) {
+    case LOOM_DTYPE_FLOAT: return static_cast<float>(v);
+    case LOOM_DTYPE_FLOAT16: return Float16::ToFloat(Float16::FromFloat(static_cast<float>(v)));
+    case LOOM_DTYPE_BFLOAT16: return BFloat16::ToFloat(BFloat16::FromFloat(static_cast<float>(v)));
+    default: return v;
+  }
+}
+
+// Expands Scale or B (input `index`) to a dense vector over X.shape[axis:]:
+// the tensor is right-aligned against X's shape, must be 1 on the dims
+// before axis and 1 or equal on the normalized ones. Absent: `dflt` values.
+template <typename T>
+Status ExpandParam(const KernelContext& ctx, size_t index, const char* name, const std::vector<int64_t>& xs,
+                   size_t axis, double dflt, const std::string& label, std::vector<typename Num<T>::C>* out) {
+  using C = typename Num<T>::C;
+  const std::vector<int64_t> norm(xs.begin() + axis, xs.end());
+  const int64_t inner = Prod(norm, 0, norm.size());
+  Tensor t = ctx.Input(index);
+  if (!t.present()) {
+    out->assign(inner, static_cast<C>(dflt));
+    return Status::Ok();
+  }
+  const std::vector<int64_t> ps = t.shape();
+  bool ok = ps.size() <= xs.size();
+  for (size_t i = 0; ok && i < ps.size(); ++i) {
+    const size_t xd = xs.size() - ps.size() + i;
+    ok = ps[i] == 1 || (xd >= axis && ps[i] == xs[xd]);
+  }
+  if (!ok) {
+    return sdk::InvalidArgument(label + ": input " + name + " must broadcast to the normalized dims X.shape[" +
+                                std::to_string(axis) + ":] = " + ShapeStr(norm) + " of X " + ShapeStr(xs) +
+                                "; found " + ShapeStr(ps));
+  }
+  // Strip the leading dims (all 1) and broadcast the rest over `norm`.
+  const std::vector<int64_t> tail(ps.size() > norm.size() ? ps.end() - norm.size() : ps.begin(), ps.end());
+  const std::vector<int64_t> strides = BroadcastStrides(tail, norm);
+  const T* p = t.data<T>();
+  out->resize(inner);
+  std::vector<int64_t> c(norm.size(), 0);
+  for (int64_t i = 0; i < inner; ++i) {
+    int64_t off = 0;
+    for (size_t d = 0; d < norm.size(); ++d) off += c[d] * strides[d];
+    (*out)[i] = Num<T>::Load(p[off]);
+    for (size_t d = norm.size(); d-- > 0;) {
+      if (++c[d] < norm[d]) break;
+      c[d] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+// ONNX LayerNormalization-17: for X of rank r >= 1 and axis in [-r, r),
+// every slice X[i0, .., i_{axis-1}, :, ..] is normalized over its
+// prod(X.shape[axis:]) elements: Y = (X - Mean) * InvStdDev * Scale + B,
+// InvStdDev = 1 / sqrt(Var + epsilon) (population variance). Scale and the
+// optional B broadcast to X.shape[axis:]. Optional outputs Mean and
+// InvStdDev, [X.shape[:axis], 1...], have dtype stash_type (statistics are
+// rounded to it before use). Dtypes: float32/64, float16, bfloat16.
+// Errors (INVALID_ARGUMENT): rank 0, axis out of range, Scale/B that do not
+// broadcast to the normalized dims.
+class LayerNormKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("axis", &axis_));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
+    int64_t stash = 1;
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("stash_type", &stash));
+    stash_ = static_cast<LoomDataType>(stash);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    const LoomDataType dt = ctx.Input(0).dtype();
+    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
+    LOOM_CPU_DISPATCH_FLOAT(dt, run);
+    return UnsupportedDtype(label_, dt);
+  }
+
+ private:
+  template <typename T>
+  Status Run(KernelContext& ctx) {
+    using C = typename Num<T>::C;
+    Tensor x = ctx.Input(0);
+    const std::vector<int64_t> xs = x.shape();
+    const int64_t rank = static_cast<int64_t>(xs.size());
+    int64_t axis = axis_;
+    if (rank == 0 || !NormalizeAxis(&axis, rank)) {
+      return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for X of rank " +
+                                  std::to_string(rank) + " " + ShapeStr(xs) + " (expected [-rank, rank))");
+    }
+    std::vector<C> scale, bias;
+    LOOM_SDK_RETURN_IF_ERROR(ExpandParam<T>(ctx, 1, "Scale", xs, axis, 1.0, label_, &scale));
+    LOOM_SDK_RETURN_IF_ERROR(ExpandParam<T>(ctx, 2, "B", xs, axis, 0.0, label_, &bias));
+    Tensor y, mean_t, inv_t;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
+    std::vector<int64_t> stat_shape = xs;
+    for (int64_t d = axis; d < rank; ++d) stat_shape[d] = 1;
+    const bool want_mean = ctx.OutputRequested(1), want_inv = ctx.OutputRequested(2);
+    if (want_mean) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, stash_, stat_shape, &mean_t));
+    if (want_inv) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, stash_, stat_shape, &inv_t));
+    const int64_t outer = Prod(xs, 0, axis), inner = Prod(xs, axis, xs.size());
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
+    const double eps = epsilon_;
+    const LoomDataType stash = stash_;
+    ParallelFor(
+        outer, ctx.num_threads(),
+        [&](int64_t r) {
+          double m, inv;
+          RowStats(xp + r * inner, inner, 1, eps, &m, &inv);
+          m = RoundTo(stash, m);
+          inv = RoundTo(stash, inv);
+          if (want_mean) StoreFloat(mean_t, r, m);
+          if (want_inv) StoreFloat(inv_t, r, inv);
+          const C cm = static_cast<C>(m), ci = static_cast<C>(inv);
+          const T* xr = xp + r * inner;
+          T* yr = yp + r * inner;
+          for (int64_t i = 0; i < inner; ++i) {
+            yr[i] = Num<T>::Store((Num<T>::Load(xr[i]) - cm) * ci * scale[i] + bias[i]);
+          }
+        },
+        inner);
+    return Status::Ok();
+  }
+
+  std::string label_;
+  int64_t axis_ = -1;
+  float epsilon_ = 1e-5f;
+  LoomDataType stash_ = LOOM_DTYPE_FLOAT;
+};
+
+// ONNX InstanceNormalization-6: for input [N, C, D...] (rank >= 2) and
+// scale, B of shape [C], each (n, c) slice is normalized over its spatial
+// elements: y = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c].
+// Dtypes: float32/64, float16, bfloat16. Errors (INVALID_ARGUMENT): rank
+// < 2, scale or B not [C].
+class InstanceNormKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    return info.GetFloat("epsilon", &epsilon_);
+  }
+
+  Status Compute(KernelContext& ctx) {
+    const LoomDataType dt = ctx.Input(0).dtype();
+    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
+    LOOM_CPU_DISPATCH_FLOAT(dt, run);
+    return UnsupportedDtype(label_, dt);
+  }
+
+ private:
+  template <typename T>
+  Status Run(KernelContext& ctx) {
+    using C = typename Num<T>::C;
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> xs = x.shape();
+    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input must be [N, C, D...]; found " + ShapeStr(xs));
+    const int64_t N = xs[0], Ch = xs[1], S = Prod(xs, 2, xs.size());
+    static const char* const kNames[] = {"input", "scale", "B"};
+    for (size_t i = 1; i < 3; ++i) {
+      Tensor t = ctx.Input(i);
+      if (t.rank() != 1 || t.dim(0) != Ch) {
+        return sdk::InvalidArgument(label_ + ": input " + kNames[i] + " must be [" + std::to_string(Ch) +
+                                    "] (C of input " + ShapeStr(xs) + "); found " + ShapeStr(t.shape()));
+      }
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
+    const T* xp = x.data<T>();
+    const T* sp = ctx.Input(1).data<T>();
+    const T* bp = ctx.Input(2).data<T>();
+    T* yp = y.data<T>();
+    const double eps = epsilon_;
+    ParallelFor(
+        N * Ch, ctx.num_threads(),
+        [&](int64_t r) {
+          double m, inv;
+          RowStats(xp + r * S, S, 1, eps, &m, &inv);
+          const int64_t c = r % Ch;
+          // y = x * a + b with a = scale * inv, b = B - mean * a.
+          const double a = static_cast<double>(Num<T>::Load(sp[c])) * inv;
+          const C ca = static_cast<C>(a), cb = static_cast<C>(static_cast<double>(Num<T>::Load(bp[c])) - m * a);
+          for (int64_t i = 0; i < S; ++i) yp[r * S + i] = Num<T>::Store(Num<T>::Load(xp[r * S + i]) * ca + cb);
+        },
+        S);
+    return Status::Ok();
+  }
+
+  std::string label_;
+  float epsilon_ = 1e-5f;
+};
+
+// ONNX LRN-13 on X [N, C, D...] (rank >= 2): Y = X / (bias + alpha / size *
+// square_sum) ^ beta, square_sum[n, c, ...] the sum of X[n, i, ...]^2 over
+// channels max(0, c - floor((size-1)/2)) <= i <= min(C-1, c + ceil((size-1)/2)).
+// Dtypes: float32/64, float16, bfloat16. Errors (INVALID_ARGUMENT): size
+// < 1, rank < 2.
+class LrnKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("alpha", &alpha_));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("beta", &beta_));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("bias", &bias_));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("size", &size_));
+    if (size_ < 1) return sdk::InvalidArgument(label_ + ": attribute size must be >= 1; found " + std::to_string(size_));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    const LoomDataType dt = ctx.Input(0).dtype();
+    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
+    LOOM_CPU_DISPATCH_FLOAT(dt, run);
+    return UnsupportedDtype(label_, dt);
+  }
+
+ private:
+  template <typename T>
+  Status Run(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> xs = x.shape();
+    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
+    const int64_t N = xs[0], Ch = xs[1], S = Prod(xs, 2, xs.size());
+    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;  // floor and ceil of (size-1)/2
+    const double scale = static_cast<double>(alpha_) / static_cast<double>(size_);
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
+    // One task per (n, c) plane of S elements.
+    ParallelFor(
+        N * Ch, ctx.num_threads(),
+        [&](int64_t r) {
+          const int64_t n = r / Ch, c = r % Ch;
+          const int64_t c0 = std::max<int64_t>(0, c - lo), c1 = std::min<int64_t>(Ch - 1, c + hi);
+          for (int64_t s = 0; s < S; ++s) {
+            double sq = 0;
+            for (int64_t i = c0; i <= c1; ++i) {
+              const double v = static_cast<double>(Num<T>::Load(xp[(n * Ch + i) * S + s]));
+              sq += v * v;
+            }
+            const double v = static_cast<double>(Num<T>::Load(xp[r * S + s]));
+            yp[r * S + s] = Num<T>::Store(static_cast<typename Num<T>::C>(v / std::pow(bias_ + scale * sq, beta_)));
+          }
+        },
+        S * size_);
+    return Status::Ok();
+  }
+
+  std::string label_;
+  float alpha_ = 1e-4f, beta_ = 0.75f, bias_ = 1.0f;
+  int64_t size_ = 1;
+};
+
+// ONNX MeanVarianceNormalization-13: Y = (X - mean) / (sqrt(var) + 1e-9),
+// mean and (population) variance over the dims in `axes` (negative counts
+// from the back; duplicates ignored; an empty list means all dims, as
+// ReduceMean's). Dtypes: float32/64, float16, bfloat16. Errors
+// (INVALID_ARGUMENT): an axis out of range for X's rank.
+class MvnKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    return info.GetInts("axes", &axes_);
+  }
+
+  Status Compute(KernelContext& ctx) {
+    const LoomDataType dt = ctx.Input(0).dtype();
+    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
+    LOOM_CPU_DISPATCH_FLOAT(dt, run);
+    return UnsupportedDtype(label_, dt);
+  }
+
+ private:
+  template <typename T>
+  Status Run(KernelContext& ctx) {
+    using C = typename Num<T>::C;
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> xs = x.shape();
+    const int64_t rank = static_cast<int64_t>(xs.size());
+    std::vector<bool> reduced(rank, axes_.empty());
+    for (int64_t a : axes_) {
+      int64_t ax = a;
+      if (!NormalizeAxis(&ax, rank)) {
+        return sdk::InvalidArgument(label_ + ": axes " + ShapeStr(axes_) + " has " + std::to_string(a) +
+                                    ", out of range for X of rank " + std::to_string(rank) + " " + ShapeStr(xs));
+      }
+      reduced[ax] = true;
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    // Offsets of the reduced sub-block (relative to a group's base) and the
+    // kept dims' shape and strides: group g's elements are base(g) + offs[j].
+    std::vector<int64_t> strides(rank, 1);
+    for (int64_t d = rank - 1; d > 0; --d) strides[d - 1] = strides[d] * xs[d];
+    std::vector<int64_t> offs = {0}, kept_dims, kept_strides;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d]) {
+        kept_dims.push_back(xs[d]);
+        kept_strides.push_back(strides[d]);
+        continue;
+      }
+      std::vector<int64_t> next;
+      next.reserve(offs.size() * xs[d]);
+      for (int64_t o : offs)
+        for (int64_t i = 0; i < xs[d]; ++i) next.push_back(o + i * strides[d]);
+      offs.swap(next);
+    }
+    const int64_t groups = Prod(kept_dims, 0, kept_dims.size()), m = static_cast<int64_t>(offs.size());
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
+    ParallelFor(
+        groups, ctx.num_threads(),
+        [&](int64_t g) {
+          int64_t base = 0, rest = g;
+          for (size_t d = kept_dims.size(); d-- > 0;) {
+            base += (rest % kept_dims[d]) * kept_strides[d];
+            rest /= kept_dims[d];
+          }
+          double sum = 0, sq = 0;
+          for (int64_t j = 0; j < m; ++j) sum += static_cast<double>(Num<T>::Load(xp[base + offs[j]]));
+          const double mean = sum / static_cast<double>(m);
+          for (int64_t j = 0; j < m; ++j) {
+            const double d = static_cast<double>(Num<T>::Load(xp[base + offs[j]])) - mean;
+            sq += d * d;
+          }
+          const double inv = 1.0 / (std::sqrt(sq / static_cast<double>(m)) + 1e-9);
+          const C cm = static_cast<C>(mean), ci = static_cast<C>(inv);
+          for (int64_t j = 0; j < m; ++j) {
+            yp[base + offs[j]] = Num<T>::Store((Num<T>::Load(xp[base + offs[j]]) - cm) * ci);
+          }
+        },
+        m);
+    return Status::Ok();
+  }
+
+  std::string label_;
+  std::vector<int64_t> axes_;
+};
+
+// ---------------------------------------------------------- LpNormalization
+
+// LpNormalization-1 over the float dtypes: x / ||x||_p along `axis`, p 1 or
+// 2 (a zero line gives 0 / 0 = NaN, as the ONNX reference does).
+class LpNormalizationKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    axis_ = info.IntOr("axis", -1);
+    p_ = info.IntOr("p", 2);
+    if (p_ != 1 && p_ != 2) {
+      return sdk::InvalidArgument(label_ + ": attribute 'p' must be 1 or 2, found " + std::to_string(p_));
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> shape = x.shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t axis = axis_;
+    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "attribute 'axis'"));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), shape, &y));
+    const int64_t outer = Product(shape, 0, axis), n = shape[axis], inner = Product(shape, axis + 1, rank);
+    const bool l1 = p_ == 1;
+    auto run = [&](auto tag) -> Status {
+      using S = decltype(tag);
+      using C = typename Num<S>::C;
+      const S* in = x.data<S>();
+      S* out = y.data<S>();
+      for (int64_t o = 0; o < outer * inner; ++o) {
+        const int64_t base = (o / inner) * n * inner + o % inner;
+        double norm = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double v = static_cast<double>(Num<S>::Load(in[base + i * inner]));
+          norm += l1 ? std::fabs(v) : v * v;
+        }
+        if (!l1) norm = std::sqrt(norm);
+        for (int64_t i = 0; i < n; ++i) {
+          const double v = static_cast<double>(Num<S>::Load(in[base + i * inner]));
+          out[base + i * inner] = Num<S>::Store(static_cast<C>(v / norm));
+        }
+      }
+      return Status::Ok();
+    };
+    LOOM_CPU_DISPATCH_FLOAT(x.dtype(), run)
+    return UnsupportedDtype(label_, x.dtype());
+  }
+
+ private:
+  std::string label_;
+  int64_t axis_ = -1, p_ = 2;
+};
+
+}  // namespace
+
+sdk::Status RegisterNnNormalizationKernels(sdk::Registrar& reg) {
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LayerNormKernel>(
+      "LayerNormalization", {"CPU", "", 0, {{"T", kFloatTypes}, {"U", kFloatTypes}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<InstanceNormKernel>("InstanceNormalization", {"CPU", "", 0, {{"T", kFloatTypes}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LrnKernel>("LRN", {"CPU", "", 0, {{"T", kFloatTypes}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<MvnKernel>("MeanVarianceNormalization", {"CPU", "", 0, {{"T", kFloatTypes}}}));
+  return reg.Kernel<LpNormalizationKernel>("LpNormalization");
+}
+
+}  // namespace cpu
+}  // namespace loom

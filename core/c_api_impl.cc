@@ -212,6 +212,30 @@ void Infer_SetOutputShape(LoomInferenceContext* c, size_t i, const int64_t* dims
   if (i < c->output_shapes.size()) c->output_shapes[i] = Shape(dims, dims + rank);
 }
 
+const LoomKernelInfo* Prepare_Info(const LoomPrepareContext* c) { return c->inference->info; }
+size_t Prepare_NumInputs(const LoomPrepareContext* c) { return Infer_NumInputs(c->inference); }
+size_t Prepare_NumOutputs(const LoomPrepareContext* c) { return Infer_NumOutputs(c->inference); }
+LoomDataType Prepare_InputDType(const LoomPrepareContext* c, size_t i) { return Infer_InputDType(c->inference, i); }
+int Prepare_InputShape(const LoomPrepareContext* c, size_t i, const int64_t** dims, size_t* rank) {
+  return Infer_InputShape(c->inference, i, dims, rank);
+}
+const LoomTensor* Prepare_InputConstant(const LoomPrepareContext* c, size_t i) {
+  return Infer_InputConstant(c->inference, i);
+}
+LoomDataType Prepare_OutputDType(const LoomPrepareContext* c, size_t i) {
+  const auto& d = c->inference->output_dtypes;
+  return i < d.size() ? static_cast<LoomDataType>(d[i]) : LOOM_DTYPE_UNDEFINED;
+}
+int Prepare_OutputShape(const LoomPrepareContext* c, size_t i, const int64_t** dims, size_t* rank) {
+  const auto& s = c->inference->output_shapes;
+  if (i >= s.size() || !s[i]) return 0;
+  *dims = s[i]->data();
+  *rank = s[i]->size();
+  return 1;
+}
+int Prepare_NumThreads(const LoomPrepareContext* c) { return c->num_threads; }
+const char* Prepare_Device(const LoomPrepareContext* c) { return c->device->c_str(); }
+
 void Log(int level, const char* message) {
   static const char* kLevels[] = {"I", "W", "E"};
   std::fprintf(stderr, "[loom %s] %s\n", kLevels[level < 0 ? 0 : level > 2 ? 2 : level], message ? message : "");
@@ -221,7 +245,7 @@ LoomApi MakeApi() {
   LoomApi a{};
   a.struct_size = sizeof(LoomApi);
   a.abi_version = LOOM_ABI_VERSION;
-  a.min_abi_version = 1;
+  a.min_abi_version = LOOM_ABI_MIN_VERSION;
   a.CreateStatus = CreateStatus;
   a.StatusCode = StatusCode;
   a.StatusMessage = StatusMessage;
@@ -270,6 +294,16 @@ LoomApi MakeApi() {
   a.Info_InputName = Info_InputName;
   a.Info_OutputName = Info_OutputName;
   a.Ctx_OutputHandle = Ctx_OutputHandle;
+  a.Prepare_Info = Prepare_Info;
+  a.Prepare_NumInputs = Prepare_NumInputs;
+  a.Prepare_NumOutputs = Prepare_NumOutputs;
+  a.Prepare_InputDType = Prepare_InputDType;
+  a.Prepare_InputShape = Prepare_InputShape;
+  a.Prepare_InputConstant = Prepare_InputConstant;
+  a.Prepare_OutputDType = Prepare_OutputDType;
+  a.Prepare_OutputShape = Prepare_OutputShape;
+  a.Prepare_NumThreads = Prepare_NumThreads;
+  a.Prepare_Device = Prepare_Device;
   return a;
 }
 

@@ -60,6 +60,14 @@ struct LoomInferenceContext {
   std::vector<std::optional<loom::Shape>> output_shapes;
 };
 
+// One op's plan-time facts for its kernel's prepare (ABI 2): what inference
+// saw and produced, the threads compute will get and the op's device.
+struct LoomPrepareContext {
+  const LoomInferenceContext* inference = nullptr;
+  int num_threads = 1;
+  const std::string* device = nullptr;  // "CPU", "CUDA"
+};
+
 namespace loom {
 // The process-wide table given to every plugin.
 const LoomApi* GetLoomApi();

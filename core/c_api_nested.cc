@@ -2,6 +2,7 @@
 // the timestep executor, for operators such as RecurrentNetwork.
 #include "core/c_api_nested.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,9 +15,30 @@
 #include "core/net.h"
 #include "core/status_bridge.h"
 
+namespace loom {
+namespace internal {
+std::atomic<int> live_timestep_executors{0};
+}  // namespace internal
+int LiveTimestepExecutors() { return internal::live_timestep_executors.load(); }
+}  // namespace loom
+
 struct LoomNet {
   std::unique_ptr<loom::Net> net;
   std::string label;
+};
+
+// A timestep executor owned by a kernel: its thread pool or device streams
+// are made on first use and freed with it.
+struct LoomTimestepExecutor {
+  LoomTimestepExecutor(int threads, int parallel) : num_threads(threads), max_parallel(parallel) {
+    loom::internal::live_timestep_executors.fetch_add(1);
+  }
+  ~LoomTimestepExecutor() { loom::internal::live_timestep_executors.fetch_sub(1); }
+  const int num_threads;
+  const int max_parallel;
+  absl::Mutex mu;
+  std::unique_ptr<loom::ThreadedTimestepExecutor> threaded;
+  std::unique_ptr<loom::StreamSet> streams;
 };
 
 namespace loom {
@@ -85,8 +107,9 @@ LoomStatus* Net_Run(LoomNet* n) { return ToLoomStatus(n->net->Run()); }
 
 void Net_Release(LoomNet* n) { delete n; }
 
-LoomStatus* RunTimesteps(LoomNet* const* nets, size_t count, const char* const* pairs, size_t num_pairs,
-                         int num_threads, int max_parallel) {
+// Prepares nets[0..count) and runs them as timesteps on `exec`.
+LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count, const char* const* pairs,
+                  size_t num_pairs) {
   if (count == 0) return nullptr;
   std::vector<Plan*> plans;
   for (size_t t = 0; t < count; ++t) {
@@ -94,7 +117,7 @@ LoomStatus* RunTimesteps(LoomNet* const* nets, size_t count, const char* const* 
     if (!p.ok()) return ToLoomStatus(absl::Status(p.status().code(), absl::StrCat("timestep ", t, ": ", p.status().message())));
     plans.push_back(*p);
   }
-  if (num_threads <= 0) {
+  if (exec->num_threads <= 0) {
     for (size_t t = 0; t < count; ++t) {
       absl::Status s = RunSequential(*plans[t], nullptr);
       if (!s.ok()) return ToLoomStatus(absl::Status(s.code(), absl::StrCat("timestep ", t, ": ", s.message())));
@@ -104,45 +127,39 @@ LoomStatus* RunTimesteps(LoomNet* const* nets, size_t count, const char* const* 
   std::vector<std::pair<std::string, std::string>> recurrent;
   for (size_t i = 0; i < num_pairs; ++i) recurrent.emplace_back(pairs[2 * i], pairs[2 * i + 1]);
   StepNetDependencies deps = AnalyzeStepNet(nets[0]->net->def(), recurrent);
+  absl::MutexLock l(&exec->mu);  // one run at a time per executor
   if (Device* device = PlanDevice(*plans[0], *nets[0]->net->registry())) {
     // On a device with streams: timestep t on stream t mod num_threads.
-    static absl::Mutex stream_mu(absl::kConstInit);
-    static auto* stream_sets = new std::map<Device*, std::unique_ptr<StreamSet>>();
-    absl::MutexLock l(&stream_mu);  // one recurrent network at a time per process on a device
-    std::unique_ptr<StreamSet>& set = (*stream_sets)[device];
-    if (set == nullptr) set = std::make_unique<StreamSet>(device);
-    return ToLoomStatus(RunTimestepsMultiStream(plans, deps, set.get(), num_threads));
+    if (exec->streams == nullptr || exec->streams->device() != device) exec->streams = std::make_unique<StreamSet>(device);
+    return ToLoomStatus(RunTimestepsMultiStream(plans, deps, exec->streams.get(), exec->num_threads));
   }
-  // One executor per (threads, parallel) setting, kept for the process.
-  static absl::Mutex mu(absl::kConstInit);
-  static auto* executors = new std::vector<std::pair<std::pair<int, int>, std::unique_ptr<ThreadedTimestepExecutor>>>();
-  static auto* busy = new std::vector<bool>();
-  ThreadedTimestepExecutor* exec = nullptr;
-  size_t slot = 0;
-  {
-    absl::MutexLock l(&mu);
-    for (size_t i = 0; i < executors->size(); ++i) {
-      if ((*executors)[i].first == std::make_pair(num_threads, max_parallel) && !(*busy)[i]) {
-        exec = (*executors)[i].second.get();
-        slot = i;
-        break;
-      }
-    }
-    if (exec == nullptr) {
-      executors->emplace_back(std::make_pair(num_threads, max_parallel),
-                              std::make_unique<ThreadedTimestepExecutor>(TimestepExecutorOptions{num_threads, max_parallel}));
-      busy->push_back(false);
-      slot = executors->size() - 1;
-      exec = executors->back().second.get();
-    }
-    (*busy)[slot] = true;
+  if (exec->threaded == nullptr) {
+    exec->threaded = std::make_unique<ThreadedTimestepExecutor>(
+        TimestepExecutorOptions{exec->num_threads, exec->max_parallel});
   }
-  absl::Status s = exec->Run(plans, deps);
-  {
-    absl::MutexLock l(&mu);
-    (*busy)[slot] = false;
-  }
-  return ToLoomStatus(s);
+  return ToLoomStatus(exec->threaded->Run(plans, deps));
+}
+
+LoomStatus* TimestepExecutor_Create(int num_threads, int max_parallel, LoomTimestepExecutor** out) {
+  if (out == nullptr) return Err(LOOM_INVALID_ARGUMENT, "TimestepExecutor_Create: null output");
+  *out = new LoomTimestepExecutor(num_threads, max_parallel);
+  return nullptr;
+}
+
+void TimestepExecutor_Release(LoomTimestepExecutor* exec) { delete exec; }
+
+LoomStatus* TimestepExecutor_Run(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count,
+                                 const char* const* pairs, size_t num_pairs) {
+  if (exec == nullptr) return Err(LOOM_INVALID_ARGUMENT, "TimestepExecutor_Run: null executor");
+  return RunOn(exec, nets, count, pairs, num_pairs);
+}
+
+// ABI 1's entry point: an executor for this call only, so nothing is shared
+// between calls (kernels that run often keep one with TimestepExecutor_Create).
+LoomStatus* RunTimesteps(LoomNet* const* nets, size_t count, const char* const* pairs, size_t num_pairs,
+                         int num_threads, int max_parallel) {
+  LoomTimestepExecutor exec(num_threads, max_parallel);
+  return RunOn(&exec, nets, count, pairs, num_pairs);
 }
 
 }  // namespace
@@ -160,6 +177,9 @@ void FillNestedApi(LoomApi* a) {
   a->Net_Run = Net_Run;
   a->Net_Release = Net_Release;
   a->RunTimesteps = RunTimesteps;
+  a->TimestepExecutor_Create = TimestepExecutor_Create;
+  a->TimestepExecutor_Release = TimestepExecutor_Release;
+  a->TimestepExecutor_Run = TimestepExecutor_Run;
   a->KernelThreadsFor = KernelThreadsFor;
 }
 

@@ -6,6 +6,9 @@
 
 namespace loom {
 void FillNestedApi(LoomApi* api);
+// Timestep executors made through the ABI and not yet released (for tests:
+// kernels must release theirs, so nothing grows across runs).
+int LiveTimestepExecutors();
 }  // namespace loom
 
 #endif  // LOOM_CORE_C_API_NESTED_H_

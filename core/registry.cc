@@ -4,27 +4,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/abi_reader.h"
 
 namespace loom {
 namespace {
 
 std::string Str(const char* s) { return s ? std::string(s) : std::string(); }
 
-std::vector<TypeConstraint> CopyConstraints(const LoomTypeConstraint* c, size_t n) {
+absl::StatusOr<std::vector<TypeConstraint>> CopyConstraints(const LoomTypeConstraint* in, size_t n,
+                                                            uint32_t abi_version) {
+  absl::StatusOr<std::vector<LoomTypeConstraint>> c = ReadTypeConstraints(in, n, abi_version);
+  if (!c.ok()) return c.status();
   std::vector<TypeConstraint> out;
-  for (size_t i = 0; i < n; ++i) {
-    TypeConstraint tc{Str(c[i].type_str), {}, Str(c[i].doc)};
-    for (size_t j = 0; j < c[i].num_allowed; ++j) tc.allowed.push_back(static_cast<DataType>(c[i].allowed[j]));
+  for (const LoomTypeConstraint& e : *c) {
+    TypeConstraint tc{Str(e.type_str), {}, Str(e.doc)};
+    for (size_t j = 0; j < e.num_allowed; ++j) tc.allowed.push_back(static_cast<DataType>(e.allowed[j]));
     out.push_back(std::move(tc));
   }
   return out;
-}
-
-absl::Status CheckStructSize(size_t got, size_t minimum, const char* what) {
-  if (got < minimum) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ".struct_size is ", got, "; expected at least ", minimum));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -84,18 +81,19 @@ bool KernelsOverlap(const KernelDef& a, const KernelDef& b) {
 
 // ---- RegistrationTransaction ------------------------------------------------
 
-absl::Status RegistrationTransaction::Declare(const LoomPluginInfo& info) {
+absl::Status RegistrationTransaction::Declare(const LoomPluginInfo& in) {
   if (declared_) return absl::FailedPreconditionError("DeclarePlugin called twice");
-  absl::Status s = CheckStructSize(info.struct_size, offsetof(LoomPluginInfo, version) + sizeof(char*), "LoomPluginInfo");
-  if (!s.ok()) return s;
+  absl::StatusOr<LoomPluginInfo> read = ReadStruct(&in, abi_v1::kPluginInfoSize, "LoomPluginInfo");
+  if (!read.ok()) return read.status();
+  const LoomPluginInfo& info = *read;
   std::string name = Str(info.name);
   if (name.empty()) return absl::InvalidArgumentError("plugin declared an empty name");
-  if (info.abi_version < 1 || info.abi_version > LOOM_ABI_VERSION) {
+  if (info.abi_version < LOOM_ABI_MIN_VERSION || info.abi_version > LOOM_ABI_VERSION) {
     return absl::FailedPreconditionError(absl::StrCat("plugin '", name, "' was built for Loom ABI version ",
-                                                      info.abi_version, "; this core provides ABI versions 1 to ",
-                                                      LOOM_ABI_VERSION));
+                                                      info.abi_version, "; this core provides ABI versions ",
+                                                      LOOM_ABI_MIN_VERSION, " to ", LOOM_ABI_VERSION));
   }
-  if (const PluginRecord* existing = registry_->FindPlugin(name)) {
+  if (std::optional<PluginRecord> existing = registry_->FindPlugin(name)) {
     return absl::AlreadyExistsError(absl::StrCat("plugin '", name, "' is already loaded from ", existing->path));
   }
   declared_ = true;
@@ -110,10 +108,13 @@ static absl::Status NotDeclared() {
   return absl::FailedPreconditionError("plugin registered before calling DeclarePlugin");
 }
 
-absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
+absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
   if (!declared_) return NotDeclared();
-  absl::Status st = CheckStructSize(def.struct_size, offsetof(LoomSchemaDef, allow_unknown_attrs) + sizeof(int), "LoomSchemaDef");
-  if (!st.ok()) return st;
+  absl::StatusOr<LoomSchemaDef> read = ReadStruct(&in, abi_v1::kSchemaDefSize, "LoomSchemaDef");
+  if (!read.ok()) return read.status();
+  const LoomSchemaDef& def = *read;
+  const uint32_t abi = record_.abi_version;
+  absl::Status st;
   auto s = std::make_unique<OpSchema>();
   s->op_type = Str(def.op_type);
   if (s->op_type.empty()) return absl::InvalidArgumentError(absl::StrCat("plugin '", record_.name, "' registered a schema with no op_type"));
@@ -126,11 +127,14 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
   s->domain = Str(def.domain);
   s->since_version = def.since_version;
   s->doc = Str(def.doc);
-  auto params = [](const LoomFormalParam* p, size_t n, std::vector<FormalParam>* out) {
-    for (size_t i = 0; i < n; ++i) out->push_back({Str(p[i].name), Str(p[i].type_str), p[i].option, Str(p[i].doc)});
+  auto params = [&](const LoomFormalParam* in, size_t n, std::vector<FormalParam>* out) -> absl::Status {
+    absl::StatusOr<std::vector<LoomFormalParam>> p = ReadFormalParams(in, n, abi);
+    if (!p.ok()) return absl::Status(p.status().code(), absl::StrCat("schema '", s->op_type, "': ", p.status().message()));
+    for (const LoomFormalParam& e : *p) out->push_back({Str(e.name), Str(e.type_str), e.option, Str(e.doc)});
+    return absl::OkStatus();
   };
-  params(def.inputs, def.num_inputs, &s->inputs);
-  params(def.outputs, def.num_outputs, &s->outputs);
+  if (st = params(def.inputs, def.num_inputs, &s->inputs); !st.ok()) return st;
+  if (st = params(def.outputs, def.num_outputs, &s->outputs); !st.ok()) return st;
   auto bounds = [&](const std::vector<FormalParam>& ps, int* mn, int* mx, const char* what) -> absl::Status {
     *mn = 0; *mx = static_cast<int>(ps.size());
     bool optional_seen = false;
@@ -151,8 +155,11 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
   if (!st.ok()) return st;
   st = bounds(s->outputs, &s->min_outputs, &s->max_outputs, "output");
   if (!st.ok()) return st;
-  for (size_t i = 0; i < def.num_attrs; ++i) {
-    const LoomAttrSpec& a = def.attrs[i];
+  absl::StatusOr<std::vector<LoomAttrSpec>> attrs = ReadAttrSpecs(def.attrs, def.num_attrs, abi);
+  if (!attrs.ok()) {
+    return absl::Status(attrs.status().code(), absl::StrCat("schema '", s->op_type, "': ", attrs.status().message()));
+  }
+  for (const LoomAttrSpec& a : *attrs) {
     AttrSpec spec;
     spec.name = Str(a.name);
     spec.type = a.type;
@@ -178,7 +185,9 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
     }
     s->attrs.push_back(std::move(spec));
   }
-  s->type_constraints = CopyConstraints(def.type_constraints, def.num_type_constraints);
+  absl::StatusOr<std::vector<TypeConstraint>> tcs = CopyConstraints(def.type_constraints, def.num_type_constraints, abi);
+  if (!tcs.ok()) return absl::Status(tcs.status().code(), absl::StrCat("schema '", s->op_type, "': ", tcs.status().message()));
+  s->type_constraints = *std::move(tcs);
   for (size_t i = 0; i < def.num_inplace_pairs; ++i) {
     s->inplace.emplace_back(def.inplace_pairs[2 * i], def.inplace_pairs[2 * i + 1]);
   }
@@ -190,22 +199,27 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& def) {
   return absl::OkStatus();
 }
 
-absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& def) {
+absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& in) {
   if (!declared_) return NotDeclared();
-  absl::Status st = CheckStructSize(def.struct_size, offsetof(LoomKernelDef, compute) + sizeof(void*), "LoomKernelDef");
-  if (!st.ok()) return st;
+  absl::StatusOr<LoomKernelDef> read = ReadStruct(&in, abi_v1::kKernelDefSize, "LoomKernelDef");
+  if (!read.ok()) return read.status();
+  const LoomKernelDef& def = *read;
   auto k = std::make_unique<KernelDef>();
   k->op_type = Str(def.op_type);
   k->device = Str(def.device);
   k->engine = Str(def.engine);
   k->priority = def.priority;
-  k->type_constraints = CopyConstraints(def.type_constraints, def.num_type_constraints);
+  std::string where = absl::StrCat("plugin '", record_.name, "': kernel ", k->op_type, " on ", k->device,
+                                   k->engine.empty() ? "" : "/", k->engine);
+  absl::StatusOr<std::vector<TypeConstraint>> tcs =
+      CopyConstraints(def.type_constraints, def.num_type_constraints, record_.abi_version);
+  if (!tcs.ok()) return absl::Status(tcs.status().code(), absl::StrCat(where, ": ", tcs.status().message()));
+  k->type_constraints = *std::move(tcs);
   k->create = def.create;
   k->destroy = def.destroy;
   k->compute = def.compute;
+  k->prepare = def.prepare;  // zero for a version-1 kernel
   k->plugin = record_.name;
-  std::string where = absl::StrCat("plugin '", record_.name, "': kernel ", k->op_type, " on ", k->device,
-                                   k->engine.empty() ? "" : "/", k->engine);
   if (k->device.empty()) return absl::InvalidArgumentError(absl::StrCat(where, " has no device"));
   if (!k->create || !k->destroy || !k->compute) {
     return absl::InvalidArgumentError(absl::StrCat(where, " lacks create, destroy or compute"));
@@ -226,10 +240,11 @@ absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& def) {
   return absl::OkStatus();
 }
 
-absl::Status RegistrationTransaction::AddDevice(const LoomDeviceDef& def) {
+absl::Status RegistrationTransaction::AddDevice(const LoomDeviceDef& in) {
   if (!declared_) return NotDeclared();
-  absl::Status st = CheckStructSize(def.struct_size, offsetof(LoomDeviceDef, synchronize_event) + sizeof(void*), "LoomDeviceDef");
-  if (!st.ok()) return st;
+  absl::StatusOr<LoomDeviceDef> read = ReadStruct(&in, abi_v1::kDeviceDefSize, "LoomDeviceDef");
+  if (!read.ok()) return read.status();
+  const LoomDeviceDef& def = *read;
   std::string name = Str(def.name);
   if (name.empty() || !def.device_count || !def.allocate || !def.deallocate || !def.copy) {
     return absl::InvalidArgumentError(absl::StrCat("plugin '", record_.name, "': device '", name, "' is missing a name or functions"));
@@ -379,10 +394,10 @@ std::vector<PluginRecord> Registry::Plugins() const {
   return plugins_;
 }
 
-const PluginRecord* Registry::FindPlugin(const std::string& name) const {
+std::optional<PluginRecord> Registry::FindPlugin(const std::string& name) const {
   absl::ReaderMutexLock l(&mu_);
-  for (const auto& p : plugins_) if (p.name == name) return &p;
-  return nullptr;
+  for (const auto& p : plugins_) if (p.name == name) return p;
+  return std::nullopt;
 }
 
 bool Registry::IsLoadedPath(const std::string& canonical_path) const {

@@ -4,7 +4,9 @@
 // in core/api/loom_c_api.h): a RegistrationTransaction stages schemas,
 // kernels and devices, and Commit adds them all or nothing. Each commit bumps
 // generation(), so a cached plan can tell that a plugin was loaded after it
-// was built. Thread-safe.
+// was built. Thread-safe: lookups may race loads. Schemas, kernels and
+// devices are never removed, so the pointers lookups return stay valid for
+// the registry's life; plugin records are returned by value.
 #ifndef LOOM_CORE_REGISTRY_H_
 #define LOOM_CORE_REGISTRY_H_
 
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +84,7 @@ struct KernelDef {
   LoomKernelCreateFn create = nullptr;
   LoomKernelDestroyFn destroy = nullptr;
   LoomKernelComputeFn compute = nullptr;
+  LoomKernelPrepareFn prepare = nullptr;  // optional (ABI 2)
   std::string plugin;
 
   // True if the kernel handles `dtype` for constraint `type_str`.
@@ -148,7 +152,8 @@ class Registry {
   std::vector<std::string> DeviceTypes() const;
 
   std::vector<PluginRecord> Plugins() const;
-  const PluginRecord* FindPlugin(const std::string& name) const;
+  // A copy: records of plugins loaded meanwhile do not invalidate it.
+  std::optional<PluginRecord> FindPlugin(const std::string& name) const;
   bool IsLoadedPath(const std::string& canonical_path) const;
   std::vector<std::string> OpTypes() const;  // sorted
 

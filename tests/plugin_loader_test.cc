@@ -62,7 +62,7 @@ TEST_F(LoaderTest, FailureHalfWayLeavesRegistryUnchanged) {
   ExpectFails(Bad("halfway"), {"halfway plugin gives up"});
   EXPECT_EQ(registry_.FindSchema("HalfwayOp"), nullptr);
   EXPECT_TRUE(registry_.KernelsFor("HalfwayOp").empty());
-  EXPECT_EQ(registry_.FindPlugin("halfway"), nullptr);
+  EXPECT_FALSE(registry_.FindPlugin("halfway").has_value());
 }
 
 TEST_F(LoaderTest, DuplicateSchemaNamesOwner) {
@@ -118,11 +118,11 @@ TEST_F(LoaderTest, SearchPathAndDefaultFolderSkipBrokenPlugins) {
   ASSERT_TRUE(RegisterBuiltinPlugin(&by_name, &LoomStdOpsInit, "<built-in>").ok());
   absl::Status s = LoadPlugin(&by_name, "example");
   EXPECT_TRUE(s.ok()) << s;
-  EXPECT_NE(by_name.FindPlugin("example"), nullptr);
+  EXPECT_TRUE(by_name.FindPlugin("example").has_value());
 
   DefaultLoadReport report = LoadDefaultPlugins(&registry_);
   unsetenv("LOOM_PLUGIN_PATH");
-  EXPECT_NE(registry_.FindPlugin("example"), nullptr);
+  EXPECT_TRUE(registry_.FindPlugin("example").has_value());
   ASSERT_EQ(report.warnings.size(), 2u);
   EXPECT_NE(report.warnings[0].find("broken.so"), std::string::npos) << report.warnings[0];
   EXPECT_NE(report.warnings[1].find("halfway"), std::string::npos) << report.warnings[1];

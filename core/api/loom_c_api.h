@@ -1,4 +1,4 @@
-/* Loom plugin ABI, version 1.
+/* Loom plugin ABI, version 2.
  *
  * The only interface between the Loom core and a plugin shared object. A
  * plugin exports one function, LoomPluginInit, which receives a function
@@ -6,11 +6,19 @@
  * through it. Plugins compile against this header (and the header-only C++
  * SDK in loom_sdk.h) and link nothing from the core.
  *
- * Versioning: every struct crossing the boundary starts with struct_size.
- * New fields are only ever appended; a reader checks struct_size before it
- * touches a field that a later version added. LoomApi.abi_version is the
- * newest ABI the core provides; a plugin declares the ABI it was built for in
- * LoomPluginInfo.abi_version and the core refuses one it does not provide.
+ * Versioning (rules in core/api/README.md): every struct crossing the
+ * boundary, array elements included, starts with struct_size, which the
+ * writer sets to sizeof(the struct) as it compiled it (the
+ * LOOM_<NAME>_STRUCT_SIZE macros). Members are only ever appended, each
+ * marked with the version that added it; a reader uses a member only when
+ * struct_size covers it and takes its default (zero/NULL) otherwise. Arrays
+ * of structs are walked with a stride of their first element's struct_size.
+ * LoomApi.abi_version is the newest ABI the core provides and
+ * LoomApi.min_abi_version the oldest it accepts; a plugin declares the ABI it
+ * was built for in LoomPluginInfo.abi_version and the core refuses one outside
+ * that range, naming both. Version 1's array elements (LoomFormalParam,
+ * LoomTypeConstraint, LoomAttrSpec) had no struct_size: the core reads a
+ * version-1 plugin's arrays at their frozen version-1 layout.
  *
  * Errors: functions that can fail return LoomStatus*, NULL meaning success.
  * A non-NULL status is owned by whoever receives it: a plugin that gets one
@@ -31,7 +39,9 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 1u
+#define LOOM_ABI_VERSION 2u
+/* The oldest ABI version a core built from this header accepts. */
+#define LOOM_ABI_MIN_VERSION 1u
 
 #if defined(__GNUC__)
 #define LOOM_EXPORT __attribute__((visibility("default")))
@@ -94,6 +104,8 @@ typedef struct LoomKernelContext LoomKernelContext;/* one run of one operator */
 typedef struct LoomInferenceContext LoomInferenceContext;
 typedef struct LoomWorkspace LoomWorkspace;        /* named blobs (Caffe2 Workspace) */
 typedef struct LoomNet LoomNet;                    /* a checked, runnable NetDef */
+typedef struct LoomPrepareContext LoomPrepareContext; /* since 2: one op's plan-time facts */
+typedef struct LoomTimestepExecutor LoomTimestepExecutor; /* since 2: runs timesteps of a step net */
 
 /* ---- Plugin identity ---------------------------------------------------- */
 typedef struct LoomPluginInfo {
@@ -111,6 +123,7 @@ typedef enum LoomParamOption {
 } LoomParamOption;
 
 typedef struct LoomFormalParam {
+  size_t struct_size;      /* since 2: sizeof(LoomFormalParam) */
   const char* name;
   const char* type_str;    /* a type constraint name ("T"), a fixed dtype ("tensor(int64)"), or "any":
                               any dtype, unchecked (heterogeneous variadics; inference sets outputs) */
@@ -119,6 +132,7 @@ typedef struct LoomFormalParam {
 } LoomFormalParam;
 
 typedef struct LoomTypeConstraint {
+  size_t struct_size;             /* since 2: sizeof(LoomTypeConstraint) */
   const char* type_str;           /* "T" */
   const LoomDataType* allowed;    /* the dtypes it may bind to */
   size_t num_allowed;
@@ -126,6 +140,7 @@ typedef struct LoomTypeConstraint {
 } LoomTypeConstraint;
 
 typedef struct LoomAttrSpec {
+  size_t struct_size;  /* since 2: sizeof(LoomAttrSpec) */
   const char* name;
   LoomAttrType type;
   int required;        /* nonzero: the operator must give it */
@@ -175,6 +190,13 @@ typedef void (*LoomKernelDestroyFn)(void* kernel);
 /* Runs the kernel: reads inputs, sizes outputs with KernelContext_Output and
  * writes them. */
 typedef LoomStatus* (*LoomKernelComputeFn)(void* kernel, LoomKernelContext* ctx);
+/* Since 2. Called once per plan, after shape inference and before the first
+ * compute, with the op's input dtypes, the shapes known at plan time and the
+ * inputs that are constant (initializers, whose value never changes under a
+ * plan). The kernel may check them (errors surface at plan time, naming the
+ * op), build its primitives and prepack constant inputs; compute may then
+ * rely on what prepare saw. A kernel state is prepared at most once. */
+typedef LoomStatus* (*LoomKernelPrepareFn)(void* kernel, const LoomPrepareContext* ctx);
 
 typedef struct LoomKernelDef {
   size_t struct_size;      /* sizeof(LoomKernelDef) */
@@ -189,6 +211,7 @@ typedef struct LoomKernelDef {
   LoomKernelCreateFn create;
   LoomKernelDestroyFn destroy;
   LoomKernelComputeFn compute;
+  LoomKernelPrepareFn prepare;  /* since 2; NULL: nothing to prepare */
 } LoomKernelDef;
 
 /* ---- Devices ------------------------------------------------------------ */
@@ -350,7 +373,53 @@ typedef struct LoomApi {
   /* Output `index` as it is, without sizing it (NULL if absent): for ops
    * that make an output an alias with Tensor_Alias. */
   LoomTensor* (*Ctx_OutputHandle)(LoomKernelContext* ctx, size_t index);
+
+  /* ---- Since 2: the prepare step (see LoomKernelPrepareFn) -------------- */
+  const LoomKernelInfo* (*Prepare_Info)(const LoomPrepareContext* ctx);
+  size_t (*Prepare_NumInputs)(const LoomPrepareContext* ctx);
+  size_t (*Prepare_NumOutputs)(const LoomPrepareContext* ctx);
+  /* LOOM_DTYPE_UNDEFINED for an absent optional input. */
+  LoomDataType (*Prepare_InputDType)(const LoomPrepareContext* ctx, size_t index);
+  /* 1 and the dims when the shape is known at plan time, else 0. */
+  int (*Prepare_InputShape)(const LoomPrepareContext* ctx, size_t index, const int64_t** dims, size_t* rank);
+  /* The input's value when it is constant (an initializer), else NULL. The
+   * tensor lives as long as the plan. */
+  const LoomTensor* (*Prepare_InputConstant)(const LoomPrepareContext* ctx, size_t index);
+  LoomDataType (*Prepare_OutputDType)(const LoomPrepareContext* ctx, size_t index);
+  int (*Prepare_OutputShape)(const LoomPrepareContext* ctx, size_t index, const int64_t** dims, size_t* rank);
+  /* Threads compute will get, and the op's device type ("CPU", "CUDA"). */
+  int (*Prepare_NumThreads)(const LoomPrepareContext* ctx);
+  const char* (*Prepare_Device)(const LoomPrepareContext* ctx);
+
+  /* ---- Since 2: timestep executors owned by a kernel --------------------
+   * An executor for RunTimesteps-style runs that a recurrent or control-flow
+   * kernel keeps in its state (Caffe2 kept one executor per op) and
+   * releases in its destroy: no process-wide pools, no global lock, so
+   * recurrent ops of different nets run concurrently. num_threads and
+   * max_parallel as for RunTimesteps (num_threads 0: sequential). */
+  LoomStatus* (*TimestepExecutor_Create)(int num_threads, int max_parallel, LoomTimestepExecutor** out);
+  void (*TimestepExecutor_Release)(LoomTimestepExecutor* executor);
+  /* RunTimesteps on this executor. One run at a time per executor. */
+  LoomStatus* (*TimestepExecutor_Run)(LoomTimestepExecutor* executor, LoomNet* const* nets, size_t count,
+                                      const char* const* recurrent_pairs, size_t num_pairs);
 } LoomApi;
+
+/* ---- Struct sizes -------------------------------------------------------
+ * What a writer puts in struct_size for this header's layouts. A reader
+ * tells an older layout by a smaller struct_size. */
+#define LOOM_PLUGIN_INFO_STRUCT_SIZE sizeof(LoomPluginInfo)
+#define LOOM_FORMAL_PARAM_STRUCT_SIZE sizeof(LoomFormalParam)
+#define LOOM_TYPE_CONSTRAINT_STRUCT_SIZE sizeof(LoomTypeConstraint)
+#define LOOM_ATTR_SPEC_STRUCT_SIZE sizeof(LoomAttrSpec)
+#define LOOM_SCHEMA_DEF_STRUCT_SIZE sizeof(LoomSchemaDef)
+#define LOOM_KERNEL_DEF_STRUCT_SIZE sizeof(LoomKernelDef)
+#define LOOM_DEVICE_DEF_STRUCT_SIZE sizeof(LoomDeviceDef)
+#define LOOM_API_STRUCT_SIZE sizeof(LoomApi)
+
+/* True when a struct of the given struct_size holds `member` of `type`
+ * (e.g. LOOM_HAS_MEMBER(LoomApi, api->struct_size, TimestepExecutor_Run)). */
+#define LOOM_HAS_MEMBER(type, struct_size, member) \
+  (offsetof(type, member) + sizeof(((type*)0)->member) <= (struct_size))
 
 /* The one symbol a plugin exports. The plugin calls api->DeclarePlugin first,
  * then registers. Returning non-NULL rolls back everything it registered. */

@@ -7,9 +7,13 @@
 // plugin code are caught here and turned into LOOM_INTERNAL statuses.
 //
 // A kernel class K provides:
-//   Status Init(const KernelInfo& info);   // read attributes
-//   Status Compute(KernelContext& ctx);              // size outputs, compute
-// and is registered with registrar.Kernel<K>("OpType", options).
+//   Status Init(const KernelInfo& info);          // read attributes
+//   Status Prepare(const PrepareContext& ctx);    // optional: once per plan
+//   Status Compute(KernelContext& ctx);           // size outputs, compute
+// and is registered with registrar.Kernel<K>("OpType", options). Prepare,
+// when K has it, gets the input dtypes, the shapes known at plan time and
+// the constant inputs (TFLite Prepare, ONNX Runtime PrePack); see
+// LoomKernelPrepareFn in loom_c_api.h.
 #ifndef LOOM_CORE_API_LOOM_SDK_H_
 #define LOOM_CORE_API_LOOM_SDK_H_
 
@@ -18,6 +22,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,6 +37,8 @@ inline const LoomApi*& GlobalApi() {
   return api;
 }
 inline const LoomApi& Api() { return *GlobalApi(); }
+// True when the core's table has `member` (it may be older than this header).
+#define LOOM_SDK_API_HAS(member) LOOM_HAS_MEMBER(LoomApi, ::loom::sdk::Api().struct_size, member)
 
 // Owns a LoomStatus* (NULL = OK). Move-only.
 class Status {
@@ -299,6 +306,40 @@ class KernelContext {
   LoomKernelContext* ctx_;
 };
 
+// What a kernel learns once per plan, before its first Compute (ABI 2).
+class PrepareContext {
+ public:
+  explicit PrepareContext(const LoomPrepareContext* ctx) : ctx_(ctx) {}
+  KernelInfo info() const { return KernelInfo(Api().Prepare_Info(ctx_)); }
+  size_t num_inputs() const { return Api().Prepare_NumInputs(ctx_); }
+  size_t num_outputs() const { return Api().Prepare_NumOutputs(ctx_); }
+  // LOOM_DTYPE_UNDEFINED for an absent optional input.
+  LoomDataType InputDType(size_t i) const { return Api().Prepare_InputDType(ctx_, i); }
+  // False when the shape is not known at plan time.
+  bool InputShape(size_t i, std::vector<int64_t>* shape) const {
+    const int64_t* d = nullptr; size_t r = 0;
+    if (!Api().Prepare_InputShape(ctx_, i, &d, &r)) return false;
+    shape->assign(d, d + r);
+    return true;
+  }
+  // The input's value when it is an initializer (constant for the plan's
+  // life); present() == false otherwise.
+  Tensor InputConstant(size_t i) const { return Tensor(Api().Prepare_InputConstant(ctx_, i)); }
+  LoomDataType OutputDType(size_t i) const { return Api().Prepare_OutputDType(ctx_, i); }
+  bool OutputShape(size_t i, std::vector<int64_t>* shape) const {
+    const int64_t* d = nullptr; size_t r = 0;
+    if (!Api().Prepare_OutputShape(ctx_, i, &d, &r)) return false;
+    shape->assign(d, d + r);
+    return true;
+  }
+  int num_threads() const { return Api().Prepare_NumThreads(ctx_); }
+  std::string device() const { return Api().Prepare_Device(ctx_); }
+  const LoomPrepareContext* handle() const { return ctx_; }
+
+ private:
+  const LoomPrepareContext* ctx_;
+};
+
 // Dtype and shape inference for a schema's infer function.
 class InferenceContext {
  public:
@@ -352,6 +393,22 @@ LoomStatus* ComputeKernel(void* k, LoomKernelContext* ctx) {
     return FromException("kernel compute", &e);
   } catch (...) {
     return FromException("kernel compute", nullptr);
+  }
+}
+template <class K, class = void>
+struct HasPrepare : std::false_type {};
+template <class K>
+struct HasPrepare<K, std::void_t<decltype(std::declval<K&>().Prepare(std::declval<const PrepareContext&>()))>>
+    : std::true_type {};
+template <class K>
+LoomStatus* PrepareKernel(void* k, const LoomPrepareContext* ctx) {
+  try {
+    PrepareContext c(ctx);
+    return static_cast<K*>(k)->Prepare(c).release();
+  } catch (const std::exception& e) {
+    return FromException("kernel prepare", &e);
+  } catch (...) {
+    return FromException("kernel prepare", nullptr);
   }
 }
 template <Status (*F)(InferenceContext&)>
@@ -420,11 +477,14 @@ class SchemaBuilder {
   // Fills `def` with pointers into this builder (valid while it lives).
   const LoomSchemaDef& Build() {
     in_.clear(); out_.clear(); tc_.clear(); at_.clear();
-    for (auto& p : inputs_) in_.push_back({p.name.c_str(), p.type_str.c_str(), p.opt, p.doc.c_str()});
-    for (auto& p : outputs_) out_.push_back({p.name.c_str(), p.type_str.c_str(), p.opt, p.doc.c_str()});
-    for (auto& c : constraints_) tc_.push_back({c.type_str.c_str(), c.allowed.data(), c.allowed.size(), c.doc.c_str()});
+    for (auto& p : inputs_) in_.push_back({LOOM_FORMAL_PARAM_STRUCT_SIZE, p.name.c_str(), p.type_str.c_str(), p.opt, p.doc.c_str()});
+    for (auto& p : outputs_) out_.push_back({LOOM_FORMAL_PARAM_STRUCT_SIZE, p.name.c_str(), p.type_str.c_str(), p.opt, p.doc.c_str()});
+    for (auto& c : constraints_) {
+      tc_.push_back({LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, c.type_str.c_str(), c.allowed.data(), c.allowed.size(), c.doc.c_str()});
+    }
     for (auto& a : attrs_) {
       LoomAttrSpec s = a.spec;
+      s.struct_size = LOOM_ATTR_SPEC_STRUCT_SIZE;
       s.name = a.name.c_str(); s.doc = a.doc.c_str();
       s.default_string = a.default_string.c_str();
       s.default_ints = a.default_ints.data(); s.num_default_ints = a.default_ints.size();
@@ -435,7 +495,7 @@ class SchemaBuilder {
       at_.push_back(s);
     }
     def_ = LoomSchemaDef{};
-    def_.struct_size = sizeof(LoomSchemaDef);
+    def_.struct_size = LOOM_SCHEMA_DEF_STRUCT_SIZE;
     def_.op_type = op_type_.c_str(); def_.domain = domain_.c_str(); def_.since_version = since_;
     def_.doc = doc_.c_str();
     def_.inputs = in_.data(); def_.num_inputs = in_.size();
@@ -491,9 +551,11 @@ class Registrar {
   template <class K>
   Status Kernel(const std::string& op_type, const KernelOptions& opts = {}) {
     std::vector<LoomTypeConstraint> tc;
-    for (auto& c : opts.type_constraints) tc.push_back({c.first.c_str(), c.second.data(), c.second.size(), ""});
+    for (auto& c : opts.type_constraints) {
+      tc.push_back({LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, c.first.c_str(), c.second.data(), c.second.size(), ""});
+    }
     LoomKernelDef def{};
-    def.struct_size = sizeof(LoomKernelDef);
+    def.struct_size = LOOM_KERNEL_DEF_STRUCT_SIZE;
     def.op_type = op_type.c_str();
     def.device = opts.device.c_str();
     def.engine = opts.engine.c_str();
@@ -503,6 +565,7 @@ class Registrar {
     def.create = &internal::CreateKernel<K>;
     def.destroy = &internal::DestroyKernel<K>;
     def.compute = &internal::ComputeKernel<K>;
+    if constexpr (internal::HasPrepare<K>::value) def.prepare = &internal::PrepareKernel<K>;
     return Status(api_->RegisterKernel(reg_, &def));
   }
   Status Device(const LoomDeviceDef& def) { return Status(api_->RegisterDevice(reg_, &def)); }
@@ -522,16 +585,14 @@ inline LoomStatus* RunPluginInit(const LoomApi* api, LoomRegistrar* reg, const c
   if (api == nullptr || api->struct_size < sizeof(size_t) + 3 * sizeof(uint32_t)) return nullptr;
   GlobalApi() = api;
   LoomPluginInfo info{};
-  info.struct_size = sizeof(LoomPluginInfo);
+  info.struct_size = LOOM_PLUGIN_INFO_STRUCT_SIZE;
   info.abi_version = LOOM_ABI_VERSION;
   info.name = name;
   info.version = version;
+  // A core that accepts this ABI version provides every member of its table
+  // (DeclarePlugin refuses a newer ABI than the core's, naming both).
   LoomStatus* st = api->DeclarePlugin(reg, &info);
   if (st) return st;
-  // A core older than this header lacks fields we may call.
-  if (api->struct_size < sizeof(LoomApi)) {
-    return api->CreateStatus(LOOM_FAILED_PRECONDITION, "core's function table is older than the plugin's SDK");
-  }
   try {
     Registrar r(api, reg);
     return body(r).release();

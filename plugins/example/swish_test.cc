@@ -13,8 +13,8 @@ TEST(SwishPlugin, LoadsAndMatchesReference) {
   Registry registry;
   ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &LoomStdOpsInit, "<built-in>").ok());
   ASSERT_TRUE(LoadPlugin(&registry, "plugins/example/libloom_example.so").ok());
-  const PluginRecord* rec = registry.FindPlugin("example");
-  ASSERT_NE(rec, nullptr);
+  std::optional<PluginRecord> rec = registry.FindPlugin("example");
+  ASSERT_TRUE(rec.has_value());
   EXPECT_EQ(rec->version, "1.0.0");
   ASSERT_NE(registry.FindSchema("Swish"), nullptr);
   EXPECT_EQ(registry.FindSchema("Swish")->domain, "com.example");

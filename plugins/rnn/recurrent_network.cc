@@ -48,6 +48,7 @@ class RecurrentNetworkKernel {
  public:
   ~RecurrentNetworkKernel() {
     for (LoomNet* n : nets_) Api().Net_Release(n);
+    if (executor_ != nullptr) Api().TimestepExecutor_Release(executor_);
     for (LoomWorkspace* w : steps_) Api().Workspace_Release(w);
   }
 
@@ -176,8 +177,13 @@ class RecurrentNetworkKernel {
                                                        step_net_.size(), kernel_threads, &net)));
       nets_.push_back(net);
     }
-    LOOM_SDK_RETURN_IF_ERROR(Status(Api().RunTimesteps(nets_.data(), static_cast<size_t>(T), pairs_.data(),
-                                                       pairs_.size() / 2, threads_, parallel_)));
+    // This op's own executor (Caffe2 kept one per op): recurrent ops of
+    // different nets run concurrently, and it is freed with the kernel.
+    if (executor_ == nullptr) {
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Create(threads_, parallel_, &executor_)));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Run(executor_, nets_.data(), static_cast<size_t>(T),
+                                                               pairs_.data(), pairs_.size() / 2)));
     for (size_t i = 0; i < alias_src_.size(); ++i) {
       auto st = state_tensors.find(alias_src_[i]);
       if (st == state_tensors.end()) return sdk::InvalidArgument(label_ + ": alias source '" + alias_src_[i] + "' is not a recurrent state");
@@ -203,6 +209,7 @@ class RecurrentNetworkKernel {
   std::vector<const char*> pairs_;
   std::vector<LoomWorkspace*> steps_;
   std::vector<LoomNet*> nets_;
+  LoomTimestepExecutor* executor_ = nullptr;
 };
 
 }  // namespace

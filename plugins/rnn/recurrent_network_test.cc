@@ -3,8 +3,10 @@
 // forward and reverse, with the sequential and the threaded executor.
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/c_api_nested.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/testing/op_runner.h"
@@ -154,6 +156,58 @@ TEST(RecurrentNetworkTest, LstmUnitKnownValuesAndSequenceLengths) {
                                   {h, c, Tensor::FromVector<float>({2, 3}, {0, 0, 0, 0, 0, 0})}, RnnRegistry());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("gates [..., N, 4D]"), std::string::npos) << bad.status();
+}
+
+// Two nets, each with a threaded RecurrentNetwork, run at the same time from
+// two threads: each op owns its timestep executor (no process-wide pool or
+// lock), both give the results of a run alone, and the executors are freed
+// with their nets (nothing grows across runs).
+TEST(RecurrentNetworkTest, TwoNetsRunConcurrentlyAndReleaseTheirExecutors) {
+  const int base = LiveTimestepExecutors();
+  constexpr int kT = 9, kLayers = 2, kRuns = 20;
+  struct Instance {
+    Workspace ws;
+    std::unique_ptr<Net> net;
+    Tensor alone;
+  };
+  Instance inst[2];
+  for (int i = 0; i < 2; ++i) {
+    std::vector<rnn::LstmWeights> w = SetupLstm(&inst[i].ws, kT, kLayers);
+    // Different inputs per net, so a mixed-up state would show.
+    inst[i].ws.SetBlob("X", testing::RandomTensor(DataType::kFloat32, {kT, kN, kI}, 100 + i));
+    auto op = rnn::BuildStackedLstm("lstm", "X", w, {"h0_0", "h0_1"}, {"c0_0", "c0_1"}, "Y", false, true, 2, 3);
+    ASSERT_TRUE(op.ok()) << op.status();
+    NetDef def;
+    def.set_name(absl::StrCat("rnn", i));
+    *def.add_op() = *op;
+    def.add_external_input("X");
+    auto n = Net::Create(def, &inst[i].ws, RnnRegistry());
+    ASSERT_TRUE(n.ok()) << n.status();
+    inst[i].net = *std::move(n);
+    ASSERT_TRUE(inst[i].net->Run().ok());
+    inst[i].alone = *inst[i].ws.GetBlob("Y_all")->Clone();
+  }
+  EXPECT_EQ(LiveTimestepExecutors(), base + 2);
+  absl::Status status[2];
+  bool same[2] = {true, true};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int r = 0; r < kRuns && status[i].ok(); ++r) {
+        status[i] = inst[i].net->Run();
+        same[i] = same[i] && testing::AllClose(*inst[i].ws.GetBlob("Y_all"), inst[i].alone, 0, 0);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(status[i].ok()) << status[i];
+    EXPECT_TRUE(same[i]) << "net " << i << " differs from its run alone";
+  }
+  EXPECT_EQ(LiveTimestepExecutors(), base + 2) << "runs made executors";
+  inst[0].net.reset();
+  inst[1].net.reset();
+  EXPECT_EQ(LiveTimestepExecutors(), base);
 }
 
 TEST(RecurrentNetworkTest, BuilderChecksTheCellNet) {

@@ -90,7 +90,7 @@ absl::StatusOr<std::unique_ptr<Registry>> LoadRegistry(const std::vector<std::pa
   auto registry = tools::MakeRegistry({}, nullptr);
   if (!registry.ok()) return registry.status();
   for (const auto& [name, path] : plugins) {
-    if ((*registry)->FindPlugin(name) != nullptr) continue;
+    if ((*registry)->FindPlugin(name).has_value()) continue;
     absl::Status s = LoadPlugin(registry->get(), tools::FindDataFile(path));
     if (!s.ok()) return s;
   }

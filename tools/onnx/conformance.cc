@@ -307,7 +307,7 @@ absl::StatusOr<std::unique_ptr<Registry>> DeviceRegistry() {
   auto registry = tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
   if (!registry.ok()) return registry.status();
   DeviceOption d = TargetDevice();
-  if (d.device_type() == "CUDA" && (*registry)->FindPlugin("cuda") == nullptr) {
+  if (d.device_type() == "CUDA" && !(*registry)->FindPlugin("cuda").has_value()) {
     absl::Status s = LoadPlugin(registry->get(), tools::FindDataFile("plugins/cuda/libloom_cuda.so"));
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat("cannot load the CUDA plugin (pass --plugin=PATH/libloom_cuda.so): ", s.message()));
   }

@@ -1,0 +1,42 @@
+/* The C ABI header compiles as C11 with -Wall -Werror -pedantic, and its
+ * layouts are pinned (LP64): a change that moves or resizes a member of a
+ * released struct fails here. Appending members changes only the sizes
+ * pinned for the newest version. */
+#include <stddef.h>
+
+#include "core/api/loom_c_api.h"
+
+#define PIN(expr, value) _Static_assert((expr) == (value), #expr " changed: the ABI layout moved")
+
+/* Version 1 members keep their offsets. */
+PIN(offsetof(LoomPluginInfo, version), 24);
+PIN(offsetof(LoomSchemaDef, infer), 120);
+PIN(offsetof(LoomSchemaDef, allow_unknown_attrs), 128);
+PIN(offsetof(LoomKernelDef, compute), 72);
+PIN(offsetof(LoomDeviceDef, synchronize_event), 112);
+PIN(offsetof(LoomApi, CreateStatus), 16);
+PIN(offsetof(LoomApi, Ctx_OutputHandle), 488);
+/* Version 2. */
+PIN(offsetof(LoomFormalParam, name), 8);
+PIN(offsetof(LoomTypeConstraint, type_str), 8);
+PIN(offsetof(LoomAttrSpec, name), 8);
+PIN(offsetof(LoomAttrSpec, num_default_strings), 104);
+PIN(offsetof(LoomKernelDef, prepare), 80);
+PIN(offsetof(LoomApi, Prepare_Info), 496);
+PIN(offsetof(LoomApi, TimestepExecutor_Run), 592);
+PIN(LOOM_FORMAL_PARAM_STRUCT_SIZE, 40);
+PIN(LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, 40);
+PIN(LOOM_ATTR_SPEC_STRUCT_SIZE, 112);
+PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 88);
+PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 136);
+PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
+PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
+PIN(LOOM_API_STRUCT_SIZE, 600);
+PIN(LOOM_ABI_VERSION, 2u);
+
+int main(void) {
+  LoomApi api;
+  api.struct_size = LOOM_API_STRUCT_SIZE;
+  /* A plugin tests for a member before calling it on an older core. */
+  return LOOM_HAS_MEMBER(LoomApi, api.struct_size, TimestepExecutor_Run) ? 0 : 1;
+}

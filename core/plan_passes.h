@@ -1,0 +1,75 @@
+// The passes BuildPlan (core/plan.h) runs for each op of a checked net, in
+// order. Each is a function of the planner's state and one op, so each can be
+// tested on its own (core/plan_passes_test.cc):
+//   1. BindTypes      input dtypes against the schema's formal parameters and
+//                     type constraints; the op's LoomInferenceContext inputs.
+//   2. InferOutputs   output dtypes (fixed type or constraint binding, then
+//                     the schema's infer function) and shapes.
+//   3. CreateKernel   kernel selection (device, engine, dtypes, priority) and
+//                     kernel creation from the attributes.
+//   4. PrepareKernel  the kernel's prepare (ABI 2) with the inferred facts.
+//   5. PlaceTensors   the op's input and output tensors in the workspace,
+//                     with cross-device copies; records the outputs' dtypes,
+//                     shapes and homes for the ops after it.
+#ifndef LOOM_CORE_PLAN_PASSES_H_
+#define LOOM_CORE_PLAN_PASSES_H_
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
+#include "core/c_api_impl.h"
+#include "core/checked_net.h"
+#include "core/plan.h"
+#include "core/registry.h"
+#include "core/workspace.h"
+
+namespace loom {
+
+// What the planner knows about the net's blobs so far.
+struct PlannerState {
+  const Registry* registry = nullptr;
+  Workspace* ws = nullptr;
+  int num_threads = 1;
+  absl::flat_hash_map<std::string, DataType> dtypes;
+  absl::node_hash_map<std::string, Shape> shapes;  // node map: contexts point into it
+  std::set<std::string> constants;                 // blobs whose value is fixed (initializers)
+  std::set<std::string> external_outputs;
+  // Where each blob's current value lives, and its copies on other devices.
+  absl::flat_hash_map<std::string, Device*> home;
+  absl::flat_hash_map<std::string, std::map<Device*, Tensor*>> replicas;
+};
+
+// The state for `net` with its inputs as they are in `ws`. INVALID_ARGUMENT
+// when an input is not set in `ws`.
+absl::Status InitPlannerState(const CheckedNet& net, const Registry& registry, Workspace* ws, int num_threads,
+                              PlannerState* state);
+
+// Pass 1: fills ictx's inputs and `bindings` (type_str -> dtype).
+// INVALID_ARGUMENT names the op, the input and the constraint when a dtype
+// is outside its constraint or binds a constraint inconsistently.
+absl::Status BindTypes(const CheckedOp& op, const PlannerState& state, LoomInferenceContext* ictx,
+                       std::map<std::string, DataType>* bindings);
+
+// Pass 2: fills ictx's outputs and binds output-only constraints. An error
+// from the schema's inference, or an output whose dtype stays unknown
+// (INTERNAL), names the op.
+absl::Status InferOutputs(const CheckedOp& op, LoomInferenceContext* ictx, std::map<std::string, DataType>* bindings);
+
+// Pass 3: selects the kernel and creates its state into `step`.
+absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
+                          const std::map<std::string, DataType>& bindings, PlanStep* step);
+
+// Pass 4: runs the kernel's prepare, if it has one. Its error names the op.
+absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PlanStep* step);
+
+// Pass 5: resolves the op's tensors and device copies into `step` (see
+// BuildPlan for the copy rules) and records its outputs in `state`.
+void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState* state, PlanStep* step);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_PLAN_PASSES_H_

@@ -1,0 +1,203 @@
+// Each planner pass on its own (core/plan_passes.h), with a small op set the
+// test registers through the C ABI: type binding, output inference, kernel
+// selection and creation, the kernel's prepare, and tensor placement.
+#include "core/plan_passes.h"
+
+#include "core/api/loom_sdk.h"
+#include "core/plugin_loader.h"
+#include "core/proto_io.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+// What the last PScale prepare saw.
+struct Seen {
+  int calls = 0;
+  LoomDataType x_dtype = LOOM_DTYPE_UNDEFINED;
+  bool x_shape_known = false;
+  std::vector<int64_t> x_shape, y_shape;
+  bool w_constant = false;
+  float w_value = 0;
+  int threads = 0;
+  std::string device;
+} g_seen;
+
+// Y = X * W[0] (W a one-element tensor); Prepare records what it is told and
+// refuses a rank-3 X.
+class PScale {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
+  loom::sdk::Status Prepare(const loom::sdk::PrepareContext& ctx) {
+    ++g_seen.calls;
+    g_seen.x_dtype = ctx.InputDType(0);
+    g_seen.x_shape_known = ctx.InputShape(0, &g_seen.x_shape);
+    if (!ctx.OutputShape(0, &g_seen.y_shape)) g_seen.y_shape.clear();
+    loom::sdk::Tensor w = ctx.InputConstant(1);
+    g_seen.w_constant = w.present();
+    if (w.present()) g_seen.w_value = w.data<float>()[0];
+    g_seen.threads = ctx.num_threads();
+    g_seen.device = ctx.device();
+    if (g_seen.x_shape_known && g_seen.x_shape.size() == 3) return loom::sdk::InvalidArgument("X must not be rank 3");
+    return loom::sdk::Status::Ok();
+  }
+  loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
+};
+
+class Nothing {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
+  loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
+};
+
+// Same shape as the input.
+loom::sdk::Status SameShape(loom::sdk::InferenceContext& ctx) {
+  std::vector<int64_t> s;
+  if (ctx.InputShape(0, &s)) ctx.SetOutputShape(0, s);
+  return loom::sdk::Status::Ok();
+}
+
+}  // namespace
+
+LOOM_DEFINE_PLUGIN_INIT(PassTestOpsInit, "pass_test_ops", "1.0", reg) {
+  loom::sdk::SchemaBuilder scale("PScale");
+  scale.Input("X", "T").Input("W", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE})
+      .Infer(&loom::sdk::internal::InferTrampoline<SameShape>);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(scale));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PScale>("PScale", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
+  loom::sdk::SchemaBuilder size("PSize");  // fixed output dtype, no shape inference
+  size.Input("X", "T").Output("N", "tensor(int64)").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(size));
+  return reg.Kernel<Nothing>("PSize");
+}
+
+namespace loom {
+namespace {
+
+class PassesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(RegisterBuiltinPlugin(&registry_, &PassTestOpsInit, "<test>").ok());
+    g_seen = Seen();
+  }
+  // Checks `text` (a NetDef) against ws_ and starts a planner state.
+  void Check(const std::string& text) {
+    absl::StatusOr<NetDef> def = ParseNetDefText(text);
+    ASSERT_TRUE(def.ok()) << def.status();
+    auto checked = CheckNet(*def, registry_, ws_);
+    ASSERT_TRUE(checked.ok()) << checked.status();
+    net_ = *std::move(checked);
+    ASSERT_TRUE(InitPlannerState(*net_, registry_, &ws_, 3, &state_).ok());
+  }
+  Registry registry_;
+  Workspace ws_;
+  std::unique_ptr<CheckedNet> net_;
+  PlannerState state_;
+};
+
+TEST_F(PassesTest, BindTypesBindsConstraintsAndMarksConstants) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2}));
+  Check(R"(name: "n" external_input: "x" op { type: "PScale" input: "x" input: "w" output: "y" })");
+  LoomInferenceContext ictx;
+  std::map<std::string, DataType> bindings;
+  ASSERT_TRUE(BindTypes(net_->ops[0], state_, &ictx, &bindings).ok());
+  EXPECT_EQ(bindings.at("T"), DataType::kFloat32);
+  ASSERT_EQ(ictx.input_dtypes.size(), 2u);
+  ASSERT_NE(ictx.input_shapes[0], nullptr);
+  EXPECT_EQ(*ictx.input_shapes[0], (Shape{2, 3}));
+  EXPECT_EQ(ictx.input_constants[0], nullptr) << "an external input is not constant";
+  EXPECT_EQ(ictx.input_constants[1], ws_.GetBlob("w")) << "an initializer is";
+}
+
+TEST_F(PassesTest, BindTypesNamesTheOpInputAndConstraint) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({1}, {1}));
+  ws_.SetBlob("w", Tensor::FromVector<double>({1}, {2}));
+  Check(R"(name: "n" external_input: "x" op { name: "s" type: "PScale" input: "x" input: "w" output: "y" })");
+  LoomInferenceContext ictx;
+  std::map<std::string, DataType> bindings;
+  absl::Status s = BindTypes(net_->ops[0], state_, &ictx, &bindings);
+  EXPECT_EQ(s.message(), "op #0 's' (PScale): input 1 'w' is float64 but type constraint T is already bound to "
+                         "float32 by an earlier input");
+}
+
+TEST_F(PassesTest, InferOutputsUsesFixedTypesBindingsAndTheSchema) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({4}, {1, 2, 3, 4}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2}));
+  Check(R"(name: "n" external_input: "x" op { type: "PScale" input: "x" input: "w" output: "y" }
+           op { type: "PSize" input: "y" output: "k" })");
+  for (int i = 0; i < 2; ++i) {
+    LoomInferenceContext ictx;
+    std::map<std::string, DataType> bindings;
+    ASSERT_TRUE(BindTypes(net_->ops[i], state_, &ictx, &bindings).ok());
+    ASSERT_TRUE(InferOutputs(net_->ops[i], &ictx, &bindings).ok());
+    if (i == 0) {
+      EXPECT_EQ(ictx.output_dtypes[0], DataType::kFloat32);
+      ASSERT_TRUE(ictx.output_shapes[0].has_value());
+      EXPECT_EQ(*ictx.output_shapes[0], (Shape{4}));
+    } else {
+      EXPECT_EQ(ictx.output_dtypes[0], DataType::kInt64);
+      EXPECT_FALSE(ictx.output_shapes[0].has_value()) << "PSize has no shape inference";
+    }
+    PlanStep step;
+    ASSERT_TRUE(CreateKernel(net_->ops[i], registry_, bindings, &step).ok());
+    PlaceTensors(net_->ops[i], &ictx, &state_, &step);
+    step.kernel->destroy(step.state);
+  }
+  EXPECT_EQ(state_.dtypes.at("k"), DataType::kInt64);
+  EXPECT_EQ(state_.shapes.count("k"), 0u);
+  EXPECT_EQ(state_.shapes.at("y"), (Shape{4}));
+}
+
+TEST_F(PassesTest, CreateKernelNamesTheOpAndTheKernelsThatExist) {
+  ws_.SetBlob("x", Tensor::FromVector<double>({1}, {1}));
+  ws_.SetBlob("w", Tensor::FromVector<double>({1}, {2}));
+  Check(R"(name: "n" external_input: "x" op { name: "d" type: "PScale" input: "x" input: "w" output: "y" })");
+  LoomInferenceContext ictx;
+  std::map<std::string, DataType> bindings;
+  ASSERT_TRUE(BindTypes(net_->ops[0], state_, &ictx, &bindings).ok());
+  PlanStep step;
+  absl::Status s = CreateKernel(net_->ops[0], registry_, bindings, &step);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("op #0 'd' (PScale): no kernel for op 'PScale' on device CPU with dtypes {T=float64}"),
+            std::string::npos) << s;
+}
+
+TEST_F(PassesTest, PrepareGetsDtypesShapesConstantsThreadsAndDevice) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2.5f}));
+  Check(R"(name: "n" external_input: "x" op { type: "PScale" input: "x" input: "w" output: "y" })");
+  LoomInferenceContext ictx;
+  std::map<std::string, DataType> bindings;
+  ASSERT_TRUE(BindTypes(net_->ops[0], state_, &ictx, &bindings).ok());
+  ASSERT_TRUE(InferOutputs(net_->ops[0], &ictx, &bindings).ok());
+  PlanStep step;
+  ASSERT_TRUE(CreateKernel(net_->ops[0], registry_, bindings, &step).ok());
+  ASSERT_NE(step.kernel->prepare, nullptr) << "the SDK registers Prepare when the class has one";
+  ASSERT_TRUE(PrepareKernel(net_->ops[0], ictx, 3, &step).ok());
+  step.kernel->destroy(step.state);
+  EXPECT_EQ(g_seen.calls, 1);
+  EXPECT_EQ(g_seen.x_dtype, LOOM_DTYPE_FLOAT);
+  EXPECT_TRUE(g_seen.x_shape_known);
+  EXPECT_EQ(g_seen.x_shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(g_seen.y_shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(g_seen.w_constant);
+  EXPECT_FLOAT_EQ(g_seen.w_value, 2.5f);
+  EXPECT_EQ(g_seen.threads, 3);
+  EXPECT_EQ(g_seen.device, "CPU");
+}
+
+TEST_F(PassesTest, PrepareErrorsSurfaceAtPlanTimeNamingTheOp) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({1, 1, 2}, {1, 2}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2}));
+  absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "n" external_input: "x"
+      op { name: "s3" type: "PScale" input: "x" input: "w" output: "y" })");
+  ASSERT_TRUE(def.ok()) << def.status();
+  auto checked = CheckNet(*def, registry_, ws_);
+  ASSERT_TRUE(checked.ok());
+  auto plan = BuildPlan(**checked, registry_, &ws_, 1);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(), "op #0 's3' (PScale): prepare: X must not be rank 3");
+}
+
+}  // namespace
+}  // namespace loom

@@ -1,0 +1,364 @@
+/* Loom plugin ABI, version 1.
+ *
+ * The only interface between the Loom core and a plugin shared object. A
+ * plugin exports one function, LoomPluginInit, which receives a function
+ * table (LoomApi) from the core and registers schemas, kernels and devices
+ * through it. Plugins compile against this header (and the header-only C++
+ * SDK in loom_sdk.h) and link nothing from the core.
+ *
+ * Versioning: every struct crossing the boundary starts with struct_size.
+ * New fields are only ever appended; a reader checks struct_size before it
+ * touches a field that a later version added. LoomApi.abi_version is the
+ * newest ABI the core provides; a plugin declares the ABI it was built for in
+ * LoomPluginInfo.abi_version and the core refuses one it does not provide.
+ *
+ * Errors: functions that can fail return LoomStatus*, NULL meaning success.
+ * A non-NULL status is owned by whoever receives it: a plugin that gets one
+ * from the core either returns it (handing it back) or releases it with
+ * ReleaseStatus. C++ exceptions never cross this boundary.
+ *
+ * Data types use ONNX TensorProto.DataType codes. Tensors are dense,
+ * row-major, and their data pointer is 64-byte aligned (unless the tensor is
+ * an alias of a slice of another tensor).
+ */
+#ifndef LOOM_CORE_API_LOOM_C_API_H_
+#define LOOM_CORE_API_LOOM_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOOM_ABI_VERSION 1u
+
+#if defined(__GNUC__)
+#define LOOM_EXPORT __attribute__((visibility("default")))
+#else
+#define LOOM_EXPORT
+#endif
+
+/* Status codes: the same numbers as absl::StatusCode. */
+typedef enum LoomStatusCode {
+  LOOM_OK = 0,
+  LOOM_CANCELLED = 1,
+  LOOM_UNKNOWN = 2,
+  LOOM_INVALID_ARGUMENT = 3,
+  LOOM_NOT_FOUND = 5,
+  LOOM_ALREADY_EXISTS = 6,
+  LOOM_RESOURCE_EXHAUSTED = 8,
+  LOOM_FAILED_PRECONDITION = 9,
+  LOOM_OUT_OF_RANGE = 11,
+  LOOM_UNIMPLEMENTED = 12,
+  LOOM_INTERNAL = 13,
+} LoomStatusCode;
+
+/* ONNX TensorProto.DataType codes. */
+typedef int32_t LoomDataType;
+#define LOOM_DTYPE_UNDEFINED 0
+#define LOOM_DTYPE_FLOAT 1
+#define LOOM_DTYPE_UINT8 2
+#define LOOM_DTYPE_INT8 3
+#define LOOM_DTYPE_UINT16 4
+#define LOOM_DTYPE_INT16 5
+#define LOOM_DTYPE_INT32 6
+#define LOOM_DTYPE_INT64 7
+#define LOOM_DTYPE_BOOL 9
+#define LOOM_DTYPE_FLOAT16 10
+#define LOOM_DTYPE_DOUBLE 11
+#define LOOM_DTYPE_UINT32 12
+#define LOOM_DTYPE_UINT64 13
+#define LOOM_DTYPE_BFLOAT16 16
+
+/* Attribute types: ONNX AttributeProto.AttributeType codes (NET = GRAPH). */
+typedef enum LoomAttrType {
+  LOOM_ATTR_UNDEFINED = 0,
+  LOOM_ATTR_FLOAT = 1,
+  LOOM_ATTR_INT = 2,
+  LOOM_ATTR_STRING = 3,
+  LOOM_ATTR_TENSOR = 4,
+  LOOM_ATTR_NET = 5,
+  LOOM_ATTR_FLOATS = 6,
+  LOOM_ATTR_INTS = 7,
+  LOOM_ATTR_STRINGS = 8,
+  LOOM_ATTR_NETS = 10,
+} LoomAttrType;
+
+/* Opaque handles. All are owned by the core. */
+typedef struct LoomStatus LoomStatus;
+typedef struct LoomTensor LoomTensor;
+typedef struct LoomRegistrar LoomRegistrar;        /* one plugin's registration transaction */
+typedef struct LoomKernelInfo LoomKernelInfo;      /* an operator's attributes and arity */
+typedef struct LoomKernelContext LoomKernelContext;/* one run of one operator */
+typedef struct LoomInferenceContext LoomInferenceContext;
+typedef struct LoomWorkspace LoomWorkspace;        /* named blobs (Caffe2 Workspace) */
+typedef struct LoomNet LoomNet;                    /* a checked, runnable NetDef */
+
+/* ---- Plugin identity ---------------------------------------------------- */
+typedef struct LoomPluginInfo {
+  size_t struct_size;     /* sizeof(LoomPluginInfo) */
+  uint32_t abi_version;   /* the ABI the plugin was built for: LOOM_ABI_VERSION */
+  const char* name;       /* unique, e.g. "cpu" */
+  const char* version;    /* the plugin's own version, e.g. "0.1.0" */
+} LoomPluginInfo;
+
+/* ---- Schemas ------------------------------------------------------------ */
+typedef enum LoomParamOption {
+  LOOM_PARAM_SINGLE = 0,   /* exactly one */
+  LOOM_PARAM_OPTIONAL = 1, /* zero or one; an empty name means absent */
+  LOOM_PARAM_VARIADIC = 2, /* one or more (last parameter only) */
+} LoomParamOption;
+
+typedef struct LoomFormalParam {
+  const char* name;
+  const char* type_str;    /* a type constraint name ("T"), a fixed dtype ("tensor(int64)"), or "any":
+                              any dtype, unchecked (heterogeneous variadics; inference sets outputs) */
+  LoomParamOption option;
+  const char* doc;
+} LoomFormalParam;
+
+typedef struct LoomTypeConstraint {
+  const char* type_str;           /* "T" */
+  const LoomDataType* allowed;    /* the dtypes it may bind to */
+  size_t num_allowed;
+  const char* doc;
+} LoomTypeConstraint;
+
+typedef struct LoomAttrSpec {
+  const char* name;
+  LoomAttrType type;
+  int required;        /* nonzero: the operator must give it */
+  int has_default;     /* nonzero: the default_* field of the type applies */
+  int64_t default_int;
+  float default_float;
+  const char* default_string;
+  const int64_t* default_ints;
+  size_t num_default_ints;
+  const float* default_floats;
+  size_t num_default_floats;
+  const char* doc;
+  const char* const* default_strings;  /* LOOM_ATTR_STRINGS defaults */
+  size_t num_default_strings;
+} LoomAttrSpec;
+
+/* Infers output dtypes (required) and shapes (where known) from the input
+ * dtypes, shapes and constant values. NULL in a schema means: each output
+ * takes the dtype of the first input with the same type_str, shape unknown. */
+typedef LoomStatus* (*LoomInferFn)(LoomInferenceContext* ctx);
+
+typedef struct LoomSchemaDef {
+  size_t struct_size;      /* sizeof(LoomSchemaDef) */
+  const char* op_type;     /* ONNX name where ONNX has the op */
+  const char* domain;      /* "" for the ONNX default domain */
+  int since_version;       /* opset version the semantics follow */
+  const char* doc;
+  const LoomFormalParam* inputs;
+  size_t num_inputs;
+  const LoomFormalParam* outputs;
+  size_t num_outputs;
+  const LoomAttrSpec* attrs;
+  size_t num_attrs;
+  const LoomTypeConstraint* type_constraints;
+  size_t num_type_constraints;
+  const int32_t* inplace_pairs;   /* (input index, output index) pairs that may share memory */
+  size_t num_inplace_pairs;
+  LoomInferFn infer;
+  int allow_unknown_attrs;        /* nonzero: attributes not in attrs are accepted (ignored) */
+} LoomSchemaDef;
+
+/* ---- Kernels ------------------------------------------------------------ */
+/* Creates the kernel's state from the operator's attributes (defaults are
+ * already applied). Returns NULL and sets *status on error. */
+typedef void* (*LoomKernelCreateFn)(const LoomKernelInfo* info, LoomStatus** status);
+typedef void (*LoomKernelDestroyFn)(void* kernel);
+/* Runs the kernel: reads inputs, sizes outputs with KernelContext_Output and
+ * writes them. */
+typedef LoomStatus* (*LoomKernelComputeFn)(void* kernel, LoomKernelContext* ctx);
+
+typedef struct LoomKernelDef {
+  size_t struct_size;      /* sizeof(LoomKernelDef) */
+  const char* op_type;
+  const char* device;      /* "CPU", "CUDA" */
+  const char* engine;      /* "" for the default engine, or e.g. "DNNL" */
+  int32_t priority;        /* higher wins among kernels that fit */
+  /* Per type constraint of the schema, the dtypes this kernel handles. A
+   * constraint not listed here accepts whatever the schema allows. */
+  const LoomTypeConstraint* type_constraints;
+  size_t num_type_constraints;
+  LoomKernelCreateFn create;
+  LoomKernelDestroyFn destroy;
+  LoomKernelComputeFn compute;
+} LoomKernelDef;
+
+/* ---- Devices ------------------------------------------------------------ */
+typedef enum LoomCopyKind {
+  LOOM_COPY_HOST_TO_DEVICE = 0,
+  LOOM_COPY_DEVICE_TO_HOST = 1,
+  LOOM_COPY_DEVICE_TO_DEVICE = 2,
+} LoomCopyKind;
+
+/* A device registered by a plugin (the core has the CPU device built in).
+ * Streams and events are opaque pointers owned by the device. A NULL stream
+ * means the device's default stream. */
+typedef struct LoomDeviceDef {
+  size_t struct_size;      /* sizeof(LoomDeviceDef) */
+  const char* name;        /* device_type in DeviceOption, e.g. "CUDA" */
+  void* user_data;
+  int (*device_count)(void* user_data);
+  LoomStatus* (*allocate)(void* user_data, int device_id, size_t bytes, void** ptr);
+  void (*deallocate)(void* user_data, int device_id, void* ptr);
+  LoomStatus* (*copy)(void* user_data, int device_id, void* dst, const void* src,
+                      size_t bytes, LoomCopyKind kind, void* stream);
+  LoomStatus* (*create_stream)(void* user_data, int device_id, void** stream);
+  void (*destroy_stream)(void* user_data, int device_id, void* stream);
+  LoomStatus* (*synchronize_stream)(void* user_data, int device_id, void* stream);
+  LoomStatus* (*create_event)(void* user_data, int device_id, void** event);
+  void (*destroy_event)(void* user_data, int device_id, void* event);
+  LoomStatus* (*record_event)(void* user_data, int device_id, void* event, void* stream);
+  LoomStatus* (*stream_wait_event)(void* user_data, int device_id, void* stream, void* event);
+  LoomStatus* (*synchronize_event)(void* user_data, int device_id, void* event);
+} LoomDeviceDef;
+
+/* ---- The function table the core gives a plugin ------------------------- */
+typedef struct LoomApi {
+  size_t struct_size;      /* sizeof(LoomApi) in the core */
+  uint32_t abi_version;    /* newest ABI the core provides */
+  uint32_t min_abi_version;/* oldest ABI the core still accepts */
+
+  /* Status objects. */
+  LoomStatus* (*CreateStatus)(LoomStatusCode code, const char* message);
+  LoomStatusCode (*StatusCode)(const LoomStatus* status);
+  const char* (*StatusMessage)(const LoomStatus* status);
+  void (*ReleaseStatus)(LoomStatus* status);
+
+  /* Registration. DeclarePlugin must come first; it fails if the declared
+   * ABI version is not provided. Everything registered is committed when
+   * LoomPluginInit returns NULL and discarded otherwise. */
+  LoomStatus* (*DeclarePlugin)(LoomRegistrar* reg, const LoomPluginInfo* info);
+  LoomStatus* (*RegisterSchema)(LoomRegistrar* reg, const LoomSchemaDef* schema);
+  LoomStatus* (*RegisterKernel)(LoomRegistrar* reg, const LoomKernelDef* kernel);
+  LoomStatus* (*RegisterDevice)(LoomRegistrar* reg, const LoomDeviceDef* device);
+
+  /* Tensors. Dims are int64 and rank may be 0 (a scalar, one element). */
+  LoomDataType (*TensorDType)(const LoomTensor* t);
+  size_t (*TensorRank)(const LoomTensor* t);
+  const int64_t* (*TensorDims)(const LoomTensor* t);
+  int64_t (*TensorNumElements)(const LoomTensor* t);
+  void* (*TensorData)(const LoomTensor* t);
+  const char* (*TensorDevice)(const LoomTensor* t);
+
+  /* Operator attributes, at kernel creation and in inference. Getters return
+   * a NOT_FOUND status when the attribute is absent and has no default, and
+   * INVALID_ARGUMENT when it has another type. Returned pointers live as long
+   * as the LoomKernelInfo's operator (the kernel's lifetime). */
+  const char* (*Info_OpType)(const LoomKernelInfo* info);
+  const char* (*Info_OpName)(const LoomKernelInfo* info);
+  size_t (*Info_NumInputs)(const LoomKernelInfo* info);
+  size_t (*Info_NumOutputs)(const LoomKernelInfo* info);
+  int (*Info_HasAttr)(const LoomKernelInfo* info, const char* name);
+  LoomStatus* (*Info_GetInt)(const LoomKernelInfo* info, const char* name, int64_t* out);
+  LoomStatus* (*Info_GetFloat)(const LoomKernelInfo* info, const char* name, float* out);
+  LoomStatus* (*Info_GetString)(const LoomKernelInfo* info, const char* name,
+                                const char** data, size_t* size);
+  LoomStatus* (*Info_GetInts)(const LoomKernelInfo* info, const char* name,
+                              const int64_t** data, size_t* count);
+  LoomStatus* (*Info_GetFloats)(const LoomKernelInfo* info, const char* name,
+                                const float** data, size_t* count);
+  LoomStatus* (*Info_GetStringsCount)(const LoomKernelInfo* info, const char* name, size_t* count);
+  LoomStatus* (*Info_GetStringAt)(const LoomKernelInfo* info, const char* name, size_t index,
+                                  const char** data, size_t* size);
+  LoomStatus* (*Info_GetTensor)(const LoomKernelInfo* info, const char* name,
+                                const LoomTensor** out);
+  /* A NetDef attribute, serialized in protobuf binary format. */
+  LoomStatus* (*Info_GetNetBytes)(const LoomKernelInfo* info, const char* name,
+                                  const void** data, size_t* size);
+
+  /* One run of a kernel. Input(i) is NULL for an absent optional input. */
+  size_t (*Ctx_NumInputs)(const LoomKernelContext* ctx);
+  const LoomTensor* (*Ctx_Input)(const LoomKernelContext* ctx, size_t index);
+  size_t (*Ctx_NumOutputs)(const LoomKernelContext* ctx);
+  /* Sizes output `index` and returns it. Keeps the buffer when it is large
+   * enough, so steady-state runs do not allocate. Fails if the output is
+   * absent (an empty name) or the dtype is not the one inferred. */
+  LoomStatus* (*Ctx_Output)(LoomKernelContext* ctx, size_t index, LoomDataType dtype,
+                            const int64_t* dims, size_t rank, LoomTensor** out);
+  int (*Ctx_OutputRequested)(const LoomKernelContext* ctx, size_t index);
+  /* Threads a kernel may use (OpenMP or its own). */
+  int (*Ctx_NumThreads)(const LoomKernelContext* ctx);
+  /* The stream the operator runs on (NULL for CPU). */
+  void* (*Ctx_Stream)(const LoomKernelContext* ctx);
+
+  /* Inference. InputShape returns 0 when the shape is unknown.
+   * InputConstant returns NULL unless the input's value is known at
+   * planning time (an initializer). */
+  const LoomKernelInfo* (*Infer_Info)(const LoomInferenceContext* ctx);
+  size_t (*Infer_NumInputs)(const LoomInferenceContext* ctx);
+  size_t (*Infer_NumOutputs)(const LoomInferenceContext* ctx);
+  LoomDataType (*Infer_InputDType)(const LoomInferenceContext* ctx, size_t index);
+  int (*Infer_InputShape)(const LoomInferenceContext* ctx, size_t index,
+                          const int64_t** dims, size_t* rank);
+  const LoomTensor* (*Infer_InputConstant)(const LoomInferenceContext* ctx, size_t index);
+  void (*Infer_SetOutputDType)(LoomInferenceContext* ctx, size_t index, LoomDataType dtype);
+  void (*Infer_SetOutputShape)(LoomInferenceContext* ctx, size_t index,
+                               const int64_t* dims, size_t rank);
+
+  /* Logging to the core's log (level: 0 info, 1 warning, 2 error). */
+  void (*Log)(int level, const char* message);
+
+  /* ---- Nested nets, for control-flow and recurrent operators ----------- */
+  /* The workspace the operator runs in. */
+  LoomWorkspace* (*Ctx_Workspace)(LoomKernelContext* ctx);
+  /* A new child workspace: it sees the parent's blobs; its own shadow them.
+   * Release it (after the nets created in it) with Workspace_Release. */
+  LoomWorkspace* (*Workspace_CreateChild)(LoomWorkspace* parent);
+  void (*Workspace_Release)(LoomWorkspace* ws);
+  /* The blob `name` in ws or an ancestor; NULL if none. */
+  LoomTensor* (*Workspace_GetBlob)(LoomWorkspace* ws, const char* name);
+  /* The blob `name` in ws itself, created empty if missing. */
+  LoomTensor* (*Workspace_CreateBlob)(LoomWorkspace* ws, const char* name);
+  /* Sizes a tensor (keeps its buffer when it fits; an alias must keep its
+   * byte size). */
+  LoomStatus* (*Tensor_Resize)(LoomTensor* t, LoomDataType dtype, const int64_t* dims, size_t rank);
+  /* Makes `dst` an alias (no copy) of rows [begin, end) of `src`'s leading
+   * dimension. OUT_OF_RANGE for bad rows. */
+  LoomStatus* (*Tensor_Alias)(LoomTensor* dst, const LoomTensor* src, int64_t begin, int64_t end);
+  /* Copies src's bytes into dst (same byte size, any devices). */
+  LoomStatus* (*Tensor_Copy)(LoomTensor* dst, const LoomTensor* src);
+  /* Checks a NetDef (protobuf binary) against the registry of the running
+   * operator and makes it runnable in ws; kernels get num_threads threads
+   * (0: all cores). */
+  LoomStatus* (*Net_Create)(LoomKernelContext* ctx, LoomWorkspace* ws, const void* netdef, size_t size,
+                            int num_threads, LoomNet** out);
+  LoomStatus* (*Net_Run)(LoomNet* net);
+  void (*Net_Release)(LoomNet* net);
+  /* Runs nets[0..count) as consecutive timesteps of one step net.
+   * recurrent_pairs holds 2*num_pairs names: (read, written) pairs, the blob
+   * a timestep reads that the previous one wrote. num_threads 0 runs them
+   * one after another; otherwise the threaded timestep executor runs them
+   * with that many workers and at most max_parallel timesteps in flight.
+   * When the step net's ops run on a device with streams (CUDA), num_threads
+   * is the number of streams instead: timestep t runs on stream
+   * t mod num_threads, ordered by events (the multi-stream executor). */
+  LoomStatus* (*RunTimesteps)(LoomNet* const* nets, size_t count, const char* const* recurrent_pairs,
+                              size_t num_pairs, int num_threads, int max_parallel);
+  /* Threads a kernel gets inside a threaded timestep executor of n workers. */
+  int (*KernelThreadsFor)(int executor_threads);
+  /* Blob names of the operator's inputs and outputs ("" when absent). */
+  const char* (*Info_InputName)(const LoomKernelInfo* info, size_t index);
+  const char* (*Info_OutputName)(const LoomKernelInfo* info, size_t index);
+  /* Output `index` as it is, without sizing it (NULL if absent): for ops
+   * that make an output an alias with Tensor_Alias. */
+  LoomTensor* (*Ctx_OutputHandle)(LoomKernelContext* ctx, size_t index);
+} LoomApi;
+
+/* The one symbol a plugin exports. The plugin calls api->DeclarePlugin first,
+ * then registers. Returning non-NULL rolls back everything it registered. */
+typedef LoomStatus* (*LoomPluginInitFn)(const LoomApi* api, LoomRegistrar* reg);
+#define LOOM_PLUGIN_INIT_SYMBOL "LoomPluginInit"
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* LOOM_CORE_API_LOOM_C_API_H_ */

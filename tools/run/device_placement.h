@@ -1,0 +1,36 @@
+// loom_run's --device: putting a net's ops on one device, and its weights
+// there once before the timed runs.
+#ifndef LOOM_TOOLS_RUN_DEVICE_PLACEMENT_H_
+#define LOOM_TOOLS_RUN_DEVICE_PLACEMENT_H_
+
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+#include "core/workspace.h"
+
+namespace loom {
+namespace tools {
+
+// Places every op of `net` and of the nets nested in its ops' arguments
+// (step nets, control-flow bodies) on `device`. With `fallback`, an op
+// whose type has no kernel for that device stays on the host (its type goes
+// into *on_host) and the planner copies tensors across.
+void PlaceOnDevice(NetDef* net, const DeviceOption& device, const Registry& registry, bool fallback,
+                   std::set<std::string>* on_host);
+
+// Copies the large float initializers of `net` (float32/16, >= 1024
+// elements) to `device` once: each becomes a device tensor of the same name
+// in `ws`, so Net::Create keeps it and the planner does not copy it on
+// every run. Those that an op on another device reads stay on the host, as
+// do smaller or other ones (shape-like constants are read on the host
+// during inference). Returns how many tensors moved; on an error (a bad
+// initializer, or the copies failing to run) no device copy is left in `ws`.
+absl::StatusOr<int> PreloadWeights(const NetDef& net, const DeviceOption& device, Workspace* ws, Registry* registry);
+
+}  // namespace tools
+}  // namespace loom
+
+#endif  // LOOM_TOOLS_RUN_DEVICE_PLACEMENT_H_

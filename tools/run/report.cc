@@ -1,0 +1,74 @@
+#include "tools/run/report.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/proto_io.h"
+#include "tools/run/failure.h"
+
+namespace loom {
+namespace tools {
+namespace {
+
+// "output prob: float32 [1, 10] [0.0552142, 0.00671549, ...]"
+void PrintOutput(const RunOutput& output, int show, std::ostream& out) {
+  const Tensor& t = *output.tensor;
+  std::vector<std::string> vals;
+  for (int64_t i = 0; i < std::min<int64_t>(t.num_elements(), show); ++i) {
+    vals.push_back(absl::StrFormat("%.6g", t.ElementAsDouble(i)));
+  }
+  out << "output " << output.name << ": " << DataTypeName(t.dtype()) << " " << ShapeToString(t.dims()) << " ["
+      << absl::StrJoin(vals, ", ") << (t.num_elements() > static_cast<int64_t>(vals.size()) ? ", ..." : "") << "]\n";
+}
+
+// DIR/<name>.pb and, with `raw`, DIR/<name>.bin.
+absl::Status WriteOutput(const RunOutput& output, const std::string& dir, bool raw) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create --output_dir ", dir, ": ", ec.message()));
+  absl::Status s = WriteTensorProto(TensorToProto(*output.tensor, output.name), absl::StrCat(dir, "/", output.name, ".pb"));
+  if (!s.ok()) return Failure(s);
+  if (raw) {
+    std::ofstream file(absl::StrCat(dir, "/", output.name, ".bin"), std::ios::binary);
+    file.write(static_cast<const char*>(output.tensor->raw_data()), static_cast<std::streamsize>(output.tensor->nbytes()));
+    if (!file) return absl::PermissionDeniedError(absl::StrCat("cannot write ", dir, "/", output.name, ".bin"));
+  }
+  return absl::OkStatus();
+}
+
+// "time per run over 3 runs (after 1 warm-up): mean ..., p50 ..., p90 ..."
+void PrintTimes(const RunResult& result, std::ostream& out) {
+  const std::vector<double>& ms = result.run_ms;
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  auto pct = [&](double p) { return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * (sorted.size() - 1) + 0.5))]; };
+  double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
+  out << absl::StrFormat("time per run over %d runs (after %d warm-up): mean %.3f ms, p50 %.3f ms, p90 %.3f ms\n",
+                         static_cast<int>(ms.size()), result.warmup, mean, pct(0.5), pct(0.9));
+}
+
+}  // namespace
+
+absl::Status WriteReport(const RunResult& result, const RunOptions& options, std::ostream& out) {
+  out << "Model: " << result.model << " (net '" << result.net_name << "', " << result.num_ops << " ops)\n";
+  for (const RunOutput& output : result.outputs) {
+    PrintOutput(output, options.show, out);
+    if (!options.output_dir.empty()) {
+      absl::Status s = WriteOutput(output, options.output_dir, options.output_raw);
+      if (!s.ok()) return s;
+    }
+  }
+  PrintTimes(result, out);
+  if (options.profile) out << "\n" << result.profile.ToString();
+  return absl::OkStatus();
+}
+
+}  // namespace tools
+}  // namespace loom

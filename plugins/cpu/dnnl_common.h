@@ -4,9 +4,11 @@
 // One engine serves the whole plugin; each calling thread has one stream (a
 // oneDNN CPU stream is cheap but not meant to be shared by threads that run
 // primitives at the same time, as the threaded timestep executor does).
-// Kernels cache their primitive and memory objects for the last input
-// shapes, bind the tensors' buffers with set_data_handle (no copies), and so
-// a steady-state Compute only executes.
+// Kernels build their primitive and memory objects in Prepare when the
+// plan knows the input shapes (else at the first Compute, and again when the
+// shapes change), reorder constant weights once there, bind the tensors'
+// buffers with set_data_handle (no copies), and so a steady-state Compute
+// only executes.
 #ifndef LOOM_PLUGINS_CPU_DNNL_COMMON_H_
 #define LOOM_PLUGINS_CPU_DNNL_COMMON_H_
 
@@ -91,6 +93,16 @@ inline dnnl::memory::dims PlainStrides(const std::vector<int64_t>& dims) {
 inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims,
                                     dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
   return dnnl::memory::desc(Dims(dims), dt, PlainStrides(dims));
+}
+
+// True when `t` has shape `dims` (no allocation: compute's check that the
+// shapes its primitive was prepared for still hold).
+inline bool ShapeIs(const sdk::Tensor& t, const std::vector<int64_t>& dims) {
+  const size_t r = t.rank();
+  if (r != dims.size()) return false;
+  const int64_t* d = t.dims_data();
+  for (size_t i = 0; i < r; ++i) if (d[i] != dims[i]) return false;
+  return true;
 }
 
 // A memory object with no buffer yet (bound per run with set_data_handle).

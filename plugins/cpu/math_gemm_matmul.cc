@@ -1,7 +1,8 @@
 // Gemm and MatMul (float32) on oneDNN's matmul primitive. The tensors'
 // buffers are bound to the primitive directly (transposes are strides, not
-// copies), and the primitive is cached per shape, so a steady-state run is
-// one oneDNN execute.
+// copies), and the primitive is built in Prepare for the planned shapes (or
+// at the first run with new shapes), so a steady-state run is one oneDNN
+// execute.
 #include <cstring>
 
 #include "ops/semantics/gemm.h"
@@ -30,17 +31,66 @@ class GemmKernel {
     beta_ = gemm_.beta;
     trans_a_ = gemm_.trans_a;
     trans_b_ = gemm_.trans_b;
+    has_c_ = info.num_inputs() > 2 && !info.input_name(2).empty();
     return Status::Ok();
+  }
+
+  // Checks the shapes and builds the primitive when the plan knows them.
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    std::vector<int64_t> as, bs, cs;
+    if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs) || (has_c_ && !ctx.InputShape(2, &cs))) return Status::Ok();
+    return Configure(as, bs, cs, ctx.num_threads());
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
+    const int threads = ctx.num_threads();
+    if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ || !configured_) {
+      LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads));
+    }
+    const int64_t M = M_, K = K_, N = N_;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {M, N}, &y));
+    float* yp = y.data<float>();
+    if (M == 0 || N == 0) return Status::Ok();
+    if (use_ == CUse::kSum) {
+      const float* cp = c.data<float>();
+      const int64_t s0 = c_strides_[0], s1 = c_strides_[1];
+      ParallelFor(M, threads, [&](int64_t i) {
+        for (int64_t j = 0; j < N; ++j) yp[i * N + j] = cp[i * s0 + j * s1];
+      }, N);
+    }
+    if (K == 0) {  // A' * B' is all zeros: Y = beta * C (or 0)
+      if (use_ == CUse::kNone) std::memset(yp, 0, sizeof(float) * M * N);
+      if (use_ == CUse::kBias) for (int64_t i = 0; i < M; ++i) std::memcpy(yp + i * N, c.raw_data(), sizeof(float) * N);
+      if (use_ == CUse::kSum) for (int64_t i = 0; i < M * N; ++i) yp[i] *= beta_;
+      return Status::Ok();
+    }
+    a_mem_.set_data_handle(a.raw_data());
+    b_mem_.set_data_handle(b.raw_data());
+    y_mem_.set_data_handle(yp);
+    if (use_ == CUse::kBias) {
+      bias_mem_.set_data_handle(c.raw_data());
+      return DnnlExecute(label_, prim_,
+                         {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_BIAS, bias_mem_}, {DNNL_ARG_DST, y_mem_}},
+                         threads);
+    }
+    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+  }
+
+ private:
+  enum class CUse { kNone, kBias, kSum };  // how C enters Y
+
+  // Checks A, B and C, decides how C enters Y and (unless Y or K is empty)
+  // builds the matmul primitive.
+  Status Configure(const std::vector<int64_t>& as, const std::vector<int64_t>& bs, const std::vector<int64_t>& cs,
+                   int threads) {
+    configured_ = false;
     int64_t M = 0, K = 0, N = 0;
-    LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, a.shape(), b.shape(), &M, &K, &N));
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, as, bs, &M, &K, &N));
     CUse use = CUse::kNone;
     std::vector<int64_t> c_strides;
-    if (c.present() && beta_ != 0.0f) {
-      const std::vector<int64_t> cs = c.shape(), mn = {M, N};
+    if (has_c_ && beta_ != 0.0f) {
+      const std::vector<int64_t> mn = {M, N};
       std::vector<int64_t> bc;
       if (cs.size() > 2 || !BroadcastShape(cs, mn, &bc) || bc != mn) {
         return sdk::InvalidArgument(label_ + ": input C " + ShapeStr(cs) + " does not broadcast to Y " + ShapeStr(mn));
@@ -52,25 +102,7 @@ class GemmKernel {
       const bool row = c_strides[0] == 0 && (c_strides[1] == 1 || N == 1);
       use = row && alpha_ == 1.0f && beta_ == 1.0f ? CUse::kBias : CUse::kSum;
     }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {M, N}, &y));
-    float* yp = y.data<float>();
-    if (M == 0 || N == 0) return Status::Ok();
-    const int threads = ctx.num_threads();
-    if (use == CUse::kSum) {
-      const float* cp = c.data<float>();
-      const int64_t s0 = c_strides[0], s1 = c_strides[1];
-      ParallelFor(M, threads, [&](int64_t i) {
-        for (int64_t j = 0; j < N; ++j) yp[i * N + j] = cp[i * s0 + j * s1];
-      }, N);
-    }
-    if (K == 0) {  // A' * B' is all zeros: Y = beta * C (or 0)
-      if (use == CUse::kNone) std::memset(yp, 0, sizeof(float) * M * N);
-      if (use == CUse::kBias) for (int64_t i = 0; i < M; ++i) std::memcpy(yp + i * N, c.raw_data(), sizeof(float) * N);
-      if (use == CUse::kSum) for (int64_t i = 0; i < M * N; ++i) yp[i] *= beta_;
-      return Status::Ok();
-    }
-    const std::vector<int64_t> key = {M, K, N, static_cast<int64_t>(use), threads};
-    if (key != key_) {
+    if (M != 0 && N != 0 && K != 0) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         // Row-major A [M, K] has strides (K, 1); its transpose viewed as
         // [M, K] has strides (1, M). Likewise for B.
@@ -92,27 +124,30 @@ class GemmKernel {
         y_mem_ = UnboundMemory(y_md);
         bias_mem_ = UnboundMemory(bias_md);
       }));
-      key_ = key;
     }
-    a_mem_.set_data_handle(a.raw_data());
-    b_mem_.set_data_handle(b.raw_data());
-    y_mem_.set_data_handle(yp);
-    if (use == CUse::kBias) {
-      bias_mem_.set_data_handle(c.raw_data());
-      return DnnlExecute(label_, prim_,
-                         {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_BIAS, bias_mem_}, {DNNL_ARG_DST, y_mem_}},
-                         threads);
-    }
-    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+    as_ = as;
+    bs_ = bs;
+    cs_ = cs;
+    M_ = M;
+    K_ = K;
+    N_ = N;
+    use_ = use;
+    c_strides_ = c_strides;
+    threads_ = threads;
+    configured_ = true;
+    return Status::Ok();
   }
 
- private:
-  enum class CUse { kNone, kBias, kSum };  // how C enters Y
   std::string label_;
   semantics::GemmAttrs gemm_;
   float alpha_ = 1, beta_ = 1;
-  bool trans_a_ = false, trans_b_ = false;
-  std::vector<int64_t> key_;  // M, K, N, C use, threads of the cached primitive
+  bool trans_a_ = false, trans_b_ = false, has_c_ = false;
+  // What the primitive was configured for.
+  std::vector<int64_t> as_, bs_, cs_, c_strides_;
+  int64_t M_ = 0, K_ = 0, N_ = 0;
+  CUse use_ = CUse::kNone;
+  int threads_ = 0;
+  bool configured_ = false;
   dnnl::matmul prim_;
   memory a_mem_, b_mem_, y_mem_, bias_mem_;
 };
@@ -128,9 +163,36 @@ class MatMulKernel {
     return Status::Ok();
   }
 
+  // Checks the shapes and builds the primitive when the plan knows them.
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    std::vector<int64_t> as, bs;
+    if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs)) return Status::Ok();
+    return Configure(as, bs, ctx.num_threads());
+  }
+
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), y;
-    std::vector<int64_t> as = a.shape(), bs = b.shape();
+    const int threads = ctx.num_threads();
+    if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
+      LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    if (!ready_) {  // K == 0
+      std::memset(y.raw_data(), 0, sizeof(float) * y.num_elements());
+      return Status::Ok();
+    }
+    a_mem_.set_data_handle(a.raw_data());
+    b_mem_.set_data_handle(b.raw_data());
+    y_mem_.set_data_handle(y.raw_data());
+    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+  }
+
+ private:
+  // Checks A and B, sizes Y and (unless Y or K is empty) builds the primitive.
+  Status Configure(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, int threads) {
+    configured_ = ready_ = false;
+    std::vector<int64_t> as = a_shape, bs = b_shape;
     if (as.empty() || bs.empty()) {
       return sdk::InvalidArgument(label_ + ": A and B must have rank >= 1; found " + ShapeStr(as) + " and " + ShapeStr(bs));
     }
@@ -139,33 +201,25 @@ class MatMulKernel {
     if (b_vec) bs.push_back(1);
     const int64_t M = as[as.size() - 2], K = as.back(), KB = bs[bs.size() - 2], N = bs.back();
     if (K != KB) {
-      return sdk::InvalidArgument(label_ + ": inner dimensions differ: A " + ShapeStr(a.shape()) + " has K = " +
-                                  std::to_string(K) + ", B " + ShapeStr(b.shape()) + " has K = " + std::to_string(KB));
+      return sdk::InvalidArgument(label_ + ": inner dimensions differ: A " + ShapeStr(a_shape) + " has K = " +
+                                  std::to_string(K) + ", B " + ShapeStr(b_shape) + " has K = " + std::to_string(KB));
     }
     std::vector<int64_t> batch;
     if (!BroadcastShape({as.begin(), as.end() - 2}, {bs.begin(), bs.end() - 2}, &batch)) {
-      return sdk::InvalidArgument(label_ + ": batch dimensions of A " + ShapeStr(a.shape()) + " and B " +
-                                  ShapeStr(b.shape()) + " do not broadcast");
+      return sdk::InvalidArgument(label_ + ": batch dimensions of A " + ShapeStr(a_shape) + " and B " +
+                                  ShapeStr(b_shape) + " do not broadcast");
     }
     std::vector<int64_t> out = batch;
     if (!a_vec) out.push_back(M);
     if (!b_vec) out.push_back(N);
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, out, &y));
-    if (y.num_elements() == 0) return Status::Ok();
-    if (K == 0) {
-      std::memset(y.raw_data(), 0, sizeof(float) * y.num_elements());
-      return Status::Ok();
-    }
-    // oneDNN wants equal ranks (it broadcasts batch dims of size 1): pad
-    // with leading 1s.
-    const size_t r = batch.size() + 2;
-    as.insert(as.begin(), r - as.size(), 1);
-    bs.insert(bs.begin(), r - bs.size(), 1);
-    const int threads = ctx.num_threads();
-    std::vector<int64_t> key = as;
-    key.insert(key.end(), bs.begin(), bs.end());
-    key.push_back(threads);
-    if (key != key_) {
+    int64_t out_n = 1;
+    for (int64_t d : out) out_n *= d;
+    if (out_n != 0 && K != 0) {
+      // oneDNN wants equal ranks (it broadcasts batch dims of size 1): pad
+      // with leading 1s.
+      const size_t r = batch.size() + 2;
+      as.insert(as.begin(), r - as.size(), 1);
+      bs.insert(bs.begin(), r - bs.size(), 1);
       std::vector<int64_t> ys = batch;
       ys.push_back(M);
       ys.push_back(N);
@@ -176,17 +230,22 @@ class MatMulKernel {
         b_mem_ = UnboundMemory(b_md);
         y_mem_ = UnboundMemory(y_md);
       }));
-      key_ = key;
+      ready_ = true;
     }
-    a_mem_.set_data_handle(a.raw_data());
-    b_mem_.set_data_handle(b.raw_data());
-    y_mem_.set_data_handle(y.raw_data());
-    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+    as_ = a_shape;
+    bs_ = b_shape;
+    ys_ = out;
+    threads_ = threads;
+    configured_ = true;
+    return Status::Ok();
   }
 
- private:
   std::string label_;
-  std::vector<int64_t> key_;  // padded A and B shapes, threads of the cached primitive
+  // What the primitive was configured for (A and B as given, Y).
+  std::vector<int64_t> as_, bs_, ys_;
+  int threads_ = 0;
+  bool configured_ = false;
+  bool ready_ = false;  // primitive built (Y non-empty and K > 0)
   dnnl::matmul prim_;
   memory a_mem_, b_mem_, y_mem_;
 };

@@ -1,5 +1,5 @@
 // BatchNormalization (float32): inference on oneDNN's
-// batch_normalization_forward with global statistics, cached per shape;
+// batch_normalization_forward with global statistics, built at plan time;
 // training mode (batch statistics, running averages) with plain loops.
 #include <cmath>
 
@@ -32,48 +32,33 @@ class BatchNormKernel {
     return Status::Ok();
   }
 
+  // Checks the running-statistics outputs and the shapes, and builds the
+  // primitive, when the plan knows them: errors surface at plan time.
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    const bool stats = (ctx.num_outputs() > 1 && ctx.OutputDType(1) != LOOM_DTYPE_UNDEFINED) ||
+                       (ctx.num_outputs() > 2 && ctx.OutputDType(2) != LOOM_DTYPE_UNDEFINED);
+    if (!training_ && stats) return RunningStatsOutsideTraining();
+    std::vector<std::vector<int64_t>> shapes(5);
+    for (size_t i = 0; i < 5; ++i) {
+      if (!ctx.InputShape(i, &shapes[i])) return Status::Ok();  // checked at the first run
+    }
+    return Configure(shapes, ctx.num_threads());
+  }
+
   Status Compute(KernelContext& ctx) {
-    if (!training_ && (ctx.OutputRequested(1) || ctx.OutputRequested(2))) {
-      return sdk::Unimplemented(label_ + ": outputs running_mean and running_var exist only in training mode, "
-                                         "which is not supported");
-    }
+    if (!training_ && (ctx.OutputRequested(1) || ctx.OutputRequested(2))) return RunningStatsOutsideTraining();
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> xs = x.shape();
-    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
-    const int64_t N = xs[0], C = xs[1];
-    static const char* const kNames[] = {"X", "scale", "B", "input_mean", "input_var"};
-    for (size_t i = 1; i < 5; ++i) {
-      Tensor t = ctx.Input(i);
-      if (t.rank() != 1 || t.dim(0) != C) {
-        return sdk::InvalidArgument(label_ + ": input " + kNames[i] + " must be [" + std::to_string(C) + "] (C of X " +
-                                    ShapeStr(xs) + "); found " + ShapeStr(t.shape()));
-      }
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, xs, &y));
-    // The op is per channel, so any rank is [N, C, S] with S the product of
-    // the spatial dims (given to oneDNN as [N, C, S, 1]).
-    int64_t S = 1;
-    for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
-    if (training_) return Train(ctx, x, y, N, C, S);
-    if (y.num_elements() == 0) return Status::Ok();
     const int threads = ctx.num_threads();
-    const std::vector<int64_t> key = {N, C, S, threads};
-    if (key != key_) {
-      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        // 4-D [N, C, S, 1]: oneDNN 2.6 has only its reference kernel for
-        // 3-D data (bnorm_ref), several times slower than the jit one.
-        const memory::desc x_md = PlainDesc({N, C, S, 1}), c_md = PlainDesc({C});
-        dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, x_md, epsilon_,
-                                                  dnnl::normalization_flags::use_global_stats |
-                                                      dnnl::normalization_flags::use_scale |
-                                                      dnnl::normalization_flags::use_shift);
-        prim_ = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(d, DnnlEngine()));
-        x_mem_ = UnboundMemory(x_md);
-        y_mem_ = UnboundMemory(x_md);
-        for (memory& m : c_mem_) m = UnboundMemory(c_md);
-      }));
-      key_ = key;
+    bool same = configured_ && threads == threads_ && ShapeIs(x, xs_);
+    for (size_t i = 1; i < 5 && same; ++i) same = ShapeIs(ctx.Input(i), {xs_[1]});
+    if (!same) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (size_t i = 0; i < 5; ++i) shapes.push_back(ctx.Input(i).shape());
+      LOOM_SDK_RETURN_IF_ERROR(Configure(shapes, threads));
     }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, xs_, &y));
+    if (training_) return Train(ctx, x, y, N_, C_, S_);
+    if (y.num_elements() == 0) return Status::Ok();
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(y.raw_data());
     for (size_t i = 0; i < 4; ++i) c_mem_[i].set_data_handle(ctx.Input(i + 1).raw_data());
@@ -88,6 +73,53 @@ class BatchNormKernel {
   }
 
  private:
+  Status RunningStatsOutsideTraining() const {
+    return sdk::Unimplemented(label_ + ": outputs running_mean and running_var exist only in training mode, "
+                                       "which is not supported");
+  }
+
+  // Checks X [N, C, ...] and the four [C] inputs (shapes[0..4]) and, in
+  // inference mode, builds the primitive.
+  Status Configure(const std::vector<std::vector<int64_t>>& shapes, int threads) {
+    configured_ = false;
+    const std::vector<int64_t>& xs = shapes[0];
+    if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
+    const int64_t N = xs[0], C = xs[1];
+    static const char* const kNames[] = {"X", "scale", "B", "input_mean", "input_var"};
+    for (size_t i = 1; i < 5; ++i) {
+      if (shapes[i].size() != 1 || shapes[i][0] != C) {
+        return sdk::InvalidArgument(label_ + ": input " + kNames[i] + " must be [" + std::to_string(C) + "] (C of X " +
+                                    ShapeStr(xs) + "); found " + ShapeStr(shapes[i]));
+      }
+    }
+    // The op is per channel, so any rank is [N, C, S] with S the product of
+    // the spatial dims (given to oneDNN as [N, C, S, 1]).
+    int64_t S = 1;
+    for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
+    if (!training_ && N * C * S != 0) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+        // 4-D [N, C, S, 1]: oneDNN 2.6 has only its reference kernel for
+        // 3-D data (bnorm_ref), several times slower than the jit one.
+        const memory::desc x_md = PlainDesc({N, C, S, 1}), c_md = PlainDesc({C});
+        dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, x_md, epsilon_,
+                                                  dnnl::normalization_flags::use_global_stats |
+                                                      dnnl::normalization_flags::use_scale |
+                                                      dnnl::normalization_flags::use_shift);
+        prim_ = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(d, DnnlEngine()));
+        x_mem_ = UnboundMemory(x_md);
+        y_mem_ = UnboundMemory(x_md);
+        for (memory& m : c_mem_) m = UnboundMemory(c_md);
+      }));
+    }
+    xs_ = xs;
+    N_ = N;
+    C_ = C;
+    S_ = S;
+    threads_ = threads;
+    configured_ = true;
+    return Status::Ok();
+  }
+
   Status Train(KernelContext& ctx, const Tensor& x, const Tensor& y, int64_t N, int64_t C, int64_t S) {
     std::vector<double> mean(C, 0.0), var(C, 0.0);
     const float* xv = x.data<float>();
@@ -130,7 +162,11 @@ class BatchNormKernel {
   std::string label_;
   float epsilon_ = 1e-5f, momentum_ = 0.9f;
   bool training_ = false;
-  std::vector<int64_t> key_;  // N, C, spatial size, threads of the cached primitive
+  // What the primitive was configured for: X's shape as [N, C, S].
+  std::vector<int64_t> xs_;
+  int64_t N_ = 0, C_ = 0, S_ = 1;
+  int threads_ = 0;
+  bool configured_ = false;
   dnnl::batch_normalization_forward prim_;
   memory x_mem_, y_mem_, c_mem_[4];  // c_mem_: scale, B, input_mean, input_var
 };

@@ -91,32 +91,38 @@ class PoolKernel {
     return Status::Ok();
   }
 
+  // Checks X's shape, resolves the window and builds the primitive when the
+  // plan knows X's shape.
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    with_indices_ = kMax && ctx.num_outputs() > 1 && ctx.OutputDType(1) != LOOM_DTYPE_UNDEFINED;
+    std::vector<int64_t> xs;
+    if (!ctx.InputShape(0, &xs)) return Status::Ok();
+    return Configure(xs, ctx.InputDType(0), ctx.num_threads());
+  }
+
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> xs = x.shape();
-    if (xs.size() < 3 || xs.size() > 5) {
-      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
-    }
-    Window win;
-    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, attrs_.kernel, &win));
-    std::vector<int64_t> ys = {xs[0], xs[1]};
-    ys.insert(ys.end(), win.out.begin(), win.out.end());
     const LoomDataType dt = x.dtype();
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, ys, &y));
-    if (kMax && ctx.OutputRequested(1)) {
+    const int threads = ctx.num_threads();
+    with_indices_ = kMax && ctx.OutputRequested(1);
+    if (!ShapeIs(x, xs_) || dt != dt_ || threads != threads_ || !configured_) {
+      LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), dt, threads));
+    }
+    const std::vector<int64_t>& xs = xs_;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, ys_, &y));
+    if (with_indices_) {
       Tensor indices;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_INT64, ys, &indices));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_INT64, ys_, &indices));
       if (y.num_elements() == 0) return Status::Ok();
-      const int threads = ctx.num_threads();
       switch (dt) {
         case LOOM_DTYPE_FLOAT:
-          MaxPoolWithIndices(x.data<float>(), xs, win, col_major_, threads, y.data<float>(), indices.data<int64_t>());
+          MaxPoolWithIndices(x.data<float>(), xs, win_, col_major_, threads, y.data<float>(), indices.data<int64_t>());
           break;
         case LOOM_DTYPE_INT8:
-          MaxPoolWithIndices(x.data<int8_t>(), xs, win, col_major_, threads, y.data<int8_t>(), indices.data<int64_t>());
+          MaxPoolWithIndices(x.data<int8_t>(), xs, win_, col_major_, threads, y.data<int8_t>(), indices.data<int64_t>());
           break;
         case LOOM_DTYPE_UINT8:
-          MaxPoolWithIndices(x.data<uint8_t>(), xs, win, col_major_, threads, y.data<uint8_t>(), indices.data<int64_t>());
+          MaxPoolWithIndices(x.data<uint8_t>(), xs, win_, col_major_, threads, y.data<uint8_t>(), indices.data<int64_t>());
           break;
         default:
           return UnsupportedDtype(label_, dt);
@@ -125,53 +131,9 @@ class PoolKernel {
     }
     if (y.num_elements() == 0) return Status::Ok();
     if (x.num_elements() == 0) {
-      return sdk::InvalidArgument(label_ + ": input X " + ShapeStr(xs) + " is empty but Y " + ShapeStr(ys) + " is not");
+      return sdk::InvalidArgument(label_ + ": input X " + ShapeStr(xs) + " is empty but Y " + ShapeStr(ys_) + " is not");
     }
-    const int threads = ctx.num_threads();
-    std::vector<int64_t> key = xs;
-    key.push_back(threads);
-    if (key != key_) {
-      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        const memory::desc x_md = PlainDesc(xs, DnnlType(dt)), y_md = PlainDesc(ys, DnnlType(dt));
-        const auto alg = kMax ? dnnl::algorithm::pooling_max
-                              : (include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
-                                              : dnnl::algorithm::pooling_avg_exclude_padding);
-        // oneDNN 2.6 pools plain float NCHW with a scalar kernel
-        // (simple_nchw) about 10x slower than its jit kernel on the
-        // channel-blocked layout, so float data is pooled blocked, with
-        // reorders in and out, unless only a slow kernel exists for it.
-        auto make = [&](const memory::desc& xd, const memory::desc& yd) {
-          dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, xd, yd, Dims(win.strides),
-                                           Dims(win.kernel), win.DnnlDilations(), Dims(win.pads_begin),
-                                           Dims(win.dnnl_pads_end));
-          return dnnl::pooling_v2_forward::primitive_desc(d, DnnlEngine());
-        };
-        auto pd = make(x_md, y_md);
-        blocked_ = false;
-        const memory::format_tag blocked_tag = xs.size() == 3   ? memory::format_tag::nCw8c
-                                               : xs.size() == 4 ? memory::format_tag::nChw8c
-                                               : xs.size() == 5 ? memory::format_tag::nCdhw8c
-                                                                : memory::format_tag::undef;
-        if (dt == LOOM_DTYPE_FLOAT && blocked_tag != memory::format_tag::undef) {
-          const memory::desc xb(x_md.dims(), x_md.data_type(), blocked_tag), yb(y_md.dims(), y_md.data_type(), blocked_tag);
-          auto bpd = make(xb, yb);
-          const std::string impl = bpd.impl_info_str();
-          if (impl.rfind("jit", 0) == 0) {
-            pd = bpd;
-            blocked_ = true;
-            x_blk_ = memory(xb, DnnlEngine());
-            y_blk_ = memory(yb, DnnlEngine());
-            x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), xb));
-            y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), yb, DnnlEngine(), y_md));
-          }
-        }
-        prim_ = dnnl::pooling_v2_forward(pd);
-        x_mem_ = UnboundMemory(x_md);
-        y_mem_ = UnboundMemory(y_md);
-      }));
-      ComputeRescale(xs, win);
-      key_ = key;
-    }
+    if (!ready_) LOOM_SDK_RETURN_IF_ERROR(Build(threads));
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(y.raw_data());
     if (blocked_) {
@@ -186,6 +148,79 @@ class PoolKernel {
   }
 
  private:
+  // Checks X's rank, resolves the window and sizes Y; builds the oneDNN
+  // primitive too unless Indices are asked for (computed by hand) or either
+  // side is empty.
+  Status Configure(const std::vector<int64_t>& xs, LoomDataType dt, int threads) {
+    configured_ = ready_ = false;
+    if (xs.size() < 3 || xs.size() > 5) {
+      return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
+    }
+    Window win;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, attrs_.kernel, &win));
+    std::vector<int64_t> ys = {xs[0], xs[1]};
+    ys.insert(ys.end(), win.out.begin(), win.out.end());
+    xs_ = xs;
+    ys_ = ys;
+    win_ = win;
+    dt_ = dt;
+    threads_ = threads;
+    configured_ = true;
+    int64_t xn = 1, yn = 1;
+    for (int64_t d : xs) xn *= d;
+    for (int64_t d : ys) yn *= d;
+    if (with_indices_ || xn == 0 || yn == 0) return Status::Ok();
+    return Build(threads);
+  }
+
+  // The pooling primitive (and reorders) for xs_, ys_, win_.
+  Status Build(int threads) {
+    const std::vector<int64_t>&xs = xs_, &ys = ys_;
+    const Window& win = win_;
+    const LoomDataType dt = dt_;
+    LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+      const memory::desc x_md = PlainDesc(xs, DnnlType(dt)), y_md = PlainDesc(ys, DnnlType(dt));
+      const auto alg = kMax ? dnnl::algorithm::pooling_max
+                            : (include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
+                                            : dnnl::algorithm::pooling_avg_exclude_padding);
+      // oneDNN 2.6 pools plain float NCHW with a scalar kernel
+      // (simple_nchw) about 10x slower than its jit kernel on the
+      // channel-blocked layout, so float data is pooled blocked, with
+      // reorders in and out, unless only a slow kernel exists for it.
+      auto make = [&](const memory::desc& xd, const memory::desc& yd) {
+        dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, xd, yd, Dims(win.strides),
+                                         Dims(win.kernel), win.DnnlDilations(), Dims(win.pads_begin),
+                                         Dims(win.dnnl_pads_end));
+        return dnnl::pooling_v2_forward::primitive_desc(d, DnnlEngine());
+      };
+      auto pd = make(x_md, y_md);
+      blocked_ = false;
+      const memory::format_tag blocked_tag = xs.size() == 3   ? memory::format_tag::nCw8c
+                                             : xs.size() == 4 ? memory::format_tag::nChw8c
+                                             : xs.size() == 5 ? memory::format_tag::nCdhw8c
+                                                              : memory::format_tag::undef;
+      if (dt == LOOM_DTYPE_FLOAT && blocked_tag != memory::format_tag::undef) {
+        const memory::desc xb(x_md.dims(), x_md.data_type(), blocked_tag), yb(y_md.dims(), y_md.data_type(), blocked_tag);
+        auto bpd = make(xb, yb);
+        const std::string impl = bpd.impl_info_str();
+        if (impl.rfind("jit", 0) == 0) {
+          pd = bpd;
+          blocked_ = true;
+          x_blk_ = memory(xb, DnnlEngine());
+          y_blk_ = memory(yb, DnnlEngine());
+          x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), xb));
+          y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), yb, DnnlEngine(), y_md));
+        }
+      }
+      prim_ = dnnl::pooling_v2_forward(pd);
+      x_mem_ = UnboundMemory(x_md);
+      y_mem_ = UnboundMemory(y_md);
+    }));
+    ComputeRescale(xs, win);
+    ready_ = true;
+    return Status::Ok();
+  }
+
   // With count_include_pad, ONNX (like PyTorch and onnxruntime) divides by
   // the number of window taps inside the input plus its explicit padding;
   // a ceil_mode window that overhangs the end padding has fewer taps than
@@ -230,7 +265,14 @@ class PoolKernel {
   std::string label_;
   WindowAttrs attrs_;
   bool include_pad_ = false, col_major_ = false;
-  std::vector<int64_t> key_;  // X shape, threads of the cached primitive
+  bool with_indices_ = false;  // MaxPool's Indices output is asked for
+  // What the primitive was configured for.
+  std::vector<int64_t> xs_, ys_;
+  Window win_;
+  LoomDataType dt_ = LOOM_DTYPE_UNDEFINED;
+  int threads_ = 0;
+  bool configured_ = false;  // X checked, window resolved, Y sized
+  bool ready_ = false;       // primitive built
   dnnl::pooling_v2_forward prim_;
   memory x_mem_, y_mem_;
   bool blocked_ = false;  // pooled on the channel-blocked layout

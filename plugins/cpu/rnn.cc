@@ -121,6 +121,19 @@ class RnnKernel {
     return Status::Ok();
   }
 
+  // Records whether the weights W, R, B (and LSTM's P) are constant, so
+  // the oneDNN path packs them once instead of on every run.
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    weights_constant_ = true;
+    const size_t last = cell_ == Cell::kLstm ? 7 : 3;
+    for (size_t i = 1; i <= last; ++i) {
+      if (i >= 4 && i <= 6) continue;  // sequence_lens, initial_h, initial_c are data
+      const bool absent = i >= ctx.num_inputs() || ctx.InputDType(i) == LOOM_DTYPE_UNDEFINED;
+      weights_constant_ = weights_constant_ && (absent || ctx.InputConstant(i).present());
+    }
+    return Status::Ok();
+  }
+
   Status Compute(KernelContext& ctx) {
     const bool lstm = cell_ == Cell::kLstm;
     Tensor x = ctx.Input(0), w = ctx.Input(1), r = ctx.Input(2), b = ctx.Input(3), sl = ctx.Input(4), h0 = ctx.Input(5);
@@ -261,7 +274,7 @@ class RnnKernel {
 
   // Builds (or reuses) the primitive for this shape; false if oneDNN cannot
   // build it (the caller falls back to the loops).
-  bool Prepare(const RnnDims& d, int64_t steps, bool has_p) {
+  bool BuildPrimitive(const RnnDims& d, int64_t steps, bool has_p) {
     const std::vector<int64_t> key = {d.N, d.I, d.H, steps, has_p};
     if (key == key_) return true;
     key_.clear();
@@ -329,28 +342,14 @@ class RnnKernel {
       return false;
     }
     key_ = key;
-    saved_w_.clear();  // weights must be packed again
+    packed_ = false;  // weights must be packed again
     return true;
   }
 
-  // Copies W, R, B, P into oneDNN's layouts when they differ from the ones
-  // packed last (weights are usually constant: then this is one memcmp).
+  // Copies W, R, B, P into oneDNN's layouts: once per primitive when they
+  // are initializers (Prepare saw them constant), else on every run.
   Status PackWeights(const RnnDims& d, const Tensor& w, const Tensor& r, const Tensor& b, const Tensor& p, int threads) {
-    auto same = [](const std::vector<float>& saved, const Tensor& t) {
-      const size_t n = t.present() ? static_cast<size_t>(t.num_elements()) : 0;
-      return saved.size() == n && (n == 0 || std::memcmp(saved.data(), t.raw_data(), n * sizeof(float)) == 0);
-    };
-    if (!saved_w_.empty() && same(saved_w_, w) && same(saved_r_, r) && same(saved_b_, b) && same(saved_p_, p)) {
-      return Status::Ok();
-    }
-    auto save = [](std::vector<float>* saved, const Tensor& t) {
-      if (t.present()) saved->assign(t.data<float>(), t.data<float>() + t.num_elements());
-      else saved->clear();
-    };
-    save(&saved_w_, w);
-    save(&saved_r_, r);
-    save(&saved_b_, b);
-    save(&saved_p_, p);
+    if (packed_ && weights_constant_) return Status::Ok();
     const int64_t H = d.H, G = gates_, GH = G * H;
     // oneDNN gate g reads ONNX gate perm[g].
     static const int64_t kLstmPerm[4] = {0, 2, 3, 1}, kIdentity[4] = {0, 1, 2, 3};
@@ -390,9 +389,9 @@ class RnnKernel {
           for (int64_t h = 0; h < H; ++h) out[(dir * 3 + g) * H + h] = p.data<float>()[dir * 3 * H + kPeepPerm[g] * H + h];
     }
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, reorder_layer_, {{DNNL_ARG_FROM, w_layer_plain_}, {DNNL_ARG_TO, w_layer_}}, threads));
-    Status s = DnnlExecute(label_, reorder_iter_, {{DNNL_ARG_FROM, w_iter_plain_}, {DNNL_ARG_TO, w_iter_}}, threads);
-    if (!s.ok()) saved_w_.clear();
-    return s;
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, reorder_iter_, {{DNNL_ARG_FROM, w_iter_plain_}, {DNNL_ARG_TO, w_iter_}}, threads));
+    packed_ = true;
+    return Status::Ok();
   }
 
   // Copies a state between ONNX layout-1 [N, D, H] and oneDNN's [D, N, H].
@@ -408,7 +407,7 @@ class RnnKernel {
                  const Tensor& b, const Tensor& h0, const Tensor& c0, const Tensor& p, const Tensor& y, const Tensor& yh,
                  const Tensor& yc, bool* fell_back) {
     const bool lstm = cell_ == Cell::kLstm;
-    if (!Prepare(d, steps, p.present())) {
+    if (!BuildPrimitive(d, steps, p.present())) {
       *fell_back = true;
       dnnl_failed_ = true;  // this configuration is not supported: stay on the loops
       return Status::Ok();
@@ -486,7 +485,8 @@ class RnnKernel {
   dnnl::reorder reorder_layer_, reorder_iter_;
   memory src_layer_, src_iter_, src_iter_c_, dst_layer_, dst_iter_, dst_iter_c_;
   memory w_layer_plain_, w_iter_plain_, w_layer_, w_iter_, bias_, peep_;
-  std::vector<float> saved_w_, saved_r_, saved_b_, saved_p_;  // inputs behind the packed weights
+  bool weights_constant_ = false;  // W, R, B, P are initializers (or absent): packed once per primitive
+  bool packed_ = false;            // w_layer_, w_iter_, bias_, peep_ hold the weights for prim_
   std::vector<float> h0_buf_, c0_buf_, yh_buf_, yc_buf_, y_buf_;
 };
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/c_api_impl.h"
+#include "core/plugin_api/handles.h"
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
 #include "core/workspace.h"

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "core/api/loom_sdk.h"
@@ -26,6 +28,18 @@ Registry* CpuRegistry() {
     return r;
   }();
   return registry;
+}
+
+Registry* CpuRegistryWith(const std::string& path) {
+  static std::mutex mu;
+  static std::set<std::string>* loaded = new std::set<std::string>();
+  Registry* r = CpuRegistry();
+  std::lock_guard<std::mutex> lock(mu);
+  if (loaded->insert(path).second) {
+    absl::Status s = LoadPlugin(r, path);
+    EXPECT_TRUE(s.ok()) << s;
+  }
+  return r;
 }
 
 OperatorDef ParseOp(const std::string& text) {

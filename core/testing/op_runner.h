@@ -20,6 +20,11 @@ namespace testing {
 // "//plugins/cpu:libloom_cpu.so" to the test's data). Loaded once per process.
 Registry* CpuRegistry();
 
+// CpuRegistry() with the plugin at `path` (runfiles-relative, e.g.
+// "plugins/rnn/libloom_rnn.so"; add it to the test's data) loaded as well,
+// once per path per process; fails the test if it cannot be loaded.
+Registry* CpuRegistryWith(const std::string& path);
+
 // Parses an OperatorDef from protobuf text format; fails the test on error.
 OperatorDef ParseOp(const std::string& text);
 

@@ -1,7 +1,9 @@
-// The core's side of the plugin ABI: the LoomApi function table and the
-// structs behind its opaque handles.
-#ifndef LOOM_CORE_C_API_IMPL_H_
-#define LOOM_CORE_C_API_IMPL_H_
+// The structs behind the plugin ABI's opaque handles (LoomKernelInfo,
+// LoomKernelContext, LoomInferenceContext, LoomPrepareContext,
+// LoomWorkspace, LoomRegistrar), and GetLoomApi, the table the core gives
+// every plugin (api_table.cc).
+#ifndef LOOM_CORE_PLUGIN_API_HANDLES_H_
+#define LOOM_CORE_PLUGIN_API_HANDLES_H_
 
 #include <memory>
 #include <optional>
@@ -71,6 +73,15 @@ struct LoomPrepareContext {
 namespace loom {
 // The process-wide table given to every plugin.
 const LoomApi* GetLoomApi();
+
+// Each fills its part of the table (the files of core/plugin_api/).
+void FillAttributeApi(LoomApi* api);      // Info_*: an op's attributes (attribute_api.cc)
+void FillKernelContextApi(LoomApi* api);  // Ctx_*, Infer_*, Prepare_* (context_api.cc)
+void FillNestedNetApi(LoomApi* api);      // workspaces, nets, timestep executors (nested_net_api.cc)
+
+// Timestep executors made through the ABI and not yet released (for tests:
+// kernels must release theirs, so nothing grows across runs).
+int LiveTimestepExecutors();
 }  // namespace loom
 
-#endif  // LOOM_CORE_C_API_IMPL_H_
+#endif  // LOOM_CORE_PLUGIN_API_HANDLES_H_

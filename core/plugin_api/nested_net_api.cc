@@ -1,6 +1,7 @@
 // The nested-net part of the LoomApi table: workspaces, aliases, nets and
-// the timestep executor, for operators such as RecurrentNetwork.
-#include "core/c_api_nested.h"
+// timestep executors, for operators that run subgraphs (RecurrentNetwork,
+// If, Loop, Scan).
+#include "core/plugin_api/handles.h"
 
 #include <atomic>
 #include <map>
@@ -164,7 +165,7 @@ LoomStatus* RunTimesteps(LoomNet* const* nets, size_t count, const char* const* 
 
 }  // namespace
 
-void FillNestedApi(LoomApi* a) {
+void FillNestedNetApi(LoomApi* a) {
   a->Ctx_Workspace = Ctx_Workspace;
   a->Workspace_CreateChild = Workspace_CreateChild;
   a->Workspace_Release = Workspace_Release;

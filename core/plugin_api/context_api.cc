@@ -1,0 +1,129 @@
+// The Ctx_*, Infer_* and Prepare_* parts of the LoomApi table: what a
+// kernel sees of one run (inputs, outputs sized on request, threads,
+// stream), what a schema's inference sees, and what a kernel's prepare sees
+// at plan time.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/plugin_api/handles.h"
+#include "core/status_bridge.h"
+
+namespace loom {
+namespace {
+
+LoomStatus* Err(LoomStatusCode code, const std::string& m) { return new LoomStatus{code, m}; }
+
+size_t Ctx_NumInputs(const LoomKernelContext* c) { return c->inputs.size(); }
+const LoomTensor* Ctx_Input(const LoomKernelContext* c, size_t i) {
+  return i < c->inputs.size() && c->inputs[i] ? ToHandle(c->inputs[i]) : nullptr;
+}
+size_t Ctx_NumOutputs(const LoomKernelContext* c) { return c->outputs.size(); }
+int Ctx_OutputRequested(const LoomKernelContext* c, size_t i) { return i < c->outputs.size() && c->outputs[i] ? 1 : 0; }
+LoomStatus* Ctx_Output(LoomKernelContext* c, size_t i, LoomDataType dtype, const int64_t* dims, size_t rank,
+                       LoomTensor** out) {
+  if (i >= c->outputs.size() || c->outputs[i] == nullptr) {
+    return Err(LOOM_INVALID_ARGUMENT, absl::StrCat(*c->label, ": output ", i, " is not requested"));
+  }
+  DataType dt = static_cast<DataType>(dtype);
+  DataType want = c->output_dtypes[i];
+  if (want != DataType::kUndefined && want != dt) {
+    return Err(LOOM_INTERNAL, absl::StrCat(*c->label, ": kernel produced output ", i, " as ", DataTypeName(dt),
+                                           " but inference said ", DataTypeName(want)));
+  }
+  Tensor* t = c->outputs[i];
+  // Steady state: same dtype and shape as last run, nothing to do.
+  if (t->dtype() == dt && t->rank() == rank && (rank == 0 || std::equal(dims, dims + rank, t->dims().data())) &&
+      (t->num_elements() == 0 || t->raw_data() != nullptr)) {
+    *out = ToHandle(t);
+    return nullptr;
+  }
+  // An alias (a slice linked by the recurrent-network op) keeps its memory.
+  absl::Status s = t->ResizeOrCheckAlias(dt, Shape(dims, dims + rank));
+  if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat(*c->label, ": output ", i, ": ", s.message()));
+  *out = ToHandle(c->outputs[i]);
+  return nullptr;
+}
+LoomTensor* Ctx_OutputHandle(LoomKernelContext* c, size_t i) {
+  return i < c->outputs.size() && c->outputs[i] ? ToHandle(c->outputs[i]) : nullptr;
+}
+int Ctx_NumThreads(const LoomKernelContext* c) { return c->num_threads; }
+void* Ctx_Stream(const LoomKernelContext* c) { return c->stream; }
+
+const LoomKernelInfo* Infer_Info(const LoomInferenceContext* c) { return c->info; }
+size_t Infer_NumInputs(const LoomInferenceContext* c) { return c->input_dtypes.size(); }
+size_t Infer_NumOutputs(const LoomInferenceContext* c) { return c->output_dtypes.size(); }
+LoomDataType Infer_InputDType(const LoomInferenceContext* c, size_t i) {
+  return i < c->input_dtypes.size() ? static_cast<LoomDataType>(c->input_dtypes[i]) : LOOM_DTYPE_UNDEFINED;
+}
+int Infer_InputShape(const LoomInferenceContext* c, size_t i, const int64_t** dims, size_t* rank) {
+  if (i >= c->input_shapes.size() || !c->input_shapes[i]) return 0;
+  *dims = c->input_shapes[i]->data();
+  *rank = c->input_shapes[i]->size();
+  return 1;
+}
+const LoomTensor* Infer_InputConstant(const LoomInferenceContext* c, size_t i) {
+  return i < c->input_constants.size() && c->input_constants[i] ? ToHandle(c->input_constants[i]) : nullptr;
+}
+void Infer_SetOutputDType(LoomInferenceContext* c, size_t i, LoomDataType t) {
+  if (i < c->output_dtypes.size()) c->output_dtypes[i] = static_cast<DataType>(t);
+}
+void Infer_SetOutputShape(LoomInferenceContext* c, size_t i, const int64_t* dims, size_t rank) {
+  if (i < c->output_shapes.size()) c->output_shapes[i] = Shape(dims, dims + rank);
+}
+
+const LoomKernelInfo* Prepare_Info(const LoomPrepareContext* c) { return c->inference->info; }
+size_t Prepare_NumInputs(const LoomPrepareContext* c) { return Infer_NumInputs(c->inference); }
+size_t Prepare_NumOutputs(const LoomPrepareContext* c) { return Infer_NumOutputs(c->inference); }
+LoomDataType Prepare_InputDType(const LoomPrepareContext* c, size_t i) { return Infer_InputDType(c->inference, i); }
+int Prepare_InputShape(const LoomPrepareContext* c, size_t i, const int64_t** dims, size_t* rank) {
+  return Infer_InputShape(c->inference, i, dims, rank);
+}
+const LoomTensor* Prepare_InputConstant(const LoomPrepareContext* c, size_t i) {
+  return Infer_InputConstant(c->inference, i);
+}
+LoomDataType Prepare_OutputDType(const LoomPrepareContext* c, size_t i) {
+  const auto& d = c->inference->output_dtypes;
+  return i < d.size() ? static_cast<LoomDataType>(d[i]) : LOOM_DTYPE_UNDEFINED;
+}
+int Prepare_OutputShape(const LoomPrepareContext* c, size_t i, const int64_t** dims, size_t* rank) {
+  const auto& s = c->inference->output_shapes;
+  if (i >= s.size() || !s[i]) return 0;
+  *dims = s[i]->data();
+  *rank = s[i]->size();
+  return 1;
+}
+int Prepare_NumThreads(const LoomPrepareContext* c) { return c->num_threads; }
+const char* Prepare_Device(const LoomPrepareContext* c) { return c->device->c_str(); }
+
+}  // namespace
+
+void FillKernelContextApi(LoomApi* a) {
+  a->Ctx_NumInputs = Ctx_NumInputs;
+  a->Ctx_Input = Ctx_Input;
+  a->Ctx_NumOutputs = Ctx_NumOutputs;
+  a->Ctx_OutputRequested = Ctx_OutputRequested;
+  a->Ctx_Output = Ctx_Output;
+  a->Ctx_OutputHandle = Ctx_OutputHandle;
+  a->Ctx_NumThreads = Ctx_NumThreads;
+  a->Ctx_Stream = Ctx_Stream;
+  a->Infer_Info = Infer_Info;
+  a->Infer_NumInputs = Infer_NumInputs;
+  a->Infer_NumOutputs = Infer_NumOutputs;
+  a->Infer_InputDType = Infer_InputDType;
+  a->Infer_InputShape = Infer_InputShape;
+  a->Infer_InputConstant = Infer_InputConstant;
+  a->Infer_SetOutputDType = Infer_SetOutputDType;
+  a->Infer_SetOutputShape = Infer_SetOutputShape;
+  a->Prepare_Info = Prepare_Info;
+  a->Prepare_NumInputs = Prepare_NumInputs;
+  a->Prepare_NumOutputs = Prepare_NumOutputs;
+  a->Prepare_InputDType = Prepare_InputDType;
+  a->Prepare_InputShape = Prepare_InputShape;
+  a->Prepare_InputConstant = Prepare_InputConstant;
+  a->Prepare_OutputDType = Prepare_OutputDType;
+  a->Prepare_OutputShape = Prepare_OutputShape;
+  a->Prepare_NumThreads = Prepare_NumThreads;
+  a->Prepare_Device = Prepare_Device;
+}
+
+}  // namespace loom

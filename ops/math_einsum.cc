@@ -1,32 +1,23 @@
 // Schema of Einsum (ONNX opset 12): a general equation, with ellipsis and
 // the implicit output form.
-#include <string>
-
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 
 namespace loom {
 namespace ops {
-namespace {
 
-using sdk::Status;
-
-Status Einsum(sdk::Registrar& reg) {
-  sdk::SchemaBuilder s("Einsum");
-  s.Doc("ONNX Einsum-12: sum of products over the labels of `equation` (\"ij,jk->ik\"; letters are labels, "
-        "\"...\" stands for broadcast leading dims). Without \"->\" the output has the labels seen once, in "
-        "alphabetical order, after the ellipsis dims. Labels repeated in one operand take its diagonal.")
-      .SinceVersion(12)
-      .Input("Inputs", "T", LOOM_PARAM_VARIADIC, "one tensor per operand of the equation")
+sdk::Status RegisterMathEinsumSchemas(sdk::Registrar& reg) {
+  sdk::SchemaBuilder s = Schema("Einsum", 12,
+      "ONNX Einsum-12: sum of products over the labels of `equation` (\"ij,jk->ik\"; letters are labels, "
+      "\"...\" stands for broadcast leading dims). Without \"->\" the output has the labels seen once, in "
+      "alphabetical order, after the ellipsis dims. Labels repeated in one operand take its diagonal.");
+  s.Input("Inputs", "T", LOOM_PARAM_VARIADIC, "one tensor per operand of the equation")
       .Output("Output", "T", LOOM_PARAM_SINGLE, "the output labels' dims")
       .TypeConstraint("T", NumericTypes())
       .Attr("equation", LOOM_ATTR_STRING, true, "the einsum equation");
   return reg.Register(s);
 }
-
-}  // namespace
-
-sdk::Status RegisterMathEinsumSchemas(sdk::Registrar& reg) { return Einsum(reg); }
 
 }  // namespace ops
 }  // namespace loom

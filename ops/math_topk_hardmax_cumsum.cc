@@ -3,86 +3,70 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
 namespace ops {
 namespace {
 
-using sdk::InferenceContext;
-using sdk::Status;
-
 // TopK: Values like X with `axis` = K when K is constant; Indices int64.
-Status InferTopK(InferenceContext& ctx) {
+sdk::Status InferTopK(sdk::InferenceContext& ctx) {
   ctx.SetOutputDType(0, ctx.InputDType(0));
   ctx.SetOutputDType(1, LOOM_DTYPE_INT64);
   std::vector<int64_t> xs;
   sdk::Tensor k = ctx.InputConstant(1);
-  if (!ctx.InputShape(0, &xs) || !k.present() || k.num_elements() != 1 || k.dtype() != LOOM_DTYPE_INT64) {
-    return Status::Ok();
-  }
   int64_t axis = ctx.info().IntOr("axis", -1);
-  const int64_t rank = static_cast<int64_t>(xs.size());
-  if (axis < -rank || axis >= rank) return Status::Ok();  // the kernel reports it
-  if (axis < 0) axis += rank;
+  // An axis out of range: the kernel reports it.
+  if (!ctx.InputShape(0, &xs) || !k.present() || k.num_elements() != 1 || k.dtype() != LOOM_DTYPE_INT64 ||
+      !NormAxis(&axis, static_cast<int64_t>(xs.size()))) {
+    return sdk::Status::Ok();
+  }
   xs[axis] = k.data<int64_t>()[0];
   ctx.SetOutputShape(0, xs);
   ctx.SetOutputShape(1, xs);
-  return Status::Ok();
+  return sdk::Status::Ok();
 }
 
-Status TopK(sdk::Registrar& reg) {
-  sdk::SchemaBuilder tk("TopK");
-  tk.Doc("ONNX TopK-11: the K largest (or smallest) elements of X along `axis` and their int64 indices, "
-         "sorted (also for sorted = 0); equal values keep the lower index first; NaN counts as largest. K in "
-         "[0, X.shape[axis]].")
-      .SinceVersion(11)
-      .Input("X", "T", LOOM_PARAM_SINGLE, "rank >= 1")
+}  // namespace
+
+sdk::Status RegisterMathTopKHardmaxCumSumSchemas(sdk::Registrar& reg) {
+  const char* k_shape = "X's shape with `axis` = K";
+  sdk::SchemaBuilder tk = Schema("TopK", 11,
+      "ONNX TopK-11: the K largest (or smallest) elements of X along `axis` and their int64 indices, "
+      "sorted (also for sorted = 0); equal values keep the lower index first; NaN counts as largest. K in "
+      "[0, X.shape[axis]].");
+  tk.Input("X", "T", LOOM_PARAM_SINGLE, "rank >= 1")
       .Input("K", "tensor(int64)", LOOM_PARAM_SINGLE, "1-element 1-D tensor")
-      .Output("Values", "T", LOOM_PARAM_SINGLE, "X's shape with `axis` = K")
-      .Output("Indices", "tensor(int64)", LOOM_PARAM_SINGLE, "X's shape with `axis` = K")
+      .Output("Values", "T", LOOM_PARAM_SINGLE, k_shape)
+      .Output("Indices", "tensor(int64)", LOOM_PARAM_SINGLE, k_shape)
       .TypeConstraint("T", NumericTypes())
       .AttrInt("axis", -1, "the axis searched, in [-r, r-1]")
       .AttrInt("largest", 1, "1: the largest elements; 0: the smallest")
       .AttrInt("sorted", 1, "accepted; the output is always sorted")
       .Infer(Fn<InferTopK>());
-  return reg.Register(tk);
-}
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(tk));
 
-Status Hardmax(sdk::Registrar& reg) {
-  sdk::SchemaBuilder hm("Hardmax");
-  hm.Doc("ONNX Hardmax-13: 1 at the first maximum of `input` along `axis`, 0 elsewhere.")
-      .SinceVersion(13)
-      .Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 1")
+  sdk::SchemaBuilder hm = Schema("Hardmax", 13, "ONNX Hardmax-13: 1 at the first maximum of `input` along `axis`, 0 elsewhere.");
+  hm.Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 1")
       .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape")
       .TypeConstraint("T", FloatTypes())
       .AttrInt("axis", -1, "the axis, in [-r, r-1]")
-      .Infer(Fn<InferSameAsData>());
-  return reg.Register(hm);
-}
+      .Infer(Fn<InferLike<0, 0>>());
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(hm));
 
-Status CumSum(sdk::Registrar& reg) {
-  sdk::SchemaBuilder cs("CumSum");
-  cs.Doc("ONNX CumSum-14: cumulative sum of `x` along the axis given by the scalar input `axis`; `exclusive` "
-         "leaves out the element itself, `reverse` sums from the end.")
-      .SinceVersion(14)
-      .Input("x", "T", LOOM_PARAM_SINGLE, "rank >= 1")
+  sdk::SchemaBuilder cs = Schema("CumSum", 14,
+      "ONNX CumSum-14: cumulative sum of `x` along the axis given by the scalar input `axis`; `exclusive` "
+      "leaves out the element itself, `reverse` sums from the end.");
+  cs.Input("x", "T", LOOM_PARAM_SINGLE, "rank >= 1")
       .Input("axis", "T2", LOOM_PARAM_SINGLE, "0-D (or 1-element), in [-r, r-1]")
       .Output("y", "T", LOOM_PARAM_SINGLE, "x's shape")
       .TypeConstraint("T", NumericTypes())
       .TypeConstraint("T2", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
       .AttrInt("exclusive", 0, "1: y[i] sums x[0..i-1] (0 for the first)")
       .AttrInt("reverse", 0, "1: sum from the end of the axis")
-      .Infer(Fn<InferSameAsData>());
+      .Infer(Fn<InferLike<0, 0>>());
   return reg.Register(cs);
-}
-
-}  // namespace
-
-sdk::Status RegisterMathTopKHardmaxCumSumSchemas(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(TopK(reg));
-  LOOM_SDK_RETURN_IF_ERROR(Hardmax(reg));
-  return CumSum(reg);
 }
 
 }  // namespace ops

@@ -3,6 +3,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -11,11 +12,10 @@ namespace ops {
 sdk::Status RegisterNnBatchNormSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> f = FloatTypes();
   {
-    sdk::SchemaBuilder s("BatchNormalization");
-    s.Doc("ONNX BatchNormalization-15, inference: Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B per "
-          "channel of X [N, C, D...]. training_mode = 1 is not supported.")
-        .SinceVersion(15)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+    sdk::SchemaBuilder s = Schema("BatchNormalization", 15,
+        "ONNX BatchNormalization-15, inference: Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B per "
+        "channel of X [N, C, D...]. training_mode = 1 is not supported.");
+    s.Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
         .Input("scale", "T", LOOM_PARAM_SINGLE, "[C]")
         .Input("B", "T", LOOM_PARAM_SINGLE, "[C]")
         .Input("input_mean", "T", LOOM_PARAM_SINGLE, "[C]")

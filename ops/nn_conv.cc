@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/semantics/window.h"
 #include "ops/shape_inference.h"
 
@@ -29,47 +29,29 @@ LoomStatus* ConvInfer(LoomInferenceContext* c) {
 }  // namespace
 
 sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg) {
-  const std::vector<LoomDataType> f = FloatTypes();
-  {
-    sdk::SchemaBuilder s("Conv");
-    s.Doc("ONNX Conv-11: convolution (1-D to 3-D) of X [N, C, D...] with W [M, C / group, k...] and optional bias "
-          "B [M]; Y [N, M, D'...].")
-        .SinceVersion(11)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
-        .Input("W", "T", LOOM_PARAM_SINGLE, "[M, C / group, k1, ..., kn]")
-        .Input("B", "T", LOOM_PARAM_OPTIONAL, "[M]")
-        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, M, D1', ..., Dn']")
-        .TypeConstraint("T", f)
-        .AttrInt("group", 1, "number of groups; C and M divisible by it (group = C: depthwise)")
-        .Infer(&ConvInfer);
-    WindowAttrs(s);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    // Not an ONNX op: the importer (tools/onnx/fuse_conv_activation.h) makes
-    // it from a Conv whose output only feeds an activation, as ONNX Runtime's
-    // com.microsoft FusedConv. Default domain, so the checker and
-    // loom_inspect treat it like any other op.
-    sdk::SchemaBuilder s("FusedConv");
-    s.Doc("Conv (ONNX Conv-11, same inputs, outputs and attributes) followed by the elementwise `activation`; made "
-          "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).")
-        .SinceVersion(1)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
-        .Input("W", "T", LOOM_PARAM_SINGLE, "[M, C / group, k1, ..., kn]")
-        .Input("B", "T", LOOM_PARAM_OPTIONAL, "[M]")
-        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, M, D1', ..., Dn']")
-        .TypeConstraint("T", f)
-        .AttrInt("group", 1, "number of groups; C and M divisible by it (group = C: depthwise)")
-        .Attr("activation", LOOM_ATTR_STRING, true,
-              "Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)")
-        .Attr("activation_params", LOOM_ATTR_FLOATS, false,
-              "alpha for LeakyRelu (default 0.01); min, max for Clip (default unbounded); alpha, beta for "
-              "HardSigmoid (default 0.2, 0.5); none for the others")
-        .Infer(&ConvInfer);
-    WindowAttrs(s);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  return sdk::Status::Ok();
+  const char* w_doc = "[M, C / group, k1, ..., kn]";
+  const char* group_doc = "number of groups; C and M divisible by it (group = C: depthwise)";
+  sdk::SchemaBuilder conv = Schema("Conv", 11,
+      "ONNX Conv-11: convolution (1-D to 3-D) of X [N, C, D...] with W [M, C / group, k...] and optional bias "
+      "B [M]; Y [N, M, D'...].");
+  ConvSignature(conv, w_doc, group_doc, &ConvInfer);
+  WindowAttrs(conv);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(conv));
+  // Not an ONNX op: the importer (tools/onnx/fuse_conv_activation.h) makes
+  // it from a Conv whose output only feeds an activation, as ONNX Runtime's
+  // com.microsoft FusedConv. Default domain, so the checker and
+  // loom_inspect treat it like any other op.
+  sdk::SchemaBuilder fused = Schema("FusedConv", 1,
+      "Conv (ONNX Conv-11, same inputs, outputs and attributes) followed by the elementwise `activation`; made "
+      "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).");
+  ConvSignature(fused, w_doc, group_doc, &ConvInfer);
+  fused.Attr("activation", LOOM_ATTR_STRING, true,
+             "Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)")
+      .Attr("activation_params", LOOM_ATTR_FLOATS, false,
+            "alpha for LeakyRelu (default 0.01); min, max for Clip (default unbounded); alpha, beta for "
+            "HardSigmoid (default 0.2, 0.5); none for the others");
+  WindowAttrs(fused);
+  return reg.Register(fused);
 }
 
 }  // namespace ops

@@ -3,8 +3,8 @@
 // kernel reports the error.
 #include <vector>
 
-#include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/semantics/window.h"
 
 namespace loom {
@@ -45,32 +45,23 @@ LoomStatus* ConvTransposeInfer(LoomInferenceContext* c) {
 }  // namespace
 
 sdk::Status RegisterNnConvTransposeSchemas(sdk::Registrar& reg) {
-  {
-    sdk::SchemaBuilder s("ConvTranspose");
-    s.Doc("ONNX ConvTranspose-11: transposed convolution (1-D to 3-D) of X [N, C, D...] with W [C, M / group, k...] "
-          "and optional bias B [M]; Y [N, M, D'...] with D' = stride * (D - 1) + output_padding + (k - 1) * dilation "
-          "+ 1 - pad_begin - pad_end, or output_shape (pads then derived).")
-        .SinceVersion(11)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
-        .Input("W", "T", LOOM_PARAM_SINGLE, "[C, M / group, k1, ..., kn]")
-        .Input("B", "T", LOOM_PARAM_OPTIONAL, "[M]")
-        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, M, D1', ..., Dn']")
-        .TypeConstraint("T", FloatTypes())
-        .AttrInt("group", 1, "number of groups; C and M divisible by it")
-        .AttrString("auto_pad", "NOTSET",
-                    "NOTSET (use pads), SAME_UPPER / SAME_LOWER (output D * stride, odd padding at the end / "
-                    "beginning) or VALID (no padding)")
-        .Attr("kernel_shape", LOOM_ATTR_INTS, false, "spatial kernel size per axis (default: from W)")
-        .Attr("pads", LOOM_ATTR_INTS, false, "[x1_begin, ..., x1_end, ...] (default 0); ignored with output_shape")
-        .Attr("strides", LOOM_ATTR_INTS, false, "stride per spatial axis (default 1)")
-        .Attr("dilations", LOOM_ATTR_INTS, false, "dilation per spatial axis (default 1)")
-        .Attr("output_padding", LOOM_ATTR_INTS, false, "extra size added at the end of each spatial axis (default 0)")
-        .Attr("output_shape", LOOM_ATTR_INTS, false,
-              "spatial output size (or the full [N, M, D'...]); pads are then computed from it")
-        .Infer(&ConvTransposeInfer);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  return sdk::Status::Ok();
+  sdk::SchemaBuilder s = Schema("ConvTranspose", 11,
+      "ONNX ConvTranspose-11: transposed convolution (1-D to 3-D) of X [N, C, D...] with W [C, M / group, k...] "
+      "and optional bias B [M]; Y [N, M, D'...] with D' = stride * (D - 1) + output_padding + (k - 1) * dilation "
+      "+ 1 - pad_begin - pad_end, or output_shape (pads then derived).");
+  ConvSignature(s, "[C, M / group, k1, ..., kn]", "number of groups; C and M divisible by it",
+                &ConvTransposeInfer);
+  s.AttrString("auto_pad", "NOTSET",
+               "NOTSET (use pads), SAME_UPPER / SAME_LOWER (output D * stride, odd padding at the end / "
+               "beginning) or VALID (no padding)")
+      .Attr("kernel_shape", LOOM_ATTR_INTS, false, "spatial kernel size per axis (default: from W)")
+      .Attr("pads", LOOM_ATTR_INTS, false, "[x1_begin, ..., x1_end, ...] (default 0); ignored with output_shape")
+      .Attr("strides", LOOM_ATTR_INTS, false, "stride per spatial axis (default 1)")
+      .Attr("dilations", LOOM_ATTR_INTS, false, "dilation per spatial axis (default 1)")
+      .Attr("output_padding", LOOM_ATTR_INTS, false, "extra size added at the end of each spatial axis (default 0)")
+      .Attr("output_shape", LOOM_ATTR_INTS, false,
+            "spatial output size (or the full [N, M, D'...]); pads are then computed from it");
+  return reg.Register(s);
 }
 
 }  // namespace ops

@@ -3,11 +3,13 @@
 // and LpNormalization. ONNX semantics, opset noted per op. Shape inference
 // is lenient: shapes it cannot derive, or that are inconsistent, are left
 // unknown and the kernel reports the error with the shapes it gets.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -30,27 +32,12 @@ LoomStatus* LayerNormInfer(LoomInferenceContext* c) {
   std::vector<int64_t> x;
   if (!ctx.InputShape(0, &x)) return nullptr;
   ctx.SetOutputShape(0, x);
-  const int64_t rank = static_cast<int64_t>(x.size());
   int64_t axis = info.IntOr("axis", -1);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return nullptr;
+  if (!NormAxis(&axis, static_cast<int64_t>(x.size()))) return nullptr;
   std::vector<int64_t> stat = x;
-  for (int64_t d = axis; d < rank; ++d) stat[d] = 1;
+  std::fill(stat.begin() + axis, stat.end(), 1);
   for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, stat);
   return nullptr;
-}
-
-sdk::Status LpNormalization(sdk::Registrar& reg) {
-  sdk::SchemaBuilder lp("LpNormalization");
-  lp.Doc("ONNX LpNormalization-1: input divided by its L1 or L2 norm along `axis` (a zero line gives NaN).")
-      .SinceVersion(1)
-      .Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 1")
-      .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape")
-      .TypeConstraint("T", FloatTypes())
-      .AttrInt("axis", -1, "the axis, in [-r, r-1]")
-      .AttrInt("p", 2, "the norm's order: 1 or 2")
-      .Infer(Fn<InferSameAsData>());
-  return reg.Register(lp);
 }
 
 }  // namespace
@@ -58,12 +45,10 @@ sdk::Status LpNormalization(sdk::Registrar& reg) {
 sdk::Status RegisterNnNormalizationSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> f = FloatTypes();
   {
-    sdk::SchemaBuilder s("LayerNormalization");
-    s.Doc("ONNX LayerNormalization-17: normalizes X over its dims [axis, rank): Y = (X - Mean) * InvStdDev * Scale "
+    sdk::SchemaBuilder s = Schema("LayerNormalization", 17, "ONNX LayerNormalization-17: normalizes X over its dims [axis, rank): Y = (X - Mean) * InvStdDev * Scale "
           "+ B, InvStdDev = 1 / sqrt(Var + epsilon); Scale and B broadcast to X.shape[axis:]. Statistics are "
-          "computed in stash_type.")
-        .SinceVersion(17)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "any rank >= 1")
+          "computed in stash_type.");
+    s.Input("X", "T", LOOM_PARAM_SINGLE, "any rank >= 1")
         .Input("Scale", "T", LOOM_PARAM_SINGLE, "broadcastable to X.shape[axis:]")
         .Input("B", "T", LOOM_PARAM_OPTIONAL, "broadcastable to X.shape[axis:]")
         .Output("Y", "T", LOOM_PARAM_SINGLE, "X's shape")
@@ -78,11 +63,9 @@ sdk::Status RegisterNnNormalizationSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("InstanceNormalization");
-    s.Doc("ONNX InstanceNormalization-6: y = scale * (x - mean) / sqrt(variance + epsilon) + B, mean and variance "
-          "per instance and channel over the spatial dims of input [N, C, D...].")
-        .SinceVersion(6)
-        .Input("input", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+    sdk::SchemaBuilder s = Schema("InstanceNormalization", 6, "ONNX InstanceNormalization-6: y = scale * (x - mean) / sqrt(variance + epsilon) + B, mean and variance "
+          "per instance and channel over the spatial dims of input [N, C, D...].");
+    s.Input("input", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
         .Input("scale", "T", LOOM_PARAM_SINGLE, "[C]")
         .Input("B", "T", LOOM_PARAM_SINGLE, "[C]")
         .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape")
@@ -92,12 +75,10 @@ sdk::Status RegisterNnNormalizationSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("LRN");
-    s.Doc("ONNX LRN-13, local response normalization across channels of X [N, C, D...]: "
+    sdk::SchemaBuilder s = Schema("LRN", 13, "ONNX LRN-13, local response normalization across channels of X [N, C, D...]: "
           "Y = X / (bias + alpha / size * square_sum) ^ beta, square_sum over channels "
-          "[c - floor((size - 1) / 2), c + ceil((size - 1) / 2)].")
-        .SinceVersion(13)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
+          "[c - floor((size - 1) / 2), c + ceil((size - 1) / 2)].");
+    s.Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
         .Output("Y", "T", LOOM_PARAM_SINGLE, "X's shape")
         .TypeConstraint("T", f)
         .AttrFloat("alpha", 1e-4f, "scale of the square sum")
@@ -108,17 +89,23 @@ sdk::Status RegisterNnNormalizationSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("MeanVarianceNormalization");
-    s.Doc("ONNX MeanVarianceNormalization-13: Y = (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9), expectations over "
-          "`axes`.")
-        .SinceVersion(13)
-        .Input("X", "T").Output("Y", "T")
+    sdk::SchemaBuilder s = Schema("MeanVarianceNormalization", 13, "ONNX MeanVarianceNormalization-13: Y = (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9), expectations over "
+          "`axes`.");
+    s.Input("X", "T").Output("Y", "T")
         .TypeConstraint("T", f)
         .AttrInts("axes", {0, 2, 3}, "dims the mean and variance are taken over; negative counts from the back")
         .Infer(&SameShapeAsInput0);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
-  return LpNormalization(reg);
+  sdk::SchemaBuilder lp = Schema("LpNormalization", 1,
+      "ONNX LpNormalization-1: input divided by its L1 or L2 norm along `axis` (a zero line gives NaN).");
+  lp.Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 1")
+      .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape")
+      .TypeConstraint("T", f)
+      .AttrInt("axis", -1, "the axis, in [-r, r-1]")
+      .AttrInt("p", 2, "the norm's order: 1 or 2")
+      .Infer(Fn<InferLike<0, 0>>());
+  return reg.Register(lp);
 }
 
 }  // namespace ops

@@ -6,6 +6,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -13,38 +14,19 @@ namespace ops {
 
 sdk::Status RegisterNnPoolSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> f = FloatTypes();
-  {
-    std::vector<LoomDataType> t = f;
-    t.push_back(LOOM_DTYPE_INT8);
-    t.push_back(LOOM_DTYPE_UINT8);
-    sdk::SchemaBuilder s("MaxPool");
-    s.Doc("ONNX MaxPool-12 over X [N, C, D...]: the maximum of each window (padding never wins). Indices holds the "
-          "flat index into X of each maximum.")
-        .SinceVersion(12)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
-        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, C, D1', ..., Dn']")
-        .Output("Indices", "tensor(int64)", LOOM_PARAM_OPTIONAL, "flat index into X of each maximum")
-        .TypeConstraint("T", t)
-        .AttrInt("ceil_mode", 0, "nonzero: output sizes rounded up instead of down")
-        .AttrInt("storage_order", 0, "Indices over the spatial dims in row-major (0) or column-major (1) order")
-        .Infer(&PoolShapes);
-    WindowAttrs(s);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s("AveragePool");
-    s.Doc("ONNX AveragePool-19 over X [N, C, D...]: the mean of each window, over its taps inside X "
-          "(count_include_pad = 0) or inside X and its explicit padding (count_include_pad = 1).")
-        .SinceVersion(19)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[N, C, D1, ..., Dn]")
-        .Output("Y", "T", LOOM_PARAM_SINGLE, "[N, C, D1', ..., Dn']")
-        .TypeConstraint("T", f)
-        .AttrInt("ceil_mode", 0, "nonzero: output sizes rounded up instead of down")
-        .AttrInt("count_include_pad", 0, "nonzero: padding counts in the divisor")
-        .Infer(&PoolShapes);
-    WindowAttrs(s);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
+  std::vector<LoomDataType> max_types = f;
+  max_types.insert(max_types.end(), {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8});
+  sdk::SchemaBuilder max = PoolSchema("MaxPool", 12,
+      "ONNX MaxPool-12 over X [N, C, D...]: the maximum of each window (padding never wins). Indices holds the "
+      "flat index into X of each maximum.", max_types);
+  max.Output("Indices", "tensor(int64)", LOOM_PARAM_OPTIONAL, "flat index into X of each maximum")
+      .AttrInt("storage_order", 0, "Indices over the spatial dims in row-major (0) or column-major (1) order");
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(max));
+  sdk::SchemaBuilder avg = PoolSchema("AveragePool", 19,
+      "ONNX AveragePool-19 over X [N, C, D...]: the mean of each window, over its taps inside X "
+      "(count_include_pad = 0) or inside X and its explicit padding (count_include_pad = 1).", f);
+  avg.AttrInt("count_include_pad", 0, "nonzero: padding counts in the divisor");
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(avg));
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
     sdk::SchemaBuilder s(op);
     s.Doc(std::string("ONNX ") + op + "-1: pools all spatial dims of X [N, C, D...] to Y [N, C, 1, ...].")

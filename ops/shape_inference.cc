@@ -1,5 +1,6 @@
 #include "ops/shape_inference.h"
 
+#include "ops/semantics/common.h"
 #include "ops/semantics/shape_math.h"
 #include "ops/semantics/window.h"
 
@@ -121,12 +122,8 @@ LoomStatus* BroadcastShapes(LoomInferenceContext* c) {
     if (i == 0) {
       out = s;
     } else if (!Broadcast(out, s, &next)) {
-      auto str = [](const std::vector<int64_t>& v) {
-        std::string r = "[";
-        for (size_t k = 0; k < v.size(); ++k) r += (k ? ", " : "") + std::to_string(v[k]);
-        return r + "]";
-      };
-      std::string msg = "input " + std::to_string(i) + " of shape " + str(s) + " does not broadcast with " + str(out);
+      std::string msg = "input " + std::to_string(i) + " of shape " + semantics::ShapeStr(s) +
+                        " does not broadcast with " + semantics::ShapeStr(out);
       return sdk::Api().CreateStatus(LOOM_INVALID_ARGUMENT, msg.c_str());
     } else {
       out = next;
@@ -136,21 +133,10 @@ LoomStatus* BroadcastShapes(LoomInferenceContext* c) {
   return nullptr;
 }
 
-sdk::Status InferSameAsData(sdk::InferenceContext& ctx) {
-  ctx.SetOutputDType(0, ctx.InputDType(0));
-  std::vector<int64_t> ds;
-  if (ctx.InputShape(0, &ds)) ctx.SetOutputShape(0, ds);
-  return sdk::Status::Ok();
-}
-
-void WindowAttrs(sdk::SchemaBuilder& s) {
-  s.AttrString("auto_pad", "NOTSET",
-               "NOTSET (use pads), SAME_UPPER / SAME_LOWER (output ceil(in / stride), odd padding at the end / "
-               "beginning) or VALID (no padding)")
-      .Attr("kernel_shape", LOOM_ATTR_INTS, false, "spatial kernel size per axis")
-      .Attr("pads", LOOM_ATTR_INTS, false, "[x1_begin, x2_begin, ..., x1_end, x2_end, ...] (default 0)")
-      .Attr("strides", LOOM_ATTR_INTS, false, "stride per spatial axis (default 1)")
-      .Attr("dilations", LOOM_ATTR_INTS, false, "dilation per spatial axis (default 1)");
+bool NormAxis(int64_t* axis, int64_t rank) {
+  if (*axis < -rank || *axis >= rank) return false;
+  if (*axis < 0) *axis += rank;
+  return true;
 }
 
 }  // namespace ops

@@ -16,6 +16,12 @@ LoomStatus* SameShapeAsInput0(LoomInferenceContext* ctx);
 // Output 0 has the numpy broadcast of all present inputs' shapes; an error
 // when they do not broadcast.
 LoomStatus* BroadcastShapes(LoomInferenceContext* ctx);
+// Output 0 is `kDType` with the broadcast shape of the inputs (comparisons: bool).
+template <LoomDataType kDType>
+LoomStatus* BroadcastShapesAs(LoomInferenceContext* c) {
+  sdk::InferenceContext(c).SetOutputDType(0, kDType);
+  return BroadcastShapes(c);
+}
 // Numpy broadcast of two shapes; false if incompatible.
 bool Broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out);
 
@@ -47,13 +53,33 @@ LoomStatus* PoolShapes(LoomInferenceContext* ctx);
 // GlobalAveragePool / GlobalMaxPool / GlobalLpPool: Y [N, C, 1...].
 LoomStatus* GlobalPoolShapes(LoomInferenceContext* ctx);
 
-// Output 0 has input 0's dtype and shape (ScatterElements, ScatterND,
-// CumSum, Hardmax, LpNormalization).
-sdk::Status InferSameAsData(sdk::InferenceContext& ctx);
+// Output 0 has input kDType's dtype and input kShape's shape (when known):
+// <0, 0> for ScatterElements, ScatterND, CumSum, Hardmax, LpNormalization;
+// <1, 0> for CastLike; <0, 1> for GatherElements.
+template <size_t kDType, size_t kShape>
+sdk::Status InferLike(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(kDType));
+  std::vector<int64_t> s;
+  if (ctx.InputShape(kShape, &s)) ctx.SetOutputShape(0, s);
+  return sdk::Status::Ok();
+}
 
-// The window attributes Conv, FusedConv and the pools share (auto_pad,
-// kernel_shape, pads, strides, dilations): schema attributes, not inference.
-void WindowAttrs(sdk::SchemaBuilder& s);
+// Output 0 is `kDType`; its shape is left unknown (NonZero: int64).
+template <LoomDataType kDType>
+sdk::Status OutputDType(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, kDType);
+  return sdk::Status::Ok();
+}
+
+// Output 0 is `kDType` with input 0's shape when known (IsNaN, IsInf: bool).
+template <LoomDataType kDType>
+LoomStatus* SameShapeAs(LoomInferenceContext* c) {
+  sdk::InferenceContext(c).SetOutputDType(0, kDType);
+  return SameShapeAsInput0(c);
+}
+
+// Maps axis from [-rank, rank - 1] to [0, rank - 1]; false if outside.
+bool NormAxis(int64_t* axis, int64_t rank);
 
 }  // namespace ops
 }  // namespace loom

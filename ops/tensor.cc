@@ -16,6 +16,9 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
+#include "ops/semantics/common.h"
+#include "ops/semantics/shape_math.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -25,32 +28,13 @@ namespace {
 using sdk::InferenceContext;
 using sdk::KernelInfo;
 using sdk::Status;
+using semantics::Product;
+using semantics::ShapeStr;
 
-
-std::string Str(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-
-
-// Maps axis from [-rank, rank - 1] to [0, rank - 1]; false if outside.
-bool NormAxis(int64_t* axis, int64_t rank) {
-  if (*axis < -rank || *axis >= rank) return false;
-  if (*axis < 0) *axis += rank;
-  return true;
-}
 
 Status BadAxis(const char* op, const char* what, int64_t axis, int64_t rank) {
   return sdk::InvalidArgument(std::string(op) + ": " + what + " " + std::to_string(axis) + " is out of range for rank " +
                               std::to_string(rank));
-}
-
-int64_t Product(const std::vector<int64_t>& s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= s[i];
-  return p;
 }
 
 // ---- Concat -----------------------------------------------------------------
@@ -66,8 +50,8 @@ Status InferConcat(InferenceContext& ctx) {
     bool same = s.size() == out.size();
     for (int64_t d = 0; same && d < rank; ++d) same = d == axis || s[d] == out[d];
     if (!same) {
-      return sdk::InvalidArgument("Concat: input " + std::to_string(i) + " has shape " + Str(s) +
-                                  ", which differs from " + Str(out) + " outside axis " + std::to_string(axis));
+      return sdk::InvalidArgument("Concat: input " + std::to_string(i) + " has shape " + ShapeStr(s) +
+                                  ", which differs from " + ShapeStr(out) + " outside axis " + std::to_string(axis));
     }
     out[axis] += s[axis];
   }
@@ -103,7 +87,7 @@ Status InferSplit(InferenceContext& ctx) {
   for (int64_t s : sizes) sum += s;
   if (static_cast<int64_t>(sizes.size()) != n_out || sum != in[axis] ||
       std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; })) {
-    return sdk::InvalidArgument("Split: split " + Str(sizes) + " does not divide dim " + std::to_string(in[axis]) +
+    return sdk::InvalidArgument("Split: split " + ShapeStr(sizes) + " does not divide dim " + std::to_string(in[axis]) +
                                 " of axis " + std::to_string(axis) + " into " + std::to_string(n_out) + " outputs");
   }
   for (int64_t i = 0; i < n_out; ++i) {
@@ -183,15 +167,15 @@ Status InferReshape(InferenceContext& ctx) {
   int64_t infer_at = -1, product = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer_at >= 0) return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " has more than one -1");
+      if (infer_at >= 0) return sdk::InvalidArgument("Reshape: shape " + ShapeStr(shape) + " has more than one -1");
       infer_at = static_cast<int64_t>(i);
       continue;
     }
-    if (shape[i] < -1) return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " has a negative dim other than -1");
+    if (shape[i] < -1) return sdk::InvalidArgument("Reshape: shape " + ShapeStr(shape) + " has a negative dim other than -1");
     if (shape[i] == 0 && !allowzero) {
       if (!known) return Status::Ok();
       if (i >= in.size()) {
-        return sdk::InvalidArgument("Reshape: shape " + Str(shape) + " copies dim " + std::to_string(i) +
+        return sdk::InvalidArgument("Reshape: shape " + ShapeStr(shape) + " copies dim " + std::to_string(i) +
                                     " (0) of a rank-" + std::to_string(in.size()) + " input");
       }
       shape[i] = in[i];
@@ -205,12 +189,12 @@ Status InferReshape(InferenceContext& ctx) {
   const int64_t n = Product(in, 0, in.size());
   if (infer_at >= 0) {
     if (product == 0 || n % product != 0) {
-      return sdk::InvalidArgument("Reshape: cannot infer the -1 of " + Str(shape) + " for input " + Str(in));
+      return sdk::InvalidArgument("Reshape: cannot infer the -1 of " + ShapeStr(shape) + " for input " + ShapeStr(in));
     }
     shape[infer_at] = n / product;
     product *= shape[infer_at];
   }
-  if (product != n) return sdk::InvalidArgument("Reshape: input " + Str(in) + " cannot be reshaped to " + Str(shape));
+  if (product != n) return sdk::InvalidArgument("Reshape: input " + ShapeStr(in) + " cannot be reshaped to " + ShapeStr(shape));
   ctx.SetOutputShape(0, shape);
   return Status::Ok();
 }
@@ -227,7 +211,7 @@ Status InferTranspose(InferenceContext& ctx) {
   for (int64_t p : perm) {
     int64_t a = p;
     if (static_cast<int64_t>(perm.size()) != rank || !NormAxis(&a, rank) || seen[a]) {
-      return sdk::InvalidArgument("Transpose: perm " + Str(perm) + " is not a permutation of the " +
+      return sdk::InvalidArgument("Transpose: perm " + ShapeStr(perm) + " is not a permutation of the " +
                                   std::to_string(rank) + " axes");
     }
     seen[a] = true;
@@ -268,7 +252,7 @@ Status InferSqueeze(InferenceContext& ctx) {
     int64_t n = a;
     if (!NormAxis(&n, rank)) return BadAxis("Squeeze", "axis", a, rank);
     if (in[n] != 1) {
-      return sdk::InvalidArgument("Squeeze: axis " + std::to_string(a) + " of input " + Str(in) + " is not 1");
+      return sdk::InvalidArgument("Squeeze: axis " + std::to_string(a) + " of input " + ShapeStr(in) + " is not 1");
     }
     drop[n] = true;
   }
@@ -321,9 +305,8 @@ Status InferCast(InferenceContext& ctx) {
     return sdk::InvalidArgument("Cast: attribute 'to' = " + std::to_string(to) +
                                 " is not a dtype Loom supports (ONNX TensorProto.DataType codes)");
   }
+  InferLike<0, 0>(ctx);
   ctx.SetOutputDType(0, static_cast<LoomDataType>(to));
-  std::vector<int64_t> s;
-  if (ctx.InputShape(0, &s)) ctx.SetOutputShape(0, s);
   return Status::Ok();
 }
 
@@ -391,29 +374,26 @@ Status InferDropout(InferenceContext& ctx) {
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
   const std::vector<LoomDataType> index = {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64};
-  const char* kAll = "any dtype: the op only moves bytes";
   {
-    sdk::SchemaBuilder s("Concat");
-    s.Doc("ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
-          "Zero-size inputs are allowed.")
-        .SinceVersion(13)
-        .Input("inputs", "T", LOOM_PARAM_VARIADIC, "tensors of equal rank >= 1")
+    sdk::SchemaBuilder s = Schema("Concat", 13,
+        "ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
+        "Zero-size inputs are allowed.");
+    s.Input("inputs", "T", LOOM_PARAM_VARIADIC, "tensors of equal rank >= 1")
         .Output("concat_result", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .Attr("axis", LOOM_ATTR_INT, true, "the axis to join on, in [-r, r-1]")
         .Infer(Fn<&InferConcat>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Split");
-    s.Doc("ONNX Split-18: splits `input` along `axis` into the outputs, by the sizes in `split` (the optional "
-          "input of opset 13+, or the attribute of opset 2-11), else into equal parts (the last one smaller "
-          "when the dim does not divide; num_outputs, opset 18, must then equal the number of outputs).")
-        .SinceVersion(18)
-        .Input("input", "T")
+    sdk::SchemaBuilder s = Schema("Split", 18,
+        "ONNX Split-18: splits `input` along `axis` into the outputs, by the sizes in `split` (the optional "
+        "input of opset 13+, or the attribute of opset 2-11), else into equal parts (the last one smaller "
+        "when the dim does not divide; num_outputs, opset 18, must then equal the number of outputs).");
+    s.Input("input", "T")
         .Input("split", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D sizes of the outputs along axis; sum = the dim")
         .Output("outputs", "T", LOOM_PARAM_VARIADIC)
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .AttrInt("axis", 0, "the axis to split, in [-r, r-1]")
         .Attr("num_outputs", LOOM_ATTR_INT, false, "opset 18: the number of equal parts")
         .Attr("split", LOOM_ATTR_INTS, false, "opset 2-11 form of the split input")
@@ -421,18 +401,17 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Slice");
-    s.Doc("ONNX Slice-13: data[starts:ends:steps] on `axes` (default 0..n-1; steps default 1). Negative "
-          "starts/ends count from the end of the dim, out-of-range ones clamp (INT64_MAX = to the end); "
-          "negative steps walk backwards. The opset-1 form gives starts/ends/axes as attributes instead.")
-        .SinceVersion(13)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Slice", 13,
+        "ONNX Slice-13: data[starts:ends:steps] on `axes` (default 0..n-1; steps default 1). Negative "
+        "starts/ends count from the end of the dim, out-of-range ones clamp (INT64_MAX = to the end); "
+        "negative steps walk backwards. The opset-1 form gives starts/ends/axes as attributes instead.");
+    s.Input("data", "T")
         .Input("starts", "Tind", LOOM_PARAM_OPTIONAL, "1-D; required unless the opset-1 attributes are used")
         .Input("ends", "Tind", LOOM_PARAM_OPTIONAL, "1-D, the length of starts")
         .Input("axes", "Tind", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1], no repeats")
         .Input("steps", "Tind", LOOM_PARAM_OPTIONAL, "1-D, nonzero")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .TypeConstraint("Tind", index)
         .Attr("starts", LOOM_ATTR_INTS, false, "opset-1 form of the starts input")
         .Attr("ends", LOOM_ATTR_INTS, false, "opset-1 form of the ends input")
@@ -441,117 +420,108 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Reshape");
-    s.Doc("ONNX Reshape-14: data with the dims in `shape`; 0 copies the input's dim at that index (unless "
-          "allowzero = 1, when 0 is a zero dim) and one -1 is inferred from the element count.")
-        .SinceVersion(14)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Reshape", 14,
+        "ONNX Reshape-14: data with the dims in `shape`; 0 copies the input's dim at that index (unless "
+        "allowzero = 1, when 0 is a zero dim) and one -1 is inferred from the element count.");
+    s.Input("data", "T")
         .Input("shape", "tensor(int64)", LOOM_PARAM_SINGLE, "1-D, the new dims")
         .Output("reshaped", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .AttrInt("allowzero", 0, "1: a 0 in shape is a zero dim rather than a copy")
         .InPlace(0, 0)
         .Infer(Fn<&InferReshape>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Transpose");
-    s.Doc("ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.")
-        .SinceVersion(13)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Transpose", 13,
+        "ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.");
+    s.Input("data", "T")
         .Output("transposed", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .Attr("perm", LOOM_ATTR_INTS, false, "a permutation of the axes (negative entries count from the end)")
         .Infer(Fn<&InferTranspose>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Flatten");
-    s.Doc("ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].")
-        .SinceVersion(13)
-        .Input("input", "T")
+    sdk::SchemaBuilder s = Schema("Flatten", 13,
+        "ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].");
+    s.Input("input", "T")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .AttrInt("axis", 1, "in [-r, r]")
         .InPlace(0, 0)
         .Infer(Fn<&InferFlatten>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Squeeze");
-    s.Doc("ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
-          "attribute of opset 1-11); without axes, every size-1 dim.")
-        .SinceVersion(13)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Squeeze", 13,
+        "ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
+        "attribute of opset 1-11); without axes, every size-1 dim.");
+    s.Input("data", "T")
         .Input("axes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1]")
         .Output("squeezed", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .Attr("axes", LOOM_ATTR_INTS, false, "opset 1-11 form of the axes input")
         .InPlace(0, 0)
         .Infer(Fn<&InferSqueeze>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Unsqueeze");
-    s.Doc("ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
-          "attribute of opset 1-11).")
-        .SinceVersion(13)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Unsqueeze", 13,
+        "ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
+        "attribute of opset 1-11).");
+    s.Input("data", "T")
         .Input("axes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, in [-R, R-1] for the output rank R; required "
                "unless the opset 1-11 attribute is used")
         .Output("expanded", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .Attr("axes", LOOM_ATTR_INTS, false, "opset 1-11 form of the axes input")
         .InPlace(0, 0)
         .Infer(Fn<&InferUnsqueeze>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Gather");
-    s.Doc("ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
-          "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.")
-        .SinceVersion(13)
-        .Input("data", "T", LOOM_PARAM_SINGLE, "rank >= 1")
+    sdk::SchemaBuilder s = Schema("Gather", 13,
+        "ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
+        "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.");
+    s.Input("data", "T", LOOM_PARAM_SINGLE, "rank >= 1")
         .Input("indices", "Tind", LOOM_PARAM_SINGLE, "any shape, values in [-s, s-1] for s = data.dims[axis]")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .TypeConstraint("Tind", index)
         .AttrInt("axis", 0, "in [-r, r-1]")
         .Infer(Fn<&InferGather>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Cast");
-    s.Doc("ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
-          "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
-          "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.")
-        .SinceVersion(13)
-        .Input("input", "T1")
+    sdk::SchemaBuilder s = Schema("Cast", 13,
+        "ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
+        "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
+        "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.");
+    s.Input("input", "T1")
         .Output("output", "T2")
         .TypeConstraint("T1", all)
         .TypeConstraint("T2", all)
         .Attr("to", LOOM_ATTR_INT, true, "the output dtype")
-        .AttrInt("saturate", 1, "opset 19; applies to float8 types only, which Loom does not have")
+        .AttrInt("saturate", 1, kSaturateDoc)
         .Infer(Fn<&InferCast>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Identity");
-    s.Doc("ONNX Identity-16 (tensors): output = input.")
-        .SinceVersion(16)
-        .Input("input", "T")
+    sdk::SchemaBuilder s = Schema("Identity", 16,
+        "ONNX Identity-16 (tensors): output = input.");
+    s.Input("input", "T")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .InPlace(0, 0)
         .Infer(&SameShapeAsInput0);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Constant");
-    s.Doc("ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
-          "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.")
-        .SinceVersion(13)
-        .Output("output", "T")
+    sdk::SchemaBuilder s = Schema("Constant", 13,
+        "ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
+        "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.");
+    s.Output("output", "T")
         .TypeConstraint("T", all)
         .Attr("value", LOOM_ATTR_TENSOR, false, "the output tensor")
         .Attr("value_float", LOOM_ATTR_FLOAT, false, "a float32 scalar")
@@ -564,11 +534,10 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Shape");
-    s.Doc("ONNX Shape-15: the input's dims[start:end] as 1-D int64 (negative start/end count from the end, "
-          "both clamp to [0, r]).")
-        .SinceVersion(15)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Shape", 15,
+        "ONNX Shape-15: the input's dims[start:end] as 1-D int64 (negative start/end count from the end, "
+        "both clamp to [0, r]).");
+    s.Input("data", "T")
         .Output("shape", "tensor(int64)")
         .TypeConstraint("T", all, "any dtype")
         .AttrInt("start", 0, "first axis")
@@ -577,17 +546,16 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Dropout");
-    s.Doc("ONNX Dropout-13, inference: output = data and mask (if requested) all true. training_mode = true "
-          "is not implemented unless ratio is 0 (then it is the identity too). The opset-7/10 ratio "
-          "attribute is accepted.")
-        .SinceVersion(13)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Dropout", 13,
+        "ONNX Dropout-13, inference: output = data and mask (if requested) all true. training_mode = true "
+        "is not implemented unless ratio is 0 (then it is the identity too). The opset-7/10 ratio "
+        "attribute is accepted.");
+    s.Input("data", "T")
         .Input("ratio", "T1", LOOM_PARAM_OPTIONAL, "scalar in [0, 1), default 0.5")
         .Input("training_mode", "T2", LOOM_PARAM_OPTIONAL, "scalar bool, default false")
         .Output("output", "T")
         .Output("mask", "T2", LOOM_PARAM_OPTIONAL, "bool, data's shape")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .TypeConstraint("T1", FloatTypes())
         .TypeConstraint("T2", {LOOM_DTYPE_BOOL})
         .Attr("seed", LOOM_ATTR_INT, false, "random seed (unused in inference)")

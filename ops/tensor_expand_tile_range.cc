@@ -12,6 +12,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -76,13 +77,11 @@ Status InferEyeLike(InferenceContext& ctx) {
 
 sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
-  const char* kAll = "any dtype: the op only moves bytes";
   {
-    sdk::SchemaBuilder s("ConstantOfShape");
-    s.Doc("ONNX ConstantOfShape-20: a tensor of dims `input` filled with the one element of `value` "
-          "(default a float32 0).")
-        .SinceVersion(20)
-        .Input("input", "T1", LOOM_PARAM_SINGLE, "1-D int64, the output dims (>= 0); empty gives a scalar")
+    sdk::SchemaBuilder s = Schema("ConstantOfShape", 20,
+        "ONNX ConstantOfShape-20: a tensor of dims `input` filled with the one element of `value` "
+        "(default a float32 0).");
+    s.Input("input", "T1", LOOM_PARAM_SINGLE, "1-D int64, the output dims (>= 0); empty gives a scalar")
         .Output("output", "T2")
         .TypeConstraint("T1", {LOOM_DTYPE_INT64})
         .TypeConstraint("T2", all)
@@ -91,10 +90,9 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Size");
-    s.Doc("ONNX Size-13: the input's element count as an int64 scalar.")
-        .SinceVersion(13)
-        .Input("data", "T")
+    sdk::SchemaBuilder s = Schema("Size", 13,
+        "ONNX Size-13: the input's element count as an int64 scalar.");
+    s.Input("data", "T")
         .Output("size", "T1")
         .TypeConstraint("T", all, "any dtype")
         .TypeConstraint("T1", {LOOM_DTYPE_INT64})
@@ -102,35 +100,32 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Expand");
-    s.Doc("ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
-          "both, so a 1 in shape keeps the input's dim.")
-        .SinceVersion(13)
-        .Input("input", "T")
+    sdk::SchemaBuilder s = Schema("Expand", 13,
+        "ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
+        "both, so a 1 in shape keeps the input's dim.");
+    s.Input("input", "T")
         .Input("shape", "tensor(int64)", LOOM_PARAM_SINGLE, "1-D")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .Infer(Fn<&InferExpand>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Tile");
-    s.Doc("ONNX Tile-13: the input repeated repeats[i] times along axis i.")
-        .SinceVersion(13)
-        .Input("input", "T")
+    sdk::SchemaBuilder s = Schema("Tile", 13,
+        "ONNX Tile-13: the input repeated repeats[i] times along axis i.");
+    s.Input("input", "T")
         .Input("repeats", "T1", LOOM_PARAM_SINGLE, "1-D int64 of length rank, each >= 0")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .TypeConstraint("T1", {LOOM_DTYPE_INT64})
         .Infer(Fn<&InferTile>());
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Range");
-    s.Doc("ONNX Range-11: 1-D [start, start + delta, ...] with max(ceil((limit - start) / delta), 0) "
-          "elements; element i is start + i * delta.")
-        .SinceVersion(11)
-        .Input("start", "T", LOOM_PARAM_SINGLE, "scalar")
+    sdk::SchemaBuilder s = Schema("Range", 11,
+        "ONNX Range-11: 1-D [start, start + delta, ...] with max(ceil((limit - start) / delta), 0) "
+        "elements; element i is start + i * delta.");
+    s.Input("start", "T", LOOM_PARAM_SINGLE, "scalar")
         .Input("limit", "T", LOOM_PARAM_SINGLE, "scalar, exclusive")
         .Input("delta", "T", LOOM_PARAM_SINGLE, "scalar, nonzero")
         .Output("output", "T")
@@ -139,24 +134,22 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Trilu");
-    s.Doc("ONNX Trilu-14: keeps the upper (upper = 1: j - i >= k) or lower (j - i <= k) triangle of the last "
-          "two dims of the input (rank >= 2), zeroing the rest.")
-        .SinceVersion(14)
-        .Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 2")
+    sdk::SchemaBuilder s = Schema("Trilu", 14,
+        "ONNX Trilu-14: keeps the upper (upper = 1: j - i >= k) or lower (j - i <= k) triangle of the last "
+        "two dims of the input (rank >= 2), zeroing the rest.");
+    s.Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 2")
         .Input("k", "tensor(int64)", LOOM_PARAM_OPTIONAL, "scalar diagonal offset, default 0")
         .Output("output", "T")
-        .TypeConstraint("T", all, kAll)
+        .TypeConstraint("T", all, kMovesBytes)
         .AttrInt("upper", 1, "1: upper triangle, 0: lower")
         .Infer(&SameShapeAsInput0);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("EyeLike");
-    s.Doc("ONNX EyeLike-9: a 2-D tensor of the input's shape with ones on diagonal k (j - i == k) and zeros "
-          "elsewhere, of dtype `dtype` (default: the input's).")
-        .SinceVersion(9)
-        .Input("input", "T1", LOOM_PARAM_SINGLE, "2-D")
+    sdk::SchemaBuilder s = Schema("EyeLike", 9,
+        "ONNX EyeLike-9: a 2-D tensor of the input's shape with ones on diagonal k (j - i == k) and zeros "
+        "elsewhere, of dtype `dtype` (default: the input's).");
+    s.Input("input", "T1", LOOM_PARAM_SINGLE, "2-D")
         .Output("output", "T2")
         .TypeConstraint("T1", all)
         .TypeConstraint("T2", all)

@@ -8,6 +8,7 @@
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
 
 namespace loom {
 namespace ops {
@@ -72,12 +73,11 @@ LoomStatus* ResizeInfer(LoomInferenceContext* c) {
 sdk::Status RegisterTensorResizeUpsampleSchemas(sdk::Registrar& reg) {
   std::vector<LoomDataType> t1 = NumericTypes();
   {
-    sdk::SchemaBuilder s("Resize");
-    s.Doc("ONNX Resize-13 (also the Resize-10 form Resize(X, scales) and Resize-11's tf_half_pixel_for_nn): "
-          "resizes X to `sizes`, or to floor(D * scale) per axis, by nearest / linear / cubic interpolation, one axis "
-          "at a time, with the coordinate_transformation_mode mapping output to input coordinates.")
-        .SinceVersion(13)
-        .Input("X", "T1", LOOM_PARAM_SINGLE, "any rank")
+    sdk::SchemaBuilder s = Schema("Resize", 13,
+        "ONNX Resize-13 (also the Resize-10 form Resize(X, scales) and Resize-11's tf_half_pixel_for_nn): "
+        "resizes X to `sizes`, or to floor(D * scale) per axis, by nearest / linear / cubic interpolation, one axis "
+        "at a time, with the coordinate_transformation_mode mapping output to input coordinates.");
+    s.Input("X", "T1", LOOM_PARAM_SINGLE, "any rank")
         .Input("roi", "T2", LOOM_PARAM_OPTIONAL,
                "[starts..., ends...] normalized, used by tf_crop_and_resize (Resize-10: this slot holds scales)")
         .Input("scales", "tensor(float)", LOOM_PARAM_OPTIONAL, "one scale per axis (empty when sizes is given)")
@@ -97,11 +97,10 @@ sdk::Status RegisterTensorResizeUpsampleSchemas(sdk::Registrar& reg) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
-    sdk::SchemaBuilder s("Upsample");
-    s.Doc("ONNX Upsample-9 (deprecated): Y = X resized to floor(D * scale) per axis, nearest (floor of the asymmetric "
-          "source coordinate) or linear (asymmetric coordinates). Upsample-7's scales attribute is accepted.")
-        .SinceVersion(9)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "any rank")
+    sdk::SchemaBuilder s = Schema("Upsample", 9,
+        "ONNX Upsample-9 (deprecated): Y = X resized to floor(D * scale) per axis, nearest (floor of the asymmetric "
+        "source coordinate) or linear (asymmetric coordinates). Upsample-7's scales attribute is accepted.");
+    s.Input("X", "T", LOOM_PARAM_SINGLE, "any rank")
         .Input("scales", "tensor(float)", LOOM_PARAM_OPTIONAL, "one scale >= 1 per axis (Upsample-9)")
         .Output("Y", "T", LOOM_PARAM_SINGLE, "X upsampled")
         .TypeConstraint("T", AllTypes())

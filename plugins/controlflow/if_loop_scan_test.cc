@@ -14,15 +14,7 @@
 namespace loom {
 namespace {
 
-Registry* ControlFlowRegistry() {
-  static Registry* r = [] {
-    Registry* reg = testing::CpuRegistry();
-    absl::Status s = LoadPlugin(reg, "plugins/controlflow/libloom_controlflow.so");
-    EXPECT_TRUE(s.ok()) << s;
-    return reg;
-  }();
-  return r;
-}
+Registry* ControlFlowRegistry() { return testing::CpuRegistryWith("plugins/controlflow/libloom_controlflow.so"); }
 
 NetDef ParseNet(const std::string& text) {
   NetDef net;

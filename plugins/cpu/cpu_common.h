@@ -93,8 +93,45 @@ bool ReadInts(const Tensor& t, std::vector<int64_t>* out);
     default: break;                                               \
   }
 
+// Base of the kernels that name their op in errors: label_ is OpLabel's
+// "Add 'name'". Its Init is the whole Init of a kernel without attributes.
+class LabeledKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    return Status::Ok();
+  }
+
+ protected:
+  std::string label_;
+};
+
 inline Status UnsupportedDtype(const std::string& op, LoomDataType dt) {
   return sdk::InvalidArgument(op + ": dtype " + sdk::DTypeName(dt) + " is not supported by this kernel");
+}
+
+// f(T{}) with T the C++ type of `dt` among the float dtypes (the numeric
+// ones; one unsigned type per element size), or UnsupportedDtype(label, dt).
+template <typename F>
+Status DispatchFloat(LoomDataType dt, const std::string& label, F&& f) {
+  LOOM_CPU_DISPATCH_FLOAT(dt, f)
+  return UnsupportedDtype(label, dt);
+}
+template <typename F>
+Status DispatchNumeric(LoomDataType dt, const std::string& label, F&& f) {
+  LOOM_CPU_DISPATCH_NUMERIC(dt, f)
+  return UnsupportedDtype(label, dt);
+}
+// DispatchNumeric, and bool as f(B{}).
+template <typename B, typename F>
+Status DispatchNumericOrBool(LoomDataType dt, const std::string& label, F&& f) {
+  if (dt == LOOM_DTYPE_BOOL) return f(B{});
+  return DispatchNumeric(dt, label, f);
+}
+template <typename F>
+Status DispatchBytes(LoomDataType dt, const std::string& label, F&& f) {
+  LOOM_CPU_DISPATCH_BYTES(dt, f)
+  return UnsupportedDtype(label, dt);
 }
 
 }  // namespace cpu

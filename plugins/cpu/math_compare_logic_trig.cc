@@ -56,39 +56,25 @@ inline bool ApplyCmp(C a, C b) {
 // C = A cmp B as bool, numpy broadcasting; A and B any numeric dtype or bool
 // (the schema narrows it per op). NaN compares unequal/false (IEEE).
 template <Cmp K>
-class CompareKernel {
+class CompareKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c;
     BroadcastPlan& plan = ThreadLocalPlan();
     LOOM_SDK_RETURN_IF_ERROR(PlanTwo(ctx, label_, LOOM_DTYPE_BOOL, a, b, plan, &c));
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumericOrBool<bool>(a.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       ForEachBroadcast(plan, a.data<S>(), b.data<S>(), c.data<bool>(), ctx.num_threads(),
                        [](S x, S y) { return ApplyCmp<K, C>(Num<S>::Load(x), Num<S>::Load(y)); });
       return Status::Ok();
-    };
-    if (a.dtype() == LOOM_DTYPE_BOOL) return run(bool{});
-    LOOM_CPU_DISPATCH_NUMERIC(a.dtype(), run)
-    return UnsupportedDtype(label_, a.dtype());
+    });
   }
-
- private:
-  std::string label_;
 };
 
 // Y = !X (bool).
-class NotKernel {
+class NotKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     if (x.dtype() != LOOM_DTYPE_BOOL) return UnsupportedDtype(label_, x.dtype());
@@ -101,21 +87,14 @@ class NotKernel {
     });
     return Status::Ok();
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Where ------------------------------------------------------------------
 
 // output = condition ? X : Y with all three broadcast together (ONNX
 // Where-16). Any dtype for X/Y (only bytes move); condition is bool.
-class WhereKernel {
+class WhereKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor cond = ctx.Input(0), x = ctx.Input(1), y = ctx.Input(2), out;
     std::vector<int64_t> shape;
@@ -126,13 +105,11 @@ class WhereKernel {
     if (shape.empty()) shape = {1};  // rank 0: one row of one element
     const std::vector<int64_t> sc = BroadcastStrides(cond.shape(), shape), sx = BroadcastStrides(x.shape(), shape),
                                sy = BroadcastStrides(y.shape(), shape);
-    auto run = [&](auto tag) -> Status {
+    return DispatchBytes(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       Select<S>(shape, sc, sx, sy, cond.data<bool>(), x.data<S>(), y.data<S>(), out.data<S>(), ctx.num_threads());
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_BYTES(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:
@@ -162,7 +139,6 @@ class WhereKernel {
     });
   }
 
-  std::string label_;
 };
 
 // ---- Unary math and activations -------------------------------------------------
@@ -261,23 +237,10 @@ class UnaryKernel {
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), y;
-    const LoomDataType dt = x.dtype();
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.dims_data(), x.rank(), &y));
-    const int64_t n = x.num_elements();
-    auto run = [&](auto tag) -> Status {
-      using S = decltype(tag);
-      using C = typename Num<S>::C;
-      const S* in = x.data<S>();
-      S* out = y.data<S>();
-      const UnaryParams p = p_;
-      ParallelRange(n, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) out[i] = Num<S>::Store(ApplyUnary<K, C>(Num<S>::Load(in[i]), p));
-      });
-      return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(dt, run)
-    return UnsupportedDtype(label_, dt);
+    return MapUnary(ctx, label_, [&](auto tag) {
+      using C = typename Num<decltype(tag)>::C;
+      return [p = p_](C v) { return ApplyUnary<K, C>(v, p); };
+    });
   }
 
  private:
@@ -300,7 +263,7 @@ class FloatClassKernel {
     Tensor x = ctx.Input(0), y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_BOOL, x.dims_data(), x.rank(), &y));
     const int64_t n = x.num_elements();
-    auto run = [&](auto tag) -> Status {
+    return DispatchFloat(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       const S* in = x.data<S>();
       bool* out = y.data<bool>();
@@ -316,9 +279,7 @@ class FloatClassKernel {
         }
       });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_FLOAT(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:
@@ -361,7 +322,7 @@ class ModKernel {
     BroadcastPlan& plan = ThreadLocalPlan();
     LOOM_SDK_RETURN_IF_ERROR(PlanTwo(ctx, label_, a.dtype(), a, b, plan, &c));
     const bool fm = fmod_ == 1;
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(a.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       if constexpr (std::is_floating_point_v<C>) {
@@ -376,9 +337,7 @@ class ModKernel {
                          [fm](S x, S y) { return IntMod<C>(x, y, fm); });
       }
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(a.dtype(), run)
-    return UnsupportedDtype(label_, a.dtype());
+    });
   }
 
  private:

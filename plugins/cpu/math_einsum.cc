@@ -203,7 +203,7 @@ class EinsumKernel {
     Tensor y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, in[0].dtype(), out_shape, &y));
     const int64_t n_out = Product(out_shape), n_red = Product(red_size);
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(in[0].dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using A = Acc<S>;
       std::vector<const S*> src(k);
@@ -240,9 +240,7 @@ class EinsumKernel {
         }
       });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(in[0].dtype(), run)
-    return UnsupportedDtype(label_, in[0].dtype());
+    });
   }
 
  private:

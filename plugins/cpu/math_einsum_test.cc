@@ -8,46 +8,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// A tensor of dtype `dt` holding `v` (integers truncated).
-Tensor Make(DataType dt, const Shape& shape, const std::vector<double>& v) {
-  Tensor t = Tensor::Zeros(dt, shape);
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (dt) {
-      case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v[i]); break;
-      case DataType::kFloat64: t.data<double>()[i] = v[i]; break;
-      case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v[i])); break;
-      case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(v[i]); break;
-      case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v[i]); break;
-      default: ADD_FAILURE() << "Make: dtype not handled"; break;
-    }
-  }
-  return t;
-}
-
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
+using namespace kernel_test;  // NOLINT
 
 // --------------------------------------------------------------------- Einsum
 
@@ -58,7 +25,7 @@ absl::StatusOr<std::vector<Tensor>> RunEinsum(const std::string& eq, const std::
   return RunSingleOp(ParseOp(text), in);
 }
 
-double At(const Tensor& t, const std::vector<int64_t>& c) { return t.ElementAsDouble(Flat(c, t.dims())); }
+double At(const Tensor& t, const std::vector<int64_t>& c) { return t.ElementAsDouble(Ravel(c, t.dims())); }
 
 // Checks one equation against a reference filled by `ref(out_coords)`.
 template <typename F>
@@ -67,7 +34,7 @@ void CheckEinsum(const std::string& eq, const std::vector<Tensor>& in, const Sha
   auto out = RunEinsum(eq, in);
   ASSERT_TRUE(out.ok()) << eq << ": " << out.status();
   std::vector<double> v(NumElements(out_shape));
-  for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) v[i] = ref(Coords(i, out_shape));
+  for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) v[i] = ref(Unravel(i, out_shape));
   EXPECT_TRUE(AllClose((*out)[0], Make(in[0].dtype(), out_shape, v), tol, tol)) << eq;
 }
 

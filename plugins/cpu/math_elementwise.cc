@@ -70,23 +70,11 @@ class UnaryKernel {
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), y;
-    const LoomDataType dt = x.dtype();
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.dims_data(), x.rank(), &y));
-    const int64_t n = x.num_elements();
-    auto run = [&](auto tag) -> Status {
-      using S = decltype(tag);
-      using C = typename Num<S>::C;
-      const S* in = x.data<S>();
-      S* out = y.data<S>();
+    return MapUnary(ctx, label_, [&](auto tag) {
+      using C = typename Num<decltype(tag)>::C;
       const C a = static_cast<C>(alpha_), b = static_cast<C>(beta_), g = static_cast<C>(gamma_);
-      ParallelRange(n, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) out[i] = Num<S>::Store(ApplyUnary<K, C>(Num<S>::Load(in[i]), a, b, g));
-      });
-      return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(dt, run)
-    return UnsupportedDtype(label_, dt);
+      return [=](C v) { return ApplyUnary<K, C>(v, a, b, g); };
+    });
   }
 
  private:
@@ -143,12 +131,8 @@ void RunBinary(const BroadcastPlan& plan, const S* a, const S* b, S* c, int thre
 // must broadcast to X's shape (unidirectional). A and B have the same dtype
 // (the schema's type constraint); any numeric dtype.
 template <B K>
-class BinaryKernel {
+class BinaryKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c;
     BroadcastPlan& plan = ThreadLocalPlan();
@@ -162,28 +146,19 @@ class BinaryKernel {
     }
     const LoomDataType dt = a.dtype();
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, plan.out, &c));
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(dt, label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       RunBinary<K, S>(plan, a.data<S>(), b.data<S>(), c.data<S>(), ctx.num_threads());
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(dt, run)
-    return UnsupportedDtype(label_, dt);
+    });
   }
-
- private:
-  std::string label_;
 };
 
 // Max, Min, Sum (K = kAdd) and Mean (kAdd, then divided by the count) over
 // 1..N inputs that all broadcast together.
 template <B K, bool kMean = false>
-class VariadicKernel {
+class VariadicKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const size_t count = ctx.num_inputs();
     Tensor first = ctx.Input(0), y;
@@ -200,7 +175,7 @@ class VariadicKernel {
     const LoomDataType dt = first.dtype();
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, out, &y));
     const int threads = ctx.num_threads();
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(dt, label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       S* yd = y.data<S>();
@@ -228,13 +203,8 @@ class VariadicKernel {
         });
       }
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(dt, run)
-    return UnsupportedDtype(label_, dt);
+    });
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Pow --------------------------------------------------------------------
@@ -274,12 +244,8 @@ inline XC PowElement(XC x, EC e) {
 // Z = X ^ Y (ONNX Pow-15): numpy broadcasting; X is int32/int64/float types,
 // Y any numeric dtype; Z has X's dtype. A scalar exponent of 2 or 1 takes a
 // multiply / copy path (x^2 is common in normalization graphs).
-class PowKernel {
+class PowKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), e = ctx.Input(1), z;
     BroadcastPlan& plan = ThreadLocalPlan();
@@ -330,9 +296,6 @@ class PowKernel {
       default: return UnsupportedDtype(label_, x.dtype());
     }
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Clip -------------------------------------------------------------------
@@ -367,7 +330,7 @@ class ClipKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.dims_data(), x.rank(), &y));
     const int64_t n = x.num_elements();
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       C mn = std::numeric_limits<C>::lowest(), mx = std::numeric_limits<C>::max();
@@ -383,9 +346,7 @@ class ClipKernel {
         }
       });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:
@@ -422,7 +383,7 @@ class SoftmaxKernel {
     for (int64_t d = axis + 1; d < rank; ++d) inner *= shape[d];
     const int64_t len = shape[axis];
     if (x.num_elements() == 0) return Status::Ok();
-    auto run = [&](auto tag) -> Status {
+    return DispatchFloat(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       if (inner == 1) {
         Contiguous<S>(x.data<S>(), y.data<S>(), outer, len, ctx.num_threads());
@@ -430,9 +391,7 @@ class SoftmaxKernel {
         Strided<S>(x.data<S>(), y.data<S>(), outer, len, inner, ctx.num_threads());
       }
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_FLOAT(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

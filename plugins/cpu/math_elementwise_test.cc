@@ -5,36 +5,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// Writes v into element i of t (integers: truncated, then wrapped like a
-// cast from int64).
-void SetElement(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kFloat64: t.data<double>()[i] = v; break;
-    case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v)); break;
-    case DataType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int64_t>(v)); break;
-    case DataType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
-    case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(static_cast<int64_t>(v)); break;
-    case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v); break;
-    default: ADD_FAILURE() << "SetElement: dtype not handled"; break;
-  }
-}
-
-Tensor Map(const Tensor& x, const std::function<double(double)>& f) {
-  Tensor y = Tensor::Zeros(x.dtype(), x.dims());
-  for (int64_t i = 0; i < x.num_elements(); ++i) SetElement(y, i, f(x.ElementAsDouble(i)));
-  return y;
-}
+using namespace kernel_test;  // NOLINT
 
 struct UnaryCase {
   std::string op;

@@ -4,25 +4,13 @@
 
 #include "core/net.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ExpectInferredShapes;
-using testing::IntsArg;
-using testing::CpuRegistry;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-std::string IntArg(const std::string& name, int64_t v) {
-  return "arg { name: \"" + name + "\" i: " + std::to_string(v) + " } ";
-}
-std::string FloatArg(const std::string& name, float v) {
-  return "arg { name: \"" + name + "\" f: " + std::to_string(v) + " } ";
-}
+using namespace kernel_test;  // NOLINT
 
 // Y = alpha * op(A) * op(B) + beta * C, C broadcast to [M, N] numpy-style.
 Tensor GemmRef(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, bool tb, double alpha, double beta) {

@@ -53,7 +53,7 @@ class TopKKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_INT64, out_shape, &indices));
     const int64_t outer = Product(shape, 0, axis), inner = Product(shape, axis + 1, rank);
     const bool largest = largest_;
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       const S* in = x.data<S>();
@@ -85,9 +85,7 @@ class TopKKernel {
         }
       });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:
@@ -109,29 +107,21 @@ class HardmaxKernel {
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "attribute 'axis'"));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), shape, &y));
-    const int64_t outer = Product(shape, 0, axis), n = shape[axis], inner = Product(shape, axis + 1, rank);
-    auto run = [&](auto tag) -> Status {
+    AxisSplit s;
+    LOOM_SDK_RETURN_IF_ERROR(SplitSameShape(ctx, x, axis_, label_, "attribute 'axis'", &s, &y));
+    const int64_t n = s.n, inner = s.inner;
+    return DispatchFloat(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
-      const S* in = x.data<S>();
-      S* out = y.data<S>();
-      for (int64_t o = 0; o < outer * inner; ++o) {
-        const int64_t base = (o / inner) * n * inner + o % inner;
+      ForEachAxisLine(s, x.data<S>(), y.data<S>(), [&](const S* in, S* out) {
         int64_t bi = 0;
         for (int64_t i = 1; i < n; ++i) {
-          if (Num<S>::Load(in[base + i * inner]) > Num<S>::Load(in[base + bi * inner])) bi = i;
+          if (Num<S>::Load(in[i * inner]) > Num<S>::Load(in[bi * inner])) bi = i;
         }
-        for (int64_t i = 0; i < n; ++i) out[base + i * inner] = Num<S>::Store(C(i == bi ? 1 : 0));
-      }
+        for (int64_t i = 0; i < n; ++i) out[i * inner] = Num<S>::Store(C(i == bi ? 1 : 0));
+      });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_FLOAT(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:
@@ -152,37 +142,29 @@ class CumSumKernel {
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), a = ctx.Input(1), y;
-    const std::vector<int64_t> shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
     std::vector<int64_t> av;
     if (!ReadInts(a, &av) || av.size() != 1 || a.rank() > 1) {
       return sdk::InvalidArgument(label_ + ": input 'axis' must be a 0-D int32 or int64 tensor; found " +
                                   sdk::DTypeName(a.dtype()) + ShapeStr(a.shape()));
     }
-    int64_t axis = av[0];
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "input 'axis'"));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), shape, &y));
-    const int64_t outer = Product(shape, 0, axis), n = shape[axis], inner = Product(shape, axis + 1, rank);
-    auto run = [&](auto tag) -> Status {
+    AxisSplit s;
+    LOOM_SDK_RETURN_IF_ERROR(SplitSameShape(ctx, x, av[0], label_, "input 'axis'", &s, &y));
+    const int64_t n = s.n, inner = s.inner;
+    return DispatchNumeric(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
-      const S* in = x.data<S>();
-      S* out = y.data<S>();
-      for (int64_t o = 0; o < outer * inner; ++o) {
-        const int64_t base = (o / inner) * n * inner + o % inner;
+      ForEachAxisLine(s, x.data<S>(), y.data<S>(), [&](const S* in, S* out) {
         C acc = C(0);
         for (int64_t j = 0; j < n; ++j) {
-          const int64_t i = base + (reverse_ ? n - 1 - j : j) * inner;
+          const int64_t i = (reverse_ ? n - 1 - j : j) * inner;
           const C v = Num<S>::Load(in[i]);
           if (!exclusive_) acc = static_cast<C>(acc + v);
           out[i] = Num<S>::Store(acc);
           if (exclusive_) acc = static_cast<C>(acc + v);
         }
-      }
+      });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

@@ -6,31 +6,13 @@
 #include <vector>
 
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// Row-major coordinates of flat index i over `shape`.
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
+using namespace kernel_test;  // NOLINT
 
 // --------------------------------------------------------------------- TopK
 
@@ -69,19 +51,19 @@ TEST(TopKTest, KnownValuesAndReference) {
           for (int64_t o = 0; o < NumElements(line); ++o) {
             // Selection by repeated scans: the best unused element, lower index on ties.
             std::vector<bool> used(s[ax], false);
-            std::vector<int64_t> c = Coords(o, line);
+            std::vector<int64_t> c = Unravel(o, line);
             for (int64_t j = 0; j < k; ++j) {
               int64_t best = -1;
               double bv = 0;
               for (int64_t i = 0; i < s[ax]; ++i) {
                 c[ax] = i;
-                const double v = in.ElementAsDouble(Flat(c, s));
+                const double v = in.ElementAsDouble(Ravel(c, s));
                 if (!used[i] && (best < 0 || (largest ? v > bv : v < bv))) { best = i; bv = v; }
               }
               used[best] = true;
               c[ax] = j;
-              wv[Flat(c, os)] = bv;
-              wi[Flat(c, os)] = best;
+              wv[Ravel(c, os)] = bv;
+              wi[Ravel(c, os)] = best;
             }
           }
           auto r = RunTopK(in, k, axis, largest);
@@ -121,16 +103,16 @@ TEST(HardmaxTest, KnownValuesAndReference) {
     Shape line = s;
     line[ax] = 1;
     for (int64_t o = 0; o < NumElements(line); ++o) {
-      std::vector<int64_t> c = Coords(o, line);
+      std::vector<int64_t> c = Unravel(o, line);
       int64_t best = 0;
       for (int64_t i = 1; i < s[ax]; ++i) {
         std::vector<int64_t> a = c, b = c;
         a[ax] = i;
         b[ax] = best;
-        if (x.data<double>()[Flat(a, s)] > x.data<double>()[Flat(b, s)]) best = i;
+        if (x.data<double>()[Ravel(a, s)] > x.data<double>()[Ravel(b, s)]) best = i;
       }
       c[ax] = best;
-      want.data<double>()[Flat(c, s)] = 1;
+      want.data<double>()[Ravel(c, s)] = 1;
     }
     auto r = run(x, axis);
     ASSERT_TRUE(r.ok()) << r.status();
@@ -167,12 +149,12 @@ TEST(CumSumTest, KnownValuesAndReference) {
         for (bool rev : {false, true}) {
           std::vector<double> want(in.num_elements(), 0);
           for (int64_t i = 0; i < in.num_elements(); ++i) {
-            std::vector<int64_t> c = Coords(i, s);
+            std::vector<int64_t> c = Unravel(i, s);
             const int64_t p = c[ax];
             for (int64_t j = 0; j < s[ax]; ++j) {
               const bool take = rev ? (ex ? j > p : j >= p) : (ex ? j < p : j <= p);
               c[ax] = j;
-              if (take) want[i] += in.ElementAsDouble(Flat(c, s));
+              if (take) want[i] += in.ElementAsDouble(Ravel(c, s));
             }
           }
           Tensor w = Tensor::Zeros(dt, s);

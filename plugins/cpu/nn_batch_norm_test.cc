@@ -5,15 +5,13 @@
 #include <vector>
 
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
+using namespace kernel_test;  // NOLINT
 
 const char kBnInputs[] =
     "input: \"X\" input: \"scale\" input: \"B\" input: \"mean\" input: \"var\" output: \"Y\" ";

@@ -4,17 +4,13 @@
 
 #include "core/net.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ExpectInferredShapes;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
+using namespace kernel_test;  // NOLINT
 
 struct ConvCase {
   std::string name;
@@ -29,28 +25,18 @@ struct ConvCase {
 // gtest prints a failing case by its name.
 void PrintTo(const ConvCase& c, std::ostream* os) { *os << c.name; }
 
-// Prepends `fill`s so that 1-D..3-D windows share one 3-D loop.
-std::vector<int64_t> To3(std::vector<int64_t> v, int64_t fill) {
-  v.insert(v.begin(), 3 - v.size(), fill);
-  return v;
-}
-
 // Naive ONNX Conv: output size and padding computed from the attributes
 // here, then a direct sum over the window of each output.
 Tensor ConvRef(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor& b) {
   const size_t n = c.x.size() - 2;
   const int64_t N = c.x[0], C = c.x[1], M = c.w[0], G = c.group, Cg = C / G, Mg = M / G;
   std::vector<int64_t> in(c.x.begin() + 2, c.x.end()), k(c.w.begin() + 2, c.w.end());
-  std::vector<int64_t> s = c.strides.empty() ? std::vector<int64_t>(n, 1) : c.strides;
-  std::vector<int64_t> d = c.dilations.empty() ? std::vector<int64_t>(n, 1) : c.dilations;
-  std::vector<int64_t> pb(n, 0), out(n);
+  const std::vector<int64_t> s = OnesIfEmpty(c.strides, n), d = OnesIfEmpty(c.dilations, n);
+  std::vector<int64_t> pb(n, 0), pe(n, 0), out(n);
   for (size_t i = 0; i < n; ++i) {
     const int64_t ek = (k[i] - 1) * d[i] + 1;
-    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
-      out[i] = (in[i] + s[i] - 1) / s[i];
-      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s[i] + ek - in[i]);
-      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
-    } else if (c.auto_pad == "VALID") {
+    if (SamePads(c.auto_pad, in[i], ek, s[i], &out[i], &pb[i], &pe[i])) continue;
+    if (c.auto_pad == "VALID") {
       out[i] = (in[i] - ek) / s[i] + 1;
     } else {
       const int64_t b0 = c.pads.empty() ? 0 : c.pads[i], e0 = c.pads.empty() ? 0 : c.pads[n + i];

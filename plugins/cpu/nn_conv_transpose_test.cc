@@ -8,45 +8,13 @@
 
 #include "core/net.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-Tensor F32(Shape dims, std::vector<float> v) { return Tensor::FromVector<float>(std::move(dims), v); }
-
-Tensor Run1(const OperatorDef& op, const std::vector<Tensor>& inputs) {
-  auto out = RunSingleOp(op, inputs);
-  EXPECT_TRUE(out.ok()) << op.ShortDebugString() << ": " << out.status();
-  return out.ok() ? (*out)[0] : Tensor();
-}
-
-void ExpectError(const OperatorDef& op, const std::vector<Tensor>& inputs, const std::string& part) {
-  auto out = RunSingleOp(op, inputs);
-  ASSERT_FALSE(out.ok()) << op.ShortDebugString();
-  EXPECT_NE(out.status().message().find(part), std::string::npos) << "'" << part << "' not in: " << out.status();
-}
-
-Shape Unravel(int64_t flat, const Shape& dims) {
-  Shape idx(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    idx[k] = flat % dims[k];
-    flat /= dims[k];
-  }
-  return idx;
-}
-
-int64_t Ravel(const Shape& idx, const Shape& dims) {
-  int64_t flat = 0;
-  for (size_t k = 0; k < dims.size(); ++k) flat = flat * dims[k] + idx[k];
-  return flat;
-}
+using namespace kernel_test;  // NOLINT
 
 int64_t FloorDiv2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
 

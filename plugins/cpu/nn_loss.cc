@@ -84,12 +84,10 @@ class LossKernel {
                                     ")" + (has_ignore_ ? " or ignore_index " + std::to_string(ignore_) : ""));
       }
     }
-    auto run = [&](auto tag) -> Status {
+    return DispatchFloat(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       return Run<S>(ctx, x, weight, cls, n, c, d);
-    };
-    LOOM_CPU_DISPATCH_FLOAT(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

@@ -8,31 +8,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// A tensor of dtype `dt` holding `v` (integers truncated).
-Tensor Make(DataType dt, const Shape& shape, const std::vector<double>& v) {
-  Tensor t = Tensor::Zeros(dt, shape);
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (dt) {
-      case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v[i]); break;
-      case DataType::kFloat64: t.data<double>()[i] = v[i]; break;
-      case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v[i])); break;
-      case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(v[i]); break;
-      case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v[i]); break;
-      default: ADD_FAILURE() << "Make: dtype not handled"; break;
-    }
-  }
-  return t;
-}
+using namespace kernel_test;  // NOLINT
 
 // --------------------------------------------------------------------- losses
 

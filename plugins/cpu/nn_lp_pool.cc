@@ -48,10 +48,7 @@ class LpPoolKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    const LoomDataType dt = ctx.Input(0).dtype();
-    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
-    LOOM_CPU_DISPATCH_FLOAT(dt, run);
-    return UnsupportedDtype(label_, dt);
+    return DispatchFloat(ctx.Input(0).dtype(), label_, [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:
@@ -130,10 +127,7 @@ class GlobalLpPoolKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    const LoomDataType dt = ctx.Input(0).dtype();
-    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
-    LOOM_CPU_DISPATCH_FLOAT(dt, run);
-    return UnsupportedDtype(label_, dt);
+    return DispatchFloat(ctx.Input(0).dtype(), label_, [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:

@@ -6,64 +6,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ExpectInferredShapes;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-const DataType kDtypes[] = {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16};
-
-// Tolerances per dtype: the kernels round through the storage type.
-double Tol(DataType dt) {
-  switch (dt) {
-    case DataType::kFloat32: return 1e-5;
-    case DataType::kFloat64: return 1e-10;
-    case DataType::kFloat16: return 5e-3;
-    default: return 3e-2;  // bfloat16
-  }
-}
-
-// A tensor of `dtype` and `shape` holding `v` (rounded to the dtype).
-Tensor Make(DataType dtype, const Shape& shape, const std::vector<double>& v) {
-  Tensor t = Tensor::Zeros(dtype, shape);
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (dtype) {
-      case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v[i]); break;
-      case DataType::kFloat64: t.data<double>()[i] = v[i]; break;
-      case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v[i])); break;
-      case DataType::kBFloat16: t.data<uint16_t>()[i] = sdk::BFloat16::FromFloat(static_cast<float>(v[i])); break;
-      default: ADD_FAILURE() << "Make: dtype not handled"; break;
-    }
-  }
-  return t;
-}
-
-// Row-major coordinates of flat index i over `shape`, and back.
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
-
-std::string IntArg(const std::string& name, int64_t v) {
-  return " arg { name: \"" + name + "\" i: " + std::to_string(v) + " }";
-}
+using namespace kernel_test;  // NOLINT
 
 // ----------------------------------------------------- LpPool, GlobalLpPool
 
@@ -88,17 +37,12 @@ absl::StatusOr<std::vector<Tensor>> RunLpPool(const Tensor& x, const PoolCase& c
 Tensor LpPoolRef(const Tensor& x, const PoolCase& c, int64_t p) {
   const Shape& xs = x.dims();
   const size_t n = xs.size() - 2;
-  std::vector<int64_t> s = c.strides.empty() ? std::vector<int64_t>(n, 1) : c.strides;
-  std::vector<int64_t> dil = c.dilations.empty() ? std::vector<int64_t>(n, 1) : c.dilations;
-  std::vector<int64_t> pb(n, 0), out(n);
+  const std::vector<int64_t> s = OnesIfEmpty(c.strides, n), dil = OnesIfEmpty(c.dilations, n);
+  std::vector<int64_t> pb(n, 0), pe(n, 0), out(n);
   Shape ys = {xs[0], xs[1]};
   for (size_t d = 0; d < n; ++d) {
     const int64_t in = xs[d + 2], ek = (c.kernel[d] - 1) * dil[d] + 1;
-    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
-      out[d] = (in + s[d] - 1) / s[d];
-      const int64_t total = std::max<int64_t>(0, (out[d] - 1) * s[d] + ek - in);
-      pb[d] = c.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else {
+    if (!SamePads(c.auto_pad, in, ek, s[d], &out[d], &pb[d], &pe[d])) {
       const int64_t b = c.pads.empty() || c.auto_pad == "VALID" ? 0 : c.pads[d];
       const int64_t e = c.pads.empty() || c.auto_pad == "VALID" ? 0 : c.pads[d + n];
       pb[d] = b;
@@ -112,10 +56,10 @@ Tensor LpPoolRef(const Tensor& x, const PoolCase& c, int64_t p) {
   std::vector<double> yv(total);
   Shape kshape(c.kernel.begin(), c.kernel.end());
   for (int64_t f = 0; f < total; ++f) {
-    const std::vector<int64_t> oc = Coords(f, ys);
+    const std::vector<int64_t> oc = Unravel(f, ys);
     double sum = 0;
     for (int64_t k = 0; k < NumElements(kshape); ++k) {
-      const std::vector<int64_t> kc = Coords(k, kshape);
+      const std::vector<int64_t> kc = Unravel(k, kshape);
       std::vector<int64_t> ic = {oc[0], oc[1]};
       bool inside = true;
       for (size_t d = 0; d < n; ++d) {
@@ -123,7 +67,7 @@ Tensor LpPoolRef(const Tensor& x, const PoolCase& c, int64_t p) {
         inside = inside && i >= 0 && i < xs[d + 2];
         ic.push_back(i);
       }
-      if (inside) sum += std::pow(std::fabs(x.ElementAsDouble(Flat(ic, xs))), static_cast<double>(p));
+      if (inside) sum += std::pow(std::fabs(x.ElementAsDouble(Ravel(ic, xs))), static_cast<double>(p));
     }
     yv[f] = std::pow(sum, 1.0 / p);
   }
@@ -165,7 +109,7 @@ TEST(LpPoolTest, MatchesReference) {
       {{1, 2, 4, 3, 5}, {2, 2, 3}, {1, 2, 1}, {0, 1, 1, 1, 0, 1}, {}},
       {{0, 2, 4, 4}, {2, 2}, {}, {}, {}},
   };
-  for (DataType dt : kDtypes) {
+  for (DataType dt : kFloatTypes) {
     for (size_t i = 0; i < cases.size(); ++i) {
       Tensor x = RandomTensor(dt, cases[i].x, 51 + i, -2, 2);
       for (int64_t p : {1, 2, 3}) {
@@ -234,7 +178,7 @@ TEST(GlobalLpPoolTest, KnownValues) {
 }
 
 TEST(GlobalLpPoolTest, MatchesReference) {
-  for (DataType dt : kDtypes) {
+  for (DataType dt : kFloatTypes) {
     for (const Shape& xs : {Shape{2, 3, 4, 5}, Shape{2, 3}, Shape{1, 2, 7}, Shape{2, 3, 0}, Shape{0, 3, 4}}) {
       Tensor x = RandomTensor(dt, xs, 71, -2, 2);
       for (int64_t p : {1, 2, 3}) {

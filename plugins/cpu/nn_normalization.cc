@@ -129,10 +129,7 @@ class LayerNormKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    const LoomDataType dt = ctx.Input(0).dtype();
-    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
-    LOOM_CPU_DISPATCH_FLOAT(dt, run);
-    return UnsupportedDtype(label_, dt);
+    return DispatchFloat(ctx.Input(0).dtype(), label_, [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:
@@ -201,10 +198,7 @@ class InstanceNormKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    const LoomDataType dt = ctx.Input(0).dtype();
-    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
-    LOOM_CPU_DISPATCH_FLOAT(dt, run);
-    return UnsupportedDtype(label_, dt);
+    return DispatchFloat(ctx.Input(0).dtype(), label_, [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:
@@ -266,10 +260,7 @@ class LrnKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    const LoomDataType dt = ctx.Input(0).dtype();
-    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
-    LOOM_CPU_DISPATCH_FLOAT(dt, run);
-    return UnsupportedDtype(label_, dt);
+    return DispatchFloat(ctx.Input(0).dtype(), label_, [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:
@@ -322,10 +313,7 @@ class MvnKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    const LoomDataType dt = ctx.Input(0).dtype();
-    auto run = [&](auto tag) { return Run<decltype(tag)>(ctx); };
-    LOOM_CPU_DISPATCH_FLOAT(dt, run);
-    return UnsupportedDtype(label_, dt);
+    return DispatchFloat(ctx.Input(0).dtype(), label_, [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:
@@ -413,35 +401,27 @@ class LpNormalizationKernel {
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> shape = x.shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "attribute 'axis'"));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), shape, &y));
-    const int64_t outer = Product(shape, 0, axis), n = shape[axis], inner = Product(shape, axis + 1, rank);
+    AxisSplit s;
+    LOOM_SDK_RETURN_IF_ERROR(SplitSameShape(ctx, x, axis_, label_, "attribute 'axis'", &s, &y));
+    const int64_t n = s.n, inner = s.inner;
     const bool l1 = p_ == 1;
-    auto run = [&](auto tag) -> Status {
+    return DispatchFloat(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
-      const S* in = x.data<S>();
-      S* out = y.data<S>();
-      for (int64_t o = 0; o < outer * inner; ++o) {
-        const int64_t base = (o / inner) * n * inner + o % inner;
+      ForEachAxisLine(s, x.data<S>(), y.data<S>(), [&](const S* in, S* out) {
         double norm = 0;
         for (int64_t i = 0; i < n; ++i) {
-          const double v = static_cast<double>(Num<S>::Load(in[base + i * inner]));
+          const double v = static_cast<double>(Num<S>::Load(in[i * inner]));
           norm += l1 ? std::fabs(v) : v * v;
         }
         if (!l1) norm = std::sqrt(norm);
         for (int64_t i = 0; i < n; ++i) {
-          const double v = static_cast<double>(Num<S>::Load(in[base + i * inner]));
-          out[base + i * inner] = Num<S>::Store(static_cast<C>(v / norm));
+          const double v = static_cast<double>(Num<S>::Load(in[i * inner]));
+          out[i * inner] = Num<S>::Store(static_cast<C>(v / norm));
         }
-      }
+      });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_FLOAT(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

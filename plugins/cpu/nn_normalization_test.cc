@@ -7,74 +7,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ExpectInferredShapes;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-const DataType kDtypes[] = {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16};
-
-// Tolerances per dtype: the kernels round through the storage type.
-double Tol(DataType dt) {
-  switch (dt) {
-    case DataType::kFloat32: return 1e-5;
-    case DataType::kFloat64: return 1e-10;
-    case DataType::kFloat16: return 5e-3;
-    default: return 3e-2;  // bfloat16
-  }
-}
-
-// A tensor of `dtype` and `shape` holding `v` (rounded to the dtype).
-Tensor Make(DataType dtype, const Shape& shape, const std::vector<double>& v) {
-  Tensor t = Tensor::Zeros(dtype, shape);
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (dtype) {
-      case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v[i]); break;
-      case DataType::kFloat64: t.data<double>()[i] = v[i]; break;
-      case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v[i])); break;
-      case DataType::kBFloat16: t.data<uint16_t>()[i] = sdk::BFloat16::FromFloat(static_cast<float>(v[i])); break;
-      default: ADD_FAILURE() << "Make: dtype not handled"; break;
-    }
-  }
-  return t;
-}
-
-std::vector<double> Values(const Tensor& t) {
-  std::vector<double> v(t.num_elements());
-  for (int64_t i = 0; i < t.num_elements(); ++i) v[i] = t.ElementAsDouble(i);
-  return v;
-}
-
-// Row-major coordinates of flat index i over `shape`, and back.
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
-
-std::string FloatArg(const std::string& name, double v) {
-  return " arg { name: \"" + name + "\" f: " + std::to_string(v) + " }";
-}
-
-std::string IntArg(const std::string& name, int64_t v) {
-  return " arg { name: \"" + name + "\" i: " + std::to_string(v) + " }";
-}
+using namespace kernel_test;  // NOLINT
 
 // ------------------------------------------------------- LayerNormalization
 
@@ -101,12 +40,12 @@ void LayerNormRef(const Tensor& x, const Tensor& scale, const Tensor* b, int64_t
   for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= s[d];
   const std::vector<double> xv = Values(x);
   auto param = [&](const Tensor& p, int64_t flat) {
-    std::vector<int64_t> c = Coords(flat, s), pc;
+    std::vector<int64_t> c = Unravel(flat, s), pc;
     for (size_t d = 0; d < p.rank(); ++d) {
       const int64_t xd = rank - static_cast<int64_t>(p.rank()) + static_cast<int64_t>(d);
       pc.push_back(p.dim(d) == 1 ? 0 : c[xd]);
     }
-    return p.ElementAsDouble(Flat(pc, p.dims()));
+    return p.ElementAsDouble(Ravel(pc, p.dims()));
   };
   std::vector<double> yv(xv.size()), mv(outer), iv(outer);
   for (int64_t r = 0; r < outer; ++r) {
@@ -146,7 +85,7 @@ TEST(LayerNormTest, KnownValues) {
 
 TEST(LayerNormTest, MatchesReference) {
   const Shape xs = {3, 4, 5};
-  for (DataType dt : kDtypes) {
+  for (DataType dt : kFloatTypes) {
     Tensor x = RandomTensor(dt, xs, 11, -2, 3);
     for (int64_t axis : {0, 1, 2, -1, -2, -3}) {
       const int64_t a = axis < 0 ? axis + 3 : axis;
@@ -267,7 +206,7 @@ TEST(InstanceNormTest, KnownValues) {
 }
 
 TEST(InstanceNormTest, MatchesReference) {
-  for (DataType dt : kDtypes) {
+  for (DataType dt : kFloatTypes) {
     for (const Shape& xs : {Shape{2, 3, 4, 5}, Shape{2, 3, 7}, Shape{1, 2}, Shape{2, 3, 2, 2, 2}, Shape{0, 3, 4}}) {
       Tensor x = RandomTensor(dt, xs, 21, -3, 3);
       Tensor s = RandomTensor(dt, {xs[1]}, 22);
@@ -313,12 +252,12 @@ Tensor LrnRef(const Tensor& x, int64_t size, double alpha, double beta, double b
   const std::vector<double> xv = Values(x);
   std::vector<double> yv(xv.size());
   for (int64_t f = 0; f < x.num_elements(); ++f) {
-    std::vector<int64_t> c = Coords(f, xs);
+    std::vector<int64_t> c = Unravel(f, xs);
     const int64_t ch = c[1];
     double sq = 0;
     for (int64_t i = std::max<int64_t>(0, ch - (size - 1) / 2); i <= std::min<int64_t>(C - 1, ch + size / 2); ++i) {
       c[1] = i;
-      sq += xv[Flat(c, xs)] * xv[Flat(c, xs)];
+      sq += xv[Ravel(c, xs)] * xv[Ravel(c, xs)];
     }
     yv[f] = xv[f] / std::pow(bias + alpha / size * sq, beta);
   }
@@ -333,7 +272,7 @@ TEST(LrnTest, KnownValues) {
 }
 
 TEST(LrnTest, MatchesReference) {
-  for (DataType dt : kDtypes) {
+  for (DataType dt : kFloatTypes) {
     for (const Shape& xs : {Shape{2, 5, 3, 3}, Shape{1, 4}, Shape{2, 6, 5}, Shape{2, 0, 3}}) {
       Tensor x = RandomTensor(dt, xs, 31, -2, 2);
       for (int64_t size : {1, 2, 3, 5, 8}) {
@@ -377,10 +316,10 @@ Tensor MvnRef(const Tensor& x, std::vector<int64_t> axes) {
   Shape kept;
   for (int64_t d = 0; d < rank; ++d) kept.push_back(red[d] ? 1 : xs[d]);
   auto group = [&](int64_t f) {
-    std::vector<int64_t> c = Coords(f, xs);
+    std::vector<int64_t> c = Unravel(f, xs);
     for (int64_t d = 0; d < rank; ++d)
       if (red[d]) c[d] = 0;
-    return Flat(c, kept);
+    return Ravel(c, kept);
   };
   const std::vector<double> xv = Values(x);
   const int64_t G = NumElements(kept);
@@ -406,7 +345,7 @@ TEST(MvnTest, KnownValues) {
 }
 
 TEST(MvnTest, MatchesReference) {
-  for (DataType dt : kDtypes) {
+  for (DataType dt : kFloatTypes) {
     Tensor x = RandomTensor(dt, {2, 3, 4, 5}, 41, -2, 4);
     for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{
              {0, 2, 3}, {1}, {-1}, {0, 1, 2, 3}, {2, 3}, {-3, 0}, {3, 3}}) {
@@ -459,11 +398,11 @@ TEST(LpNormalizationTest, KnownValuesAndReference) {
       const int64_t ax = axis < 0 ? axis + 3 : axis;
       Tensor want = Tensor::Zeros(DataType::kFloat64, s);
       for (int64_t i = 0; i < x.num_elements(); ++i) {
-        std::vector<int64_t> c = Coords(i, s);
+        std::vector<int64_t> c = Unravel(i, s);
         double norm = 0;
         for (int64_t j = 0; j < s[ax]; ++j) {
           c[ax] = j;
-          const double v = x.data<double>()[Flat(c, s)];
+          const double v = x.data<double>()[Ravel(c, s)];
           norm += p == 1 ? std::fabs(v) : v * v;
         }
         want.data<double>()[i] = x.data<double>()[i] / (p == 1 ? norm : std::sqrt(norm));

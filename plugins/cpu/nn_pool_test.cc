@@ -7,17 +7,13 @@
 
 #include "core/net.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ExpectInferredShapes;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
+using namespace kernel_test;  // NOLINT
 
 struct PoolCase {
   std::string name;
@@ -32,11 +28,6 @@ struct PoolCase {
 // gtest prints a failing case by its name.
 void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
 
-std::vector<int64_t> To3(std::vector<int64_t> v, int64_t fill) {
-  v.insert(v.begin(), 3 - v.size(), fill);
-  return v;
-}
-
 // Naive ONNX pooling, Y and (for MaxPool) the row-major flat index of each
 // maximum. The averaging divisor counts the taps inside X
 // (count_include_pad = 0) or inside X and its explicit padding (1); in
@@ -45,17 +36,11 @@ void PoolRef(const PoolCase& c, const Tensor& x, Tensor* y, Tensor* indices) {
   const size_t n = c.x.size() - 2;
   const int64_t planes = c.x[0] * c.x[1];
   std::vector<int64_t> in(c.x.begin() + 2, c.x.end()), k = c.kernel;
-  std::vector<int64_t> s = c.strides.empty() ? std::vector<int64_t>(n, 1) : c.strides;
-  std::vector<int64_t> d = c.dilations.empty() ? std::vector<int64_t>(n, 1) : c.dilations;
+  const std::vector<int64_t> s = OnesIfEmpty(c.strides, n), d = OnesIfEmpty(c.dilations, n);
   std::vector<int64_t> pb(n, 0), pe(n, 0), out(n);
   for (size_t i = 0; i < n; ++i) {
     const int64_t ek = (k[i] - 1) * d[i] + 1;
-    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
-      out[i] = (in[i] + s[i] - 1) / s[i];
-      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s[i] + ek - in[i]);
-      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
-      pe[i] = total - pb[i];
-    } else {
+    if (!SamePads(c.auto_pad, in[i], ek, s[i], &out[i], &pb[i], &pe[i])) {
       if (!c.pads.empty() && c.auto_pad == "NOTSET") {
         pb[i] = c.pads[i];
         pe[i] = c.pads[n + i];

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <string>
 
 #include "plugins/cpu/cpu_common.h"
 
@@ -39,6 +40,27 @@ template <typename F>
 inline void ParallelFor(int64_t n, int threads, F&& f, int64_t cost = 1) {
   ParallelRange(n, n * cost, threads, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) f(i);
+  });
+}
+
+// Output 0 = fn(input 0) element by element: same dtype and shape, any
+// numeric dtype (else UnsupportedDtype naming `label`), computed in
+// Num<S>::C. make_fn(S{}) returns fn (C -> C) for storage type S.
+template <typename MakeFn>
+Status MapUnary(KernelContext& ctx, const std::string& label, const MakeFn& make_fn) {
+  Tensor x = ctx.Input(0), y;
+  const LoomDataType dt = x.dtype();
+  LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.dims_data(), x.rank(), &y));
+  const int64_t n = x.num_elements();
+  return DispatchNumeric(dt, label, [&](auto tag) -> Status {
+    using S = decltype(tag);
+    const S* in = x.data<S>();
+    S* out = y.data<S>();
+    const auto fn = make_fn(tag);
+    ParallelRange(n, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) out[i] = Num<S>::Store(fn(Num<S>::Load(in[i])));
+    });
+    return Status::Ok();
   });
 }
 

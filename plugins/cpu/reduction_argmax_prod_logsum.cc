@@ -67,7 +67,7 @@ class ArgKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT64, out_shape, &y));
     int64_t* out = y.data<int64_t>();
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       const S* in = x.data<S>();
@@ -85,9 +85,7 @@ class ArgKernel {
         }
       });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:
@@ -192,7 +190,7 @@ class ReduceExtKernel {
       CopyData(x, y);
       return Status::Ok();
     }
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       using Ru = Rule<K, C>;
@@ -219,9 +217,7 @@ class ReduceExtKernel {
         out[o] = Num<S>::Store(Ru::Finish(acc[o], K == R::kLogSumExp ? shift[o] : 0.0));
       }
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

@@ -8,37 +8,13 @@
 #include <vector>
 
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-std::string IntsText(const std::vector<int64_t>& v) {
-  std::string s;
-  for (int64_t a : v) s += " ints: " + std::to_string(a);
-  return s;
-}
-
-// Row-major coordinates of flat index i over `shape`.
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
+using namespace kernel_test;  // NOLINT
 
 // ------------------------------------------------------------------ ArgMax/Min
 
@@ -65,12 +41,12 @@ Tensor ArgRef(bool is_max, const Tensor& x, int64_t axis, bool keepdims, bool la
   }
   std::vector<int64_t> out(NumElements(kept));
   for (int64_t o = 0; o < NumElements(kept); ++o) {
-    std::vector<int64_t> c = Coords(o, kept);
+    std::vector<int64_t> c = Unravel(o, kept);
     int64_t best = 0;
     double bv = 0;
     for (int64_t i = 0; i < s[axis]; ++i) {
       c[axis] = i;
-      const double v = x.ElementAsDouble(Flat(c, s));
+      const double v = x.ElementAsDouble(Ravel(c, s));
       if (i == 0 || (is_max ? v > bv : v < bv) || (last && v == bv)) { best = i; bv = v; }
     }
     out[o] = best;
@@ -158,25 +134,11 @@ absl::StatusOr<std::vector<Tensor>> RunReduce(const std::string& op, const Tenso
 // The reduction in doubles with plain loops (the textbook formula: no max
 // shift for LogSumExp, so keep the test values small), cast back to x's dtype.
 Tensor ReduceRef(const std::string& op, const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  const Shape& s = x.dims();
-  const int64_t rank = static_cast<int64_t>(s.size());
-  if (axes.empty()) {
-    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-  }
-  std::vector<bool> red(rank, false);
-  for (int64_t a : axes) red[a < 0 ? a + rank : a] = true;
-  Shape out_shape, kept;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!red[d]) { out_shape.push_back(s[d]); kept.push_back(s[d]); }
-    else if (keepdims) out_shape.push_back(1);
-  }
-  std::vector<double> acc(NumElements(kept), op == "ReduceProd" ? 1.0 : 0.0);
+  const Reduction r = ReductionOf(x.dims(), axes, keepdims);
+  const Shape& out_shape = r.out;
+  std::vector<double> acc(NumElements(r.kept), op == "ReduceProd" ? 1.0 : 0.0);
   for (int64_t i = 0; i < x.num_elements(); ++i) {
-    std::vector<int64_t> c = Coords(i, s), kc;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (!red[d]) kc.push_back(c[d]);
-    }
-    const int64_t o = Flat(kc, kept);
+    const int64_t o = r.OutIndex(i, x.dims());
     const double v = x.ElementAsDouble(i);
     if (op == "ReduceProd") acc[o] *= v;
     else if (op == "ReduceL1") acc[o] += std::fabs(v);

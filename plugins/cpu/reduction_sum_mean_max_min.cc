@@ -284,7 +284,7 @@ class ReduceKernel {
     const std::vector<bool>& reduce = g.reduce;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out_shape, &y));
     const int threads = ctx.num_threads();
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       using Red = Reducer<K, S>;
       const S* in = x.data<S>();
@@ -298,9 +298,7 @@ class ReduceKernel {
       }
       RunReduce<K, S>(in, out, MakeLayout(shape, reduce), threads);
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

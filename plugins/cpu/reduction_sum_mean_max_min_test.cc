@@ -6,29 +6,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// Writes v into element i, wrapping integers like a cast from int64.
-void SetElement(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kFloat64: t.data<double>()[i] = v; break;
-    case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v)); break;
-    case DataType::kInt8: t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int64_t>(v)); break;
-    case DataType::kUInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
-    case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(static_cast<int64_t>(v)); break;
-    case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v); break;
-    default: ADD_FAILURE() << "SetElement: dtype not handled"; break;
-  }
-}
+using namespace kernel_test;  // NOLINT
 
 bool IsInteger(DataType dt) {
   return dt == DataType::kInt8 || dt == DataType::kUInt8 || dt == DataType::kInt32 || dt == DataType::kInt64;
@@ -38,27 +22,14 @@ bool IsInteger(DataType dt) {
 // into the output element its kept coordinates name.
 Tensor ReduceRef(const std::string& op, const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
   const int64_t rank = static_cast<int64_t>(x.rank());
-  if (axes.empty()) {
-    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
-  }
-  std::vector<bool> red(rank, false);
-  for (int64_t a : axes) red[a < 0 ? a + rank : a] = true;
-  Shape out_shape, kept_shape;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!red[d]) { out_shape.push_back(x.dim(d)); kept_shape.push_back(x.dim(d)); }
-    else if (keepdims) out_shape.push_back(1);
-  }
-  const int64_t n_out = NumElements(kept_shape);
+  const Reduction r = ReductionOf(x.dims(), axes, keepdims);
+  const std::vector<bool>& red = r.red;
+  const Shape& out_shape = r.out;
+  const int64_t n_out = NumElements(r.kept);
   const double init = op == "ReduceMax" ? -INFINITY : op == "ReduceMin" ? INFINITY : 0.0;
   std::vector<double> acc(n_out, init);
-  std::vector<int64_t> idx(rank, 0);
   for (int64_t i = 0; i < x.num_elements(); ++i) {
-    int64_t rem = i;
-    for (int64_t d = rank - 1; d >= 0; --d) { idx[d] = rem % x.dim(d); rem /= x.dim(d); }
-    int64_t o = 0;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (!red[d]) o = o * x.dim(d) + idx[d];
-    }
+    const int64_t o = r.OutIndex(i, x.dims());
     const double v = x.ElementAsDouble(i);
     if (op == "ReduceMax") acc[o] = (std::isnan(v) || std::isnan(acc[o])) ? NAN : std::max(acc[o], v);
     else if (op == "ReduceMin") acc[o] = (std::isnan(v) || std::isnan(acc[o])) ? NAN : std::min(acc[o], v);
@@ -73,12 +44,6 @@ Tensor ReduceRef(const std::string& op, const Tensor& x, std::vector<int64_t> ax
     SetElement(y, o, v);
   }
   return y;
-}
-
-std::string IntsText(const std::vector<int64_t>& v) {
-  std::string s;
-  for (int64_t a : v) s += " ints: " + std::to_string(a);
-  return s;
 }
 
 // How the op gets its axes.

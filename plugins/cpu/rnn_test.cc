@@ -6,15 +6,13 @@
 #include <vector>
 
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
+using namespace kernel_test;  // NOLINT
 
 struct Config {
   std::string op = "LSTM";
@@ -41,12 +39,6 @@ struct Config {
     return s;
   }
 };
-
-std::vector<double> Values(const Tensor& t) {
-  std::vector<double> v(t.num_elements());
-  for (int64_t i = 0; i < t.num_elements(); ++i) v[i] = t.ElementAsDouble(i);
-  return v;
-}
 
 Tensor FromDoubles(DataType dt, const Shape& shape, const std::vector<double>& v) {
   if (dt == DataType::kFloat64) return Tensor::FromVector<double>(shape, v);

@@ -11,28 +11,6 @@
 
 namespace loom {
 namespace cpu {
-namespace {
-
-// Calls f(T{}) for T the storage type of `dtype`, any dtype.
-#define LOOM_TENSOR_DISPATCH_ALL(dtype, F)          \
-  switch (dtype) {                                  \
-    case LOOM_DTYPE_FLOAT: return F(float{});       \
-    case LOOM_DTYPE_DOUBLE: return F(double{});     \
-    case LOOM_DTYPE_FLOAT16: return F(Float16{});   \
-    case LOOM_DTYPE_BFLOAT16: return F(BFloat16{}); \
-    case LOOM_DTYPE_INT8: return F(int8_t{});       \
-    case LOOM_DTYPE_UINT8: return F(uint8_t{});     \
-    case LOOM_DTYPE_INT16: return F(int16_t{});     \
-    case LOOM_DTYPE_UINT16: return F(uint16_t{});   \
-    case LOOM_DTYPE_INT32: return F(int32_t{});     \
-    case LOOM_DTYPE_UINT32: return F(uint32_t{});   \
-    case LOOM_DTYPE_INT64: return F(int64_t{});     \
-    case LOOM_DTYPE_UINT64: return F(uint64_t{});   \
-    case LOOM_DTYPE_BOOL: return F(bool{});         \
-    default: break;                                 \
-  }
-
-}  // namespace
 
 Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to_dt, Tensor& y, int threads) {
   const int64_t n = x.num_elements();
@@ -40,21 +18,17 @@ Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to_dt,
     CopyData(x, y);
     return Status::Ok();
   }
-  auto from = [&](auto in_tag) -> Status {
+  return DispatchNumericOrBool<bool>(x.dtype(), label, [&](auto in_tag) -> Status {
     using From = decltype(in_tag);
-    auto to = [&](auto out_tag) -> Status {
+    return DispatchNumericOrBool<bool>(to_dt, label, [&](auto out_tag) -> Status {
       using To = decltype(out_tag);
       const From* in = x.data<From>();
       To* out = y.data<To>();
 #pragma omp parallel for if (n > kParallelThreshold) num_threads(threads)
       for (int64_t i = 0; i < n; ++i) out[i] = semantics::Convert<To, From>(in[i]);
       return Status::Ok();
-    };
-    LOOM_TENSOR_DISPATCH_ALL(to_dt, to)
-    return UnsupportedDtype(label, to_dt);
-  };
-  LOOM_TENSOR_DISPATCH_ALL(x.dtype(), from)
-  return UnsupportedDtype(label, x.dtype());
+    });
+  });
 }
 
 namespace {

@@ -7,18 +7,14 @@ namespace loom {
 namespace cpu {
 namespace {
 
-class CastLikeKernel {
+class CastLikeKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) { label_ = OpLabel(info); return Status::Ok(); }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const LoomDataType to_dt = ctx.Input(1).dtype();
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, to_dt, x.shape(), &y));
     return CastTensor(label_, x, to_dt, y, ctx.num_threads());
   }
-
- private:
-  std::string label_;
 };
 
 }  // namespace

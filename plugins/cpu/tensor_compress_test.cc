@@ -8,30 +8,13 @@
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
+using namespace kernel_test;  // NOLINT
 
 // ------------------------------------------------------------------- Compress
 
@@ -60,10 +43,10 @@ Tensor CompressRef(const Tensor& x, const std::vector<bool>& cond, std::optional
   Tensor y = Tensor::Zeros(x.dtype(), out_shape);
   const size_t es = DataTypeSize(x.dtype());
   for (int64_t o = 0; o < y.num_elements(); ++o) {
-    std::vector<int64_t> c = Coords(o, out_shape);
+    std::vector<int64_t> c = Unravel(o, out_shape);
     c[ax] = kept[c[ax]];
     std::memcpy(static_cast<char*>(y.raw_data()) + o * es,
-                static_cast<const char*>(x.raw_data()) + Flat(c, in_shape) * es, es);
+                static_cast<const char*>(x.raw_data()) + Ravel(c, in_shape) * es, es);
   }
   return y;
 }

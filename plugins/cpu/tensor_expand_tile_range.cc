@@ -49,16 +49,14 @@ class ConstantOfShapeKernel {
     Tensor y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dtype_, dims, &y));
     const int64_t n = y.num_elements();
-    auto fill = [&](auto tag) -> Status {
+    return DispatchBytes(dtype_, label_, [&](auto tag) -> Status {
       using T = decltype(tag);
       T v;
       std::memcpy(&v, value_.data(), sizeof(T));
       T* out = y.data<T>();
       ParallelRange(n, n, ctx.num_threads(), [&](int64_t b, int64_t e) { std::fill(out + b, out + e, v); });
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_BYTES(dtype_, fill)
-    return UnsupportedDtype(label_, dtype_);
+    });
   }
 
  private:
@@ -80,9 +78,8 @@ class SizeKernel {
 };
 
 // ---- Expand-13 -----------------------------------------------------------------
-class ExpandKernel {
+class ExpandKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) { label_ = OpLabel(info); return Status::Ok(); }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     std::vector<int64_t> shape, out;
@@ -97,15 +94,11 @@ class ExpandKernel {
                 ctx.num_threads());
     return Status::Ok();
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Tile-13 -------------------------------------------------------------------
-class TileKernel {
+class TileKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) { label_ = OpLabel(info); return Status::Ok(); }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     std::vector<int64_t> reps;
@@ -135,15 +128,11 @@ class TileKernel {
     StridedCopy(x.raw_data(), sdk::DTypeSize(x.dtype()), 0, strides, view, y.raw_data(), ctx.num_threads());
     return Status::Ok();
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Range-11 ------------------------------------------------------------------
-class RangeKernel {
+class RangeKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) { label_ = OpLabel(info); return Status::Ok(); }
   Status Compute(KernelContext& ctx) {
     static const char* kNames[] = {"start", "limit", "delta"};
     for (size_t i = 0; i < 3; ++i) {
@@ -185,9 +174,6 @@ class RangeKernel {
       default: return UnsupportedDtype(label_, dt);
     }
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Trilu-14 ------------------------------------------------------------------
@@ -261,15 +247,12 @@ class EyeLikeKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.shape(), &y));
     const int64_t rows = x.dim(0), cols = x.dim(1);
     std::memset(y.raw_data(), 0, static_cast<size_t>(y.num_elements()) * sdk::DTypeSize(dt));
-    auto ones = [&](auto tag) -> Status {
+    return DispatchNumericOrBool<bool>(dt, label_, [&](auto tag) -> Status {
       using T = decltype(tag);
       T* out = y.data<T>();
       for (int64_t i = std::max<int64_t>(0, -k_); i < rows && i + k_ < cols; ++i) out[i * cols + i + k_] = Num<T>::Store(1);
       return Status::Ok();
-    };
-    if (dt == LOOM_DTYPE_BOOL) return ones(bool{});
-    LOOM_CPU_DISPATCH_NUMERIC(dt, ones)
-    return UnsupportedDtype(label_, dt);
+    });
   }
 
  private:

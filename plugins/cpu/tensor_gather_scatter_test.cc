@@ -7,38 +7,26 @@
 #include <vector>
 
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// Row-major coordinates of flat index i over `shape`.
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
-
-int64_t Flat(const std::vector<int64_t>& c, const Shape& shape) {
-  int64_t f = 0;
-  for (size_t d = 0; d < shape.size(); ++d) f = f * shape[d] + c[d];
-  return f;
-}
+using namespace kernel_test;  // NOLINT
 
 // ---------------------------------------------------------------- GatherElements
 
+// Runs `type` on inputs d (data), i (indices) to y, with the int attribute `attr`.
+absl::StatusOr<std::vector<Tensor>> RunDataIndices(const std::string& type, const char* attr, int64_t v,
+                                                   const Tensor& data, const Tensor& idx) {
+  return RunSingleOp(
+      ParseOp("type: \"" + type + "\" name: \"g\" input: \"d\" input: \"i\" output: \"y\"" + IntArg(attr, v)),
+      {data, idx});
+}
+
 absl::StatusOr<std::vector<Tensor>> RunGE(const Tensor& data, const Tensor& idx, int64_t axis) {
-  return RunSingleOp(ParseOp("type: \"GatherElements\" name: \"g\" input: \"d\" input: \"i\" output: \"y\""
-                             " arg { name: \"axis\" i: " + std::to_string(axis) + " }"),
-                     {data, idx});
+  return RunDataIndices("GatherElements", "axis", axis, data, idx);
 }
 
 TEST(GatherElementsTest, KnownValues) {
@@ -65,11 +53,11 @@ TEST(GatherElementsTest, MatchesReference) {
       Tensor want = Tensor::Zeros(dt, is);
       const size_t es = DataTypeSize(dt);
       for (int64_t i = 0; i < idx.num_elements(); ++i) {
-        std::vector<int64_t> c = Coords(i, is);
+        std::vector<int64_t> c = Unravel(i, is);
         int64_t k = idx.data<int64_t>()[i];
         c[ax] = k < 0 ? k + ds[ax] : k;
         std::memcpy(static_cast<char*>(want.raw_data()) + i * es,
-                    static_cast<const char*>(d.raw_data()) + Flat(c, ds) * es, es);
+                    static_cast<const char*>(d.raw_data()) + Ravel(c, ds) * es, es);
       }
       auto out = RunGE(d, idx, axis);
       ASSERT_TRUE(out.ok()) << out.status();
@@ -97,9 +85,7 @@ TEST(GatherElementsTest, ZeroSizeAndErrors) {
 // ------------------------------------------------------------------ GatherND
 
 absl::StatusOr<std::vector<Tensor>> RunGND(const Tensor& data, const Tensor& idx, int64_t batch_dims) {
-  return RunSingleOp(ParseOp("type: \"GatherND\" name: \"g\" input: \"d\" input: \"i\" output: \"y\""
-                             " arg { name: \"batch_dims\" i: " + std::to_string(batch_dims) + " }"),
-                     {data, idx});
+  return RunDataIndices("GatherND", "batch_dims", batch_dims, data, idx);
 }
 
 TEST(GatherNDTest, KnownValues) {
@@ -138,13 +124,13 @@ TEST(GatherNDTest, MatchesReference) {
       for (size_t j = b + k; j < ds.size(); ++j) slice *= ds[j];
       const int64_t per_batch = tuples / NumElements(Shape(ds.begin(), ds.begin() + b));
       for (int64_t t = 0; t < tuples; ++t) {
-        std::vector<int64_t> c = Coords(t / per_batch, Shape(ds.begin(), ds.begin() + b));
+        std::vector<int64_t> c = Unravel(t / per_batch, Shape(ds.begin(), ds.begin() + b));
         for (int64_t j = 0; j < k; ++j) {
           int64_t v = idx.data<int64_t>()[t * k + j];
           c.push_back(v < 0 ? v + ds[b + j] : v);
         }
         while (c.size() < ds.size()) c.push_back(0);
-        const int64_t start = Flat(c, ds);
+        const int64_t start = Ravel(c, ds);
         for (int64_t e = 0; e < slice; ++e) want.push_back(d.data<float>()[start + e]);
       }
       auto out = RunGND(d, idx, b);
@@ -200,10 +186,10 @@ TEST(ScatterElementsTest, MatchesReference) {
       Tensor up = RandomTensor(DataType::kFloat64, is, 6);
       Tensor want = RandomTensor(DataType::kFloat64, ds, 2);  // a copy of d
       for (int64_t i = 0; i < idx.num_elements(); ++i) {
-        std::vector<int64_t> c = Coords(i, is);
+        std::vector<int64_t> c = Unravel(i, is);
         const int64_t k = idx.data<int64_t>()[i];
         c[ax] = k < 0 ? k + ds[ax] : k;
-        double& w = want.data<double>()[Flat(c, ds)];
+        double& w = want.data<double>()[Ravel(c, ds)];
         const double u = up.data<double>()[i];
         if (red == "none") w = u;
         else if (red == "add") w += u;

@@ -11,19 +11,14 @@ namespace {
 
 // NonZero over any numeric dtype or bool: int64 [rank, nnz], row-major order.
 // A scalar is seen as a 1-element vector (output [1, nnz]).
-class NonZeroKernel {
+class NonZeroKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
-
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     std::vector<int64_t> shape = x.shape();
     if (shape.empty()) shape.push_back(1);
     const int64_t n = x.num_elements(), rank = static_cast<int64_t>(shape.size());
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumericOrBool<uint8_t>(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
       const S* in = x.data<S>();
       std::vector<int64_t> hits;
@@ -41,14 +36,8 @@ class NonZeroKernel {
         }
       }
       return Status::Ok();
-    };
-    if (x.dtype() == LOOM_DTYPE_BOOL) return run(uint8_t{});
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
-
- private:
-  std::string label_;
 };
 
 }  // namespace

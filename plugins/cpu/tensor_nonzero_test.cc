@@ -6,25 +6,13 @@
 #include <vector>
 
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-// Row-major coordinates of flat index i over `shape`.
-std::vector<int64_t> Coords(int64_t i, const Shape& shape) {
-  std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    c[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return c;
-}
+using namespace kernel_test;  // NOLINT
 
 // ------------------------------------------------------------------ NonZero
 
@@ -42,7 +30,7 @@ TEST(NonZeroTest, KnownValuesAndReference) {
     std::vector<std::vector<int64_t>> rows(3);
     for (int64_t i = 0; i < x.num_elements(); ++i) {
       if (x.ElementAsDouble(i) == 0) continue;
-      std::vector<int64_t> c = Coords(i, s);
+      std::vector<int64_t> c = Unravel(i, s);
       for (int d = 0; d < 3; ++d) rows[d].push_back(c[d]);
     }
     std::vector<int64_t> flat;

@@ -66,7 +66,7 @@ class OneHotKernel {
       if (k < 0) k += depth;
       idx[i] = k >= 0 && k < depth ? k : -1;
     }
-    auto run = [&](auto tag) -> Status {
+    return DispatchBytes(values.dtype(), label_, [&](auto tag) -> Status {
       using T = decltype(tag);
       const T off = values.data<T>()[0], on = values.data<T>()[1];
       T* dst = y.data<T>();
@@ -79,9 +79,7 @@ class OneHotKernel {
         }
       }, depth * inner);
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_BYTES(values.dtype(), run)
-    return UnsupportedDtype(label_, values.dtype());
+    });
   }
 
  private:

@@ -109,7 +109,7 @@ class PadKernel {
       return sdk::InvalidArgument(label_ + ": input 'constant_value' must have the data's dtype " +
                                   std::string(sdk::DTypeName(x.dtype())) + ", found " + sdk::DTypeName(cv.dtype()));
     }
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumericOrBool<bool>(x.dtype(), label_, [&](auto tag) -> Status {
       using T = decltype(tag);
       T fill;
       if (cv.present() && cv.num_elements() == 1) {
@@ -137,10 +137,7 @@ class PadKernel {
         for (int64_t o = 0; o < inner; ++o) row[o] = last[o] < 0 ? fill : src[off + last[o]];
       }, inner);
       return Status::Ok();
-    };
-    if (x.dtype() == LOOM_DTYPE_BOOL) return run(bool{});
-    LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
-    return UnsupportedDtype(label_, x.dtype());
+    });
   }
 
  private:

@@ -378,20 +378,15 @@ class ResizeKernel {
     const int threads = ctx.num_threads();
     const LoomDataType dt = x.dtype();
     if (a_.mode == Mode::kNearest) {
-      auto run = [&](auto tag) -> Status {
+      return DispatchNumericOrBool<uint8_t>(dt, label_, [&](auto tag) -> Status {
         GatherNearest<decltype(tag)>(x, y, plans, a_.extrapolation, threads);
         return Status::Ok();
-      };
-      if (dt == LOOM_DTYPE_BOOL) return run(uint8_t{});
-      LOOM_CPU_DISPATCH_NUMERIC(dt, run);
-      return UnsupportedDtype(label_, dt);
+      });
     }
-    auto run = [&](auto tag) -> Status {
+    return DispatchNumeric(dt, label_, [&](auto tag) -> Status {
       Interpolate<decltype(tag)>(x, y, plans, a_.extrapolation, threads);
       return Status::Ok();
-    };
-    LOOM_CPU_DISPATCH_NUMERIC(dt, run);
-    return UnsupportedDtype(label_, dt);
+    });
   }
 
  private:

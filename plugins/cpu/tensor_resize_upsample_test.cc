@@ -10,41 +10,13 @@
 
 #include "core/net.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::AllClose;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
-
-Tensor F32(Shape dims, std::vector<float> v) { return Tensor::FromVector<float>(std::move(dims), v); }
-
-Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v); }
-
-Tensor Run1(const OperatorDef& op, const std::vector<Tensor>& inputs) {
-  auto out = RunSingleOp(op, inputs);
-  EXPECT_TRUE(out.ok()) << op.ShortDebugString() << ": " << out.status();
-  return out.ok() ? (*out)[0] : Tensor();
-}
-
-void ExpectError(const OperatorDef& op, const std::vector<Tensor>& inputs, const std::string& part) {
-  auto out = RunSingleOp(op, inputs);
-  ASSERT_FALSE(out.ok()) << op.ShortDebugString();
-  EXPECT_NE(out.status().message().find(part), std::string::npos) << "'" << part << "' not in: " << out.status();
-}
-
-Shape Unravel(int64_t flat, const Shape& dims) {
-  Shape idx(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    idx[k] = flat % dims[k];
-    flat /= dims[k];
-  }
-  return idx;
-}
+using namespace kernel_test;  // NOLINT
 
 // Runs `op` with its inputs as workspace blobs that are not external
 // inputs (constants at planning, like initializers) and expects the schema's

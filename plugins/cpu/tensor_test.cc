@@ -19,47 +19,18 @@
 #include "core/net.h"
 #include "core/proto_io.h"
 #include "core/testing/op_runner.h"
+#include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 
 namespace loom {
 namespace {
 
-using testing::CpuRegistry;
-using testing::ParseOp;
-using testing::RandomTensor;
-using testing::RunSingleOp;
+using namespace kernel_test;  // NOLINT
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-const std::vector<DataType>& AllTypes() {
-  static const std::vector<DataType> t = {
-      DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16, DataType::kInt8,
-      DataType::kUInt8,   DataType::kInt16,   DataType::kUInt16,  DataType::kInt32,    DataType::kUInt32,
-      DataType::kInt64,   DataType::kUInt64,  DataType::kBool};
-  return t;
-}
-
-Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v); }
 Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>({static_cast<int64_t>(v.size())}, v); }
-
-// Same dtype, dims and bytes.
-::testing::AssertionResult SameTensor(const Tensor& actual, const Tensor& expected) {
-  if (actual.dtype() != expected.dtype() || actual.dims() != expected.dims()) {
-    return ::testing::AssertionFailure() << "expected " << expected.DebugString() << ", found " << actual.DebugString();
-  }
-  if (actual.nbytes() > 0 && std::memcmp(actual.raw_data(), expected.raw_data(), actual.nbytes()) != 0) {
-    for (int64_t i = 0; i < actual.num_elements(); ++i) {
-      size_t es = DataTypeSize(actual.dtype());
-      if (std::memcmp(actual.data<char>() + i * es, expected.data<char>() + i * es, es) != 0) {
-        return ::testing::AssertionFailure() << actual.DebugString() << ": first difference at flat index " << i
-                                             << ": found " << actual.ElementAsDouble(i) << ", expected "
-                                             << expected.ElementAsDouble(i);
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 // Runs `op` with its inputs as external inputs (RunSingleOp), then again
 // with them as initializers (constants at planning). Both runs must agree:
@@ -112,20 +83,6 @@ void ExpectError(const OperatorDef& op, const std::vector<Tensor>& inputs, const
 }
 
 // ---- Naive references: element copies by multi-index -----------------------
-Shape Unravel(int64_t flat, const Shape& dims) {
-  Shape idx(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    idx[k] = flat % dims[k];
-    flat /= dims[k];
-  }
-  return idx;
-}
-
-int64_t Ravel(const Shape& idx, const Shape& dims) {
-  int64_t flat = 0;
-  for (size_t k = 0; k < dims.size(); ++k) flat = flat * dims[k] + idx[k];
-  return flat;
-}
 
 // A tensor of `dims` whose element at multi-index o is the element of
 // srcs[map(o).first] at multi-index map(o).second.

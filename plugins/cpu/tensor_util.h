@@ -45,6 +45,37 @@ Status ReadIntsInput(const KernelContext& ctx, size_t index, const std::string& 
 // axis is for and the rank.
 using semantics::NormalizeAxisOr;
 
+// `shape` seen as [outer, n, inner] around `axis` (from [-rank, rank-1],
+// normalized; the error is NormalizeAxisOr's, naming `what`).
+struct AxisSplit {
+  int64_t axis = 0, outer = 1, n = 1, inner = 1;
+};
+inline Status SplitAtAxis(const std::vector<int64_t>& shape, int64_t axis, const std::string& label, const char* what,
+                          AxisSplit* s) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label, what));
+  *s = {axis, Product(shape, 0, axis), shape[axis], Product(shape, axis + 1, rank)};
+  return Status::Ok();
+}
+
+// SplitAtAxis of input x, then output 0 sized as x (same dtype) into *y.
+inline Status SplitSameShape(KernelContext& ctx, const Tensor& x, int64_t axis, const std::string& label,
+                             const char* what, AxisSplit* s, Tensor* y) {
+  LOOM_SDK_RETURN_IF_ERROR(SplitAtAxis(x.shape(), axis, label, what, s));
+  return ctx.Output(0, x.dtype(), x.dims_data(), x.rank(), y);
+}
+
+// f(in + base, out + base) for each of the outer * inner lines along the
+// split axis of `in` and `out` (both shaped as the split tensor): a line's
+// n elements are s.inner apart.
+template <typename S, typename F>
+void ForEachAxisLine(const AxisSplit& s, const S* in, S* out, F&& f) {
+  for (int64_t o = 0; o < s.outer * s.inner; ++o) {
+    const int64_t base = (o / s.inner) * s.n * s.inner + o % s.inner;
+    f(in + base, out + base);
+  }
+}
+
 // dst[i0, .., ik] = src[base + i0 * strides[0] + .. + ik * strides[k]] for
 // the row-major index over `shape` (element units of `esize` bytes; strides
 // may be negative or zero). dst is contiguous. Used by Slice and Transpose.

@@ -16,15 +16,7 @@
 namespace loom {
 namespace {
 
-Registry* RnnRegistry() {
-  static Registry* r = [] {
-    Registry* reg = testing::CpuRegistry();
-    absl::Status s = LoadPlugin(reg, "plugins/rnn/libloom_rnn.so");
-    EXPECT_TRUE(s.ok()) << s;
-    return reg;
-  }();
-  return r;
-}
+Registry* RnnRegistry() { return testing::CpuRegistryWith("plugins/rnn/libloom_rnn.so"); }
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
@@ -71,32 +63,38 @@ void ExpectStates(const Tensor& states, const std::vector<std::vector<std::vecto
 
 constexpr int kT = 6, kN = 3, kI = 4, kH = 3;
 
+// want[k][b][j]: the state after step k of batch entry b, unit j.
+using States = std::vector<std::vector<std::vector<double>>>;
+States NoStates() { return States(kT, std::vector<std::vector<double>>(kN, std::vector<double>(kH))); }
+
+double ElementOf(const Tensor& t, int64_t i) { return static_cast<double>(t.data<float>()[i]); }
+
+// A random float32 blob `name` (testing::RandomTensor's values) set in `ws`.
+Tensor SetRandom(Workspace* ws, const std::string& name, Shape dims, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+  Tensor t = testing::RandomTensor(DataType::kFloat32, std::move(dims), seed, lo, hi);
+  ws->SetBlob(name, t);
+  return t;
+}
+
 // (linear_before_reset, fused, reverse, threaded)
 class GruCellTest : public ::testing::TestWithParam<std::tuple<bool, bool, bool, bool>> {};
 
 TEST_P(GruCellTest, MatchesLoopReference) {
   auto [lbr, fused, reverse, threaded] = GetParam();
   Workspace ws;
-  const Tensor X = testing::RandomTensor(DataType::kFloat32, {kT, kN, kI}, 1);
-  const Tensor W = testing::RandomTensor(DataType::kFloat32, {kI, 3 * kH}, 2, -0.6, 0.6);
-  const Tensor Rrz = testing::RandomTensor(DataType::kFloat32, {kH, 2 * kH}, 3, -0.6, 0.6);
-  const Tensor Rn = testing::RandomTensor(DataType::kFloat32, {kH, kH}, 4, -0.6, 0.6);
-  const Tensor B = testing::RandomTensor(DataType::kFloat32, {3 * kH}, 5, -0.3, 0.3);
-  const Tensor Bn = testing::RandomTensor(DataType::kFloat32, {kH}, 6, -0.3, 0.3);
-  const Tensor H0 = testing::RandomTensor(DataType::kFloat32, {1, kN, kH}, 7);
-  ws.SetBlob("X", X);
-  ws.SetBlob("W", W);
-  ws.SetBlob("Rrz", Rrz);
-  ws.SetBlob("Rn", Rn);
-  ws.SetBlob("B", B);
-  ws.SetBlob("Bn", Bn);
-  ws.SetBlob("h0", H0);
+  const Tensor X = SetRandom(&ws, "X", {kT, kN, kI}, 1);
+  const Tensor W = SetRandom(&ws, "W", {kI, 3 * kH}, 2, -0.6, 0.6);
+  const Tensor Rrz = SetRandom(&ws, "Rrz", {kH, 2 * kH}, 3, -0.6, 0.6);
+  const Tensor Rn = SetRandom(&ws, "Rn", {kH, kH}, 4, -0.6, 0.6);
+  const Tensor B = SetRandom(&ws, "B", {3 * kH}, 5, -0.3, 0.3);
+  const Tensor Bn = SetRandom(&ws, "Bn", {kH}, 6, -0.3, 0.3);
+  const Tensor H0 = SetRandom(&ws, "h0", {1, kN, kH}, 7);
   NetDef cell;
   rnn::AddGruCell(&cell, "g_", "x_t", "h_prev", {"W", "Rrz", "Rn", "B", "Bn"}, "h_next", lbr, fused);
   Tensor states = RunCell(&ws, cell, {"W", "Rrz", "Rn", "B", "Bn"}, reverse, threaded);
 
-  auto f = [](const Tensor& t, int64_t i) { return static_cast<double>(t.data<float>()[i]); };
-  std::vector<std::vector<std::vector<double>>> want(kT, std::vector<std::vector<double>>(kN, std::vector<double>(kH)));
+  auto f = ElementOf;
+  States want = NoStates();
   for (int b = 0; b < kN; ++b) {
     std::vector<double> h(kH);
     for (int j = 0; j < kH; ++j) h[j] = f(H0, b * kH + j);
@@ -134,23 +132,18 @@ class RnnCellTest : public ::testing::TestWithParam<std::tuple<bool, bool>> {};
 TEST_P(RnnCellTest, MatchesLoopReference) {
   auto [relu, reverse] = GetParam();
   Workspace ws;
-  const Tensor X = testing::RandomTensor(DataType::kFloat32, {kT, kN, kI}, 11);
-  const Tensor W = testing::RandomTensor(DataType::kFloat32, {kI, kH}, 12, -0.6, 0.6);
-  const Tensor R = testing::RandomTensor(DataType::kFloat32, {kH, kH}, 13, -0.6, 0.6);
-  const Tensor B = testing::RandomTensor(DataType::kFloat32, {kH}, 14, -0.3, 0.3);
-  const Tensor H0 = testing::RandomTensor(DataType::kFloat32, {1, kN, kH}, 15);
-  ws.SetBlob("X", X);
-  ws.SetBlob("W", W);
-  ws.SetBlob("R", R);
-  ws.SetBlob("B", B);
-  ws.SetBlob("h0", H0);
+  const Tensor X = SetRandom(&ws, "X", {kT, kN, kI}, 11);
+  const Tensor W = SetRandom(&ws, "W", {kI, kH}, 12, -0.6, 0.6);
+  const Tensor R = SetRandom(&ws, "R", {kH, kH}, 13, -0.6, 0.6);
+  const Tensor B = SetRandom(&ws, "B", {kH}, 14, -0.3, 0.3);
+  const Tensor H0 = SetRandom(&ws, "h0", {1, kN, kH}, 15);
   NetDef cell;
   rnn::AddRnnCell(&cell, "r_", "x_t", "h_prev", {"W", "R", "B"}, "h_next",
                   relu ? rnn::RnnActivation::kRelu : rnn::RnnActivation::kTanh);
   Tensor states = RunCell(&ws, cell, {"W", "R", "B"}, reverse, true);
 
-  auto f = [](const Tensor& t, int64_t i) { return static_cast<double>(t.data<float>()[i]); };
-  std::vector<std::vector<std::vector<double>>> want(kT, std::vector<std::vector<double>>(kN, std::vector<double>(kH)));
+  auto f = ElementOf;
+  States want = NoStates();
   int positives = 0, negatives = 0;  // Relu must see both signs to be tested
   for (int b = 0; b < kN; ++b) {
     std::vector<double> h(kH);

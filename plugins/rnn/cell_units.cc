@@ -165,35 +165,40 @@ class GRUUnitKernel {
   bool drop_states_ = false;
 };
 
+// The inputs, outputs and dtypes of a fused cell unit: hidden_prev,
+// "<state>_prev" for each of `states`, gates (`gates_doc`), the optional
+// seq_lengths and timestep; hidden and each of `states`; T float32/64.
+void CellUnitIO(sdk::SchemaBuilder& b, const std::vector<std::string>& states, const char* gates_doc,
+                const std::vector<LoomDataType>& floats) {
+  b.Input("hidden_prev", "T", LOOM_PARAM_SINGLE, "[..., N, D]");
+  for (const std::string& s : states) b.Input(s + "_prev", "T", LOOM_PARAM_SINGLE, "[..., N, D]");
+  b.Input("gates", "T", LOOM_PARAM_SINGLE, gates_doc)
+      .Input("seq_lengths", "tensor(int32)", LOOM_PARAM_OPTIONAL, "[N]: valid timesteps per batch entry")
+      .Input("timestep", "tensor(int32)", LOOM_PARAM_OPTIONAL, "scalar: the current timestep")
+      .Output("hidden", "T", LOOM_PARAM_SINGLE, "[..., N, D]");
+  for (const std::string& s : states) b.Output(s, "T", LOOM_PARAM_SINGLE, "[..., N, D]");
+  b.TypeConstraint("T", floats, "float32 or float64");
+}
+
+constexpr char kDropStatesDoc[] = "past a sequence's end: 1 zeroes the state, 0 carries it over";
+
 }  // namespace
 
 sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
   const std::vector<LoomDataType> floats = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE};
   sdk::SchemaBuilder lstm("LSTMUnit");
   lstm.Doc("Caffe2 LSTMUnit: one fused LSTM step from pre-activation gates (i, f, o, g order). "
-           "h = sigmoid(o) * tanh(c), c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g).")
-      .Input("hidden_prev", "T", LOOM_PARAM_SINGLE, "[..., N, D]")
-      .Input("cell_prev", "T", LOOM_PARAM_SINGLE, "[..., N, D]")
-      .Input("gates", "T", LOOM_PARAM_SINGLE, "[..., N, 4D], pre-activation, order i, f, o, g")
-      .Input("seq_lengths", "tensor(int32)", LOOM_PARAM_OPTIONAL, "[N]: valid timesteps per batch entry")
-      .Input("timestep", "tensor(int32)", LOOM_PARAM_OPTIONAL, "scalar: the current timestep")
-      .Output("hidden", "T", LOOM_PARAM_SINGLE, "[..., N, D]")
-      .Output("cell", "T", LOOM_PARAM_SINGLE, "[..., N, D]")
-      .TypeConstraint("T", floats, "float32 or float64")
-      .AttrFloat("forget_bias", 0.0f, "added to the forget gate before the sigmoid")
-      .AttrInt("drop_states", 0, "past a sequence's end: 1 zeroes the state, 0 carries it over");
+           "h = sigmoid(o) * tanh(c), c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g).");
+  CellUnitIO(lstm, {"cell"}, "[..., N, 4D], pre-activation, order i, f, o, g", floats);
+  lstm.AttrFloat("forget_bias", 0.0f, "added to the forget gate before the sigmoid")
+      .AttrInt("drop_states", 0, kDropStatesDoc);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(lstm));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LSTMUnitKernel>("LSTMUnit", {"CPU", "", 0, {{"T", floats}}}));
   sdk::SchemaBuilder gru("GRUUnit");
   gru.Doc("Caffe2 GRUUnit: h = sigmoid(z) * h_prev + (1 - sigmoid(z)) * tanh(n) from gates (r, z, n), the reset "
-          "gate already applied to the candidate by the step net.")
-      .Input("hidden_prev", "T", LOOM_PARAM_SINGLE, "[..., N, D]")
-      .Input("gates", "T", LOOM_PARAM_SINGLE, "[..., N, 3D], pre-activation, order r, z, n")
-      .Input("seq_lengths", "tensor(int32)", LOOM_PARAM_OPTIONAL, "[N]")
-      .Input("timestep", "tensor(int32)", LOOM_PARAM_OPTIONAL, "scalar")
-      .Output("hidden", "T", LOOM_PARAM_SINGLE, "[..., N, D]")
-      .TypeConstraint("T", floats, "float32 or float64")
-      .AttrInt("drop_states", 0, "past a sequence's end: 1 zeroes the state, 0 carries it over");
+          "gate already applied to the candidate by the step net.");
+  CellUnitIO(gru, {}, "[..., N, 3D], pre-activation, order r, z, n", floats);
+  gru.AttrInt("drop_states", 0, kDropStatesDoc);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(gru));
   return reg.Kernel<GRUUnitKernel>("GRUUnit", {"CPU", "", 0, {{"T", floats}}});
 }

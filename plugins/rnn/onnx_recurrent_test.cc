@@ -18,15 +18,7 @@
 namespace loom {
 namespace {
 
-Registry* RnnRegistry() {
-  static Registry* r = [] {
-    Registry* reg = testing::CpuRegistry();
-    absl::Status s = LoadPlugin(reg, "plugins/rnn/libloom_rnn.so");
-    EXPECT_TRUE(s.ok()) << s;
-    return reg;
-  }();
-  return r;
-}
+Registry* RnnRegistry() { return testing::CpuRegistryWith("plugins/rnn/libloom_rnn.so"); }
 
 struct Case {
   std::string op;         // LSTM, GRU or RNN

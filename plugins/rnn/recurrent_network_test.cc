@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "core/c_api_nested.h"
+#include "core/plugin_api/handles.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/testing/op_runner.h"
@@ -18,15 +18,7 @@ namespace {
 
 constexpr int kN = 3, kI = 5, kH = 4;
 
-Registry* RnnRegistry() {
-  static Registry* r = [] {
-    Registry* reg = testing::CpuRegistry();
-    absl::Status s = LoadPlugin(reg, "plugins/rnn/libloom_rnn.so");
-    EXPECT_TRUE(s.ok()) << s;
-    return reg;
-  }();
-  return r;
-}
+Registry* RnnRegistry() { return testing::CpuRegistryWith("plugins/rnn/libloom_rnn.so"); }
 
 // Puts X [T, N, I], weights and initial states of `layers` layers into ws.
 std::vector<rnn::LstmWeights> SetupLstm(Workspace* ws, int T, int layers) {

@@ -78,17 +78,20 @@ inline sdk::Status SplitSizes(const std::string& label, const std::vector<int64_
   return sdk::Status::Ok();
 }
 
+struct SliceGeometry;
+
 // Slice-1's attributes (starts, ends, axes), the fallback when Slice-13's
 // inputs are absent.
 struct SliceAttrs {
   bool has_attrs = false;
   std::vector<int64_t> starts, ends, axes;
 
-  void Read(const sdk::KernelInfo& info) {
+  sdk::Status Read(const sdk::KernelInfo& info) {
     has_attrs = info.Has("starts") && info.Has("ends");
     starts = info.IntsOr("starts", {});
     ends = info.IntsOr("ends", {});
     axes = info.IntsOr("axes", {});
+    return sdk::Status::Ok();
   }
 
   // With no `starts` input, takes starts/ends/axes from the attributes
@@ -107,6 +110,11 @@ struct SliceAttrs {
     }
     return sdk::Status::Ok();
   }
+
+  // Select, then ResolveSlice over `in` (defined below).
+  sdk::Status Resolve(const std::string& label, const std::vector<int64_t>& in, bool starts_given, bool ends_given,
+                      std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes,
+                      const std::vector<int64_t>& steps, SliceGeometry* g) const;
 };
 
 // A resolved Slice over an input of shape `in`: output element c is input
@@ -166,6 +174,14 @@ inline sdk::Status ResolveSlice(const std::string& label, const std::vector<int6
     if (out[d] > 0) g->base += first[d] * in_strides[d];
   }
   return sdk::Status::Ok();
+}
+
+inline sdk::Status SliceAttrs::Resolve(const std::string& label, const std::vector<int64_t>& in, bool starts_given,
+                                      bool ends_given, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                                      std::vector<int64_t> axes, const std::vector<int64_t>& steps,
+                                      SliceGeometry* g) const {
+  LOOM_SDK_RETURN_IF_ERROR(Select(label, starts_given, ends_given, &starts, &ends, &axes));
+  return ResolveSlice(label, in, starts, ends, axes, steps, g);
 }
 
 // Transpose-13: output dim i is input dim perm[i] (`perm` empty: reversed;
@@ -343,6 +359,173 @@ inline sdk::Status UnsqueezeShape(const std::string& label, const std::vector<in
   for (int64_t i = 0; i < rank; ++i) out->push_back(ones[i] ? 1 : in[next++]);
   return sdk::Status::Ok();
 }
+
+// ---- Attribute structs: what a kernel reads at creation (Read) and how it
+// sizes its outputs at run time, the same for every device's kernel. Each
+// takes the op label errors name; int inputs (split, axes, shape) are read by
+// the kernel and passed in with whether they were given.
+
+// Concat-13: `axis`.
+struct ConcatAttrs {
+  int64_t axis = 0;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    axis = info.IntOr("axis", 0);
+    return sdk::Status::Ok();
+  }
+  // ConcatShape of the kernel's inputs; *axis_out is the normalized axis.
+  sdk::Status OutputShape(const std::string& label, const sdk::KernelContext& ctx, int64_t* axis_out,
+                          std::vector<int64_t>* out) const {
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(ctx.Input(i).shape());
+    return ConcatShape(label, shapes, axis, axis_out, out);
+  }
+};
+
+// Split-18/13/11/2: `axis`, `num_outputs` (-1: absent) and the opset-2..11
+// `split` attribute.
+struct SplitAttrs {
+  int64_t axis = 0, num_outputs = -1;
+  std::vector<int64_t> split;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    axis = info.IntOr("axis", 0);
+    split = info.IntsOr("split", {});
+    num_outputs = info.IntOr("num_outputs", -1);
+    return sdk::Status::Ok();
+  }
+  // The axis normalized for input shape `in`.
+  sdk::Status Axis(const std::string& label, const std::vector<int64_t>& in, int64_t* axis_out) const {
+    *axis_out = axis;
+    return NormalizeAxisOr(axis_out, static_cast<int64_t>(in.size()), label, "axis");
+  }
+  // The sizes of the `n_out` outputs along `axis_n` (from Axis): the `split`
+  // input's values when `given`, else the attribute (see SplitSizes).
+  sdk::Status Sizes(const std::string& label, const std::vector<int64_t>& in, int64_t axis_n, bool given,
+                    const std::vector<int64_t>& input, int64_t n_out, std::vector<int64_t>* sizes) const {
+    return SplitSizes(label, in, axis_n, given ? input : split, num_outputs, n_out, sizes);
+  }
+  // Output i's shape: `in` with `size` on `axis_n`.
+  static std::vector<int64_t> OutputShape(const std::vector<int64_t>& in, int64_t axis_n, int64_t size) {
+    std::vector<int64_t> s = in;
+    s[axis_n] = size;
+    return s;
+  }
+};
+
+// Transpose-13: `perm` (empty: reversed).
+struct TransposeAttrs {
+  std::vector<int64_t> perm;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    perm = info.IntsOr("perm", {});
+    return sdk::Status::Ok();
+  }
+  // See TransposeShape.
+  sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& in, std::vector<int64_t>* out,
+                          std::vector<int64_t>* strides) const {
+    return TransposeShape(label, in, perm, out, strides);
+  }
+};
+
+// Gather-13 over the flattened (outer, dim, inner) view of the data.
+struct GatherGeometry {
+  int64_t axis = 0;              // normalized
+  int64_t outer = 1, dim = 0, inner = 1;
+  std::vector<int64_t> out;      // output shape
+};
+
+// Gather-13: `axis`.
+struct GatherAttrs {
+  int64_t axis = 0;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    axis = info.IntOr("axis", 0);
+    return sdk::Status::Ok();
+  }
+  // The axis normalized for data of shape `in` (checked before the indices
+  // are read).
+  sdk::Status Axis(const std::string& label, const std::vector<int64_t>& in, int64_t* axis_out) const {
+    *axis_out = axis;
+    return NormalizeAxisOr(axis_out, static_cast<int64_t>(in.size()), label, "axis");
+  }
+  // Checks the index values `idx` (see CheckGatherIndices) and gives the
+  // geometry for data `in`, normalized axis `axis_n` and indices of shape
+  // `indices_shape`.
+  static sdk::Status Resolve(const std::string& label, const std::vector<int64_t>& in, int64_t axis_n,
+                             const std::vector<int64_t>& idx, const std::vector<int64_t>& indices_shape,
+                             GatherGeometry* g) {
+    g->axis = axis_n;
+    g->dim = in[axis_n];
+    LOOM_SDK_RETURN_IF_ERROR(CheckGatherIndices(label, axis_n, g->dim, idx));
+    g->out = GatherShape(in, axis_n, indices_shape);
+    g->outer = Product(in, 0, static_cast<size_t>(axis_n));
+    g->inner = Product(in, static_cast<size_t>(axis_n) + 1, in.size());
+    return sdk::Status::Ok();
+  }
+};
+
+// The shape-only ops (Reshape-14, Flatten-13, Squeeze-13/1, Unsqueeze-13/1):
+// the bytes are copied as they are. kIntsInput names the int input (index 1)
+// the output shape depends on (null: none); OutputShape takes its values and
+// whether it was given.
+
+struct ReshapeAttrs {
+  static constexpr const char* kIntsInput = "shape";
+  bool allowzero = false;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    allowzero = info.IntOr("allowzero", 0) != 0;
+    return sdk::Status::Ok();
+  }
+  sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& in, bool /*given*/,
+                          const std::vector<int64_t>& shape, std::vector<int64_t>* out) const {
+    return ReshapeShape(label, in, shape, allowzero, out);
+  }
+};
+
+struct FlattenAttrs {
+  static constexpr const char* kIntsInput = nullptr;
+  int64_t axis = 1;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    axis = info.IntOr("axis", 1);
+    return sdk::Status::Ok();
+  }
+  sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& in, bool /*given*/,
+                          const std::vector<int64_t>& /*unused*/, std::vector<int64_t>* out) const {
+    return FlattenShape(label, in, axis, out);
+  }
+};
+
+// Squeeze-13 (axes input) and Squeeze-1/11 (axes attribute); no axes: every
+// size-1 dim.
+struct SqueezeAttrs {
+  static constexpr const char* kIntsInput = "axes";
+  std::vector<int64_t> axes;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    axes = info.IntsOr("axes", {});
+    return sdk::Status::Ok();
+  }
+  sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& in, bool given,
+                          const std::vector<int64_t>& input, std::vector<int64_t>* out) const {
+    return SqueezeShape(label, in, given ? input : axes, out);
+  }
+};
+
+// Unsqueeze-13 (axes input) and Unsqueeze-1/11 (axes attribute): axes index
+// the output, whose rank is r + len(axes). Error: neither given.
+struct UnsqueezeAttrs {
+  static constexpr const char* kIntsInput = "axes";
+  bool has_attr = false;
+  std::vector<int64_t> axes;
+  sdk::Status Read(const sdk::KernelInfo& info) {
+    has_attr = info.Has("axes");
+    axes = info.IntsOr("axes", {});
+    return sdk::Status::Ok();
+  }
+  sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& in, bool given,
+                          const std::vector<int64_t>& input, std::vector<int64_t>* out) const {
+    if (!given && !has_attr) {
+      return sdk::InvalidArgument(label + ": axes are required (input 'axes', or the opset 1-11 attribute)");
+    }
+    return UnsqueezeShape(label, in, given ? input : axes, out);
+  }
+};
 
 }  // namespace semantics
 }  // namespace loom

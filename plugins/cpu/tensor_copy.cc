@@ -18,21 +18,14 @@ size_t ElementSize(const Tensor& t) { return sdk::DTypeSize(t.dtype()); }
 // Concat-13: inputs agree in rank and in every dim but `axis`. Each input is
 // `outer` rows of its own width; an output row is the inputs' rows side by
 // side.
-class ConcatKernel {
+class ConcatKernel : public semantics::AttrsKernel<semantics::ConcatAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 0);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const size_t count = ctx.num_inputs();
     Tensor first = ctx.Input(0), y;
-    std::vector<std::vector<int64_t>> shapes;
-    for (size_t i = 0; i < count; ++i) shapes.push_back(ctx.Input(i).shape());
     std::vector<int64_t> out;
     int64_t axis = 0;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::ConcatShape(label_, shapes, axis_, &axis, &out));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.OutputShape(label_, ctx, &axis, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, first.dtype(), out, &y));
     const size_t esize = ElementSize(first);
     const int64_t outer = Product(out, 0, axis);
@@ -58,35 +51,22 @@ class ConcatKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 0;
 };
 
 // Split-18/13/11: sizes from the `split` input, else the opset-2..11 `split`
 // attribute, else equal parts (ceil(dim / n) each, the last one smaller).
-class SplitKernel {
+class SplitKernel : public semantics::AttrsKernel<semantics::SplitAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 0);
-    attr_split_ = info.IntsOr("split", {});
-    num_outputs_ = info.IntOr("num_outputs", -1);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0);
     const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis"));
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Axis(label_, in, &axis));
     const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
     std::vector<int64_t> sizes;
     bool given = false;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "split", true, &sizes, &given));
-    LOOM_SDK_RETURN_IF_ERROR(
-        semantics::SplitSizes(label_, in, axis, given ? sizes : attr_split_, num_outputs_, n_out, &sizes));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Sizes(label_, in, axis, given, sizes, n_out, &sizes));
     const int64_t esize = static_cast<int64_t>(ElementSize(x));
     const int64_t outer = Product(in, 0, axis), inner = Product(in, axis + 1, in.size()) * esize;
     const int64_t in_width = in[axis] * inner;
@@ -97,10 +77,8 @@ class SplitKernel {
       offset[i] = at;
       at += sizes[i] * inner;
       if (!ctx.OutputRequested(i)) continue;
-      std::vector<int64_t> s = in;
-      s[axis] = sizes[i];
       Tensor y;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(i, x.dtype(), s, &y));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(i, x.dtype(), semantics::SplitAttrs::OutputShape(in, axis, sizes[i]), &y));
       dst[i] = static_cast<char*>(y.raw_data());
     }
     if (outer * in_width == 0) return Status::Ok();
@@ -114,21 +92,11 @@ class SplitKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 0, num_outputs_ = -1;
-  std::vector<int64_t> attr_split_;
 };
 
 // Slice-13 (starts/ends/axes/steps inputs) and Slice-1 (attributes).
-class SliceKernel {
+class SliceKernel : public semantics::AttrsKernel<semantics::SliceAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    attrs_.Read(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     std::vector<int64_t> starts, ends, axes, steps;
@@ -137,70 +105,50 @@ class SliceKernel {
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 2, label_, "ends", true, &ends, &ends_given));
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 3, label_, "axes", true, &axes, &unused));
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 4, label_, "steps", true, &steps, &unused));
-    LOOM_SDK_RETURN_IF_ERROR(attrs_.Select(label_, given, ends_given, &starts, &ends, &axes));
     semantics::SliceGeometry g;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::ResolveSlice(label_, x.shape(), starts, ends, axes, steps, &g));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, x.shape(), given, ends_given, starts, ends, axes, steps, &g));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
     StridedCopy(x.raw_data(), ElementSize(x), g.base, g.strides, g.out, y.raw_data(), ctx.num_threads());
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  semantics::SliceAttrs attrs_;
 };
 
 // Transpose-13: output dim i is input dim perm[i] (default: reversed).
-class TransposeKernel {
+class TransposeKernel : public semantics::AttrsKernel<semantics::TransposeAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    perm_ = info.IntsOr("perm", {});
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> in = x.shape();
     std::vector<int64_t> out, strides;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::TransposeShape(label_, in, perm_, &out, &strides));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.OutputShape(label_, in, &out, &strides));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     StridedCopy(x.raw_data(), ElementSize(x), 0, strides, out, y.raw_data(), ctx.num_threads());
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  std::vector<int64_t> perm_;
 };
 
 // Gather-13: out[o, j, i] = data[o, indices[j], i] over the flattened
 // (before axis, indices, after axis) index; negative indices count from the
 // end, others out of range are an error (checked before anything is written).
-class GatherKernel {
+class GatherKernel : public semantics::AttrsKernel<semantics::GatherAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 0);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), idx_t = ctx.Input(1), y;
     const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis"));
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Axis(label_, in, &axis));
     std::vector<int64_t> idx;
     bool given = false;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "indices", false, &idx, &given));
-    const int64_t dim = in[axis];
-    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckGatherIndices(label_, axis, dim, idx));
+    semantics::GatherGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::GatherAttrs::Resolve(label_, in, axis, idx, idx_t.shape(), &g));
+    const int64_t dim = g.dim;
     for (int64_t& v : idx) {
       if (v < 0) v += dim;
     }
-    const std::vector<int64_t> out = semantics::GatherShape(in, axis, idx_t.shape());
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    const int64_t outer = Product(in, 0, axis), n = static_cast<int64_t>(idx.size());
-    const int64_t inner = Product(in, axis + 1, in.size()) * static_cast<int64_t>(ElementSize(x));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
+    const int64_t outer = g.outer, n = static_cast<int64_t>(idx.size());
+    const int64_t inner = g.inner * static_cast<int64_t>(ElementSize(x));
     const int64_t blocks = outer * n;
     if (blocks * inner == 0) return Status::Ok();
     const char* src = static_cast<const char*>(x.raw_data());
@@ -212,10 +160,6 @@ class GatherKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 0;
 };
 
 }  // namespace

@@ -13,110 +13,24 @@ namespace loom {
 namespace cpu {
 namespace {
 
-// Reshape-14: `shape` entries 0 (copy the input dim, unless allowzero) and
-// one -1 (inferred).
-class ReshapeKernel {
+// Reshape-14, Flatten-13, Squeeze-13/1, Unsqueeze-13/1: the output shape
+// from the attributes and the int input Attrs::kIntsInput (ops/semantics/
+// data_movement.h), the bytes as they are.
+template <typename Attrs>
+class ShapeOnlyKernel : public semantics::AttrsKernel<Attrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    allowzero_ = info.IntOr("allowzero", 0) != 0;
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor data = ctx.Input(0), out;
-    std::vector<int64_t> shape;
-    bool given = false;
-    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "shape", true, &shape, &given));
-    LOOM_SDK_RETURN_IF_ERROR(semantics::ReshapeShape(label_, data.shape(), shape, allowzero_, &shape));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), shape, &out));
-    CopyData(data, out);
-    return Status::Ok();
-  }
-
- private:
-  std::string label_;
-  bool allowzero_ = false;
-};
-
-// Flatten-13: [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
-class FlattenKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 1);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    std::vector<int64_t> out;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::FlattenShape(label_, x.shape(), axis_, &out));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    CopyData(x, y);
-    return Status::Ok();
-  }
-
- private:
-  std::string label_;
-  int64_t axis_ = 1;
-};
-
-// Squeeze-13 (axes input) and Squeeze-1/11 (axes attribute); no axes: every
-// size-1 dim.
-class SqueezeKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    attr_axes_ = info.IntsOr("axes", {});
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), y;
-    std::vector<int64_t> axes;
+    std::vector<int64_t> ints, out;
     bool given = false;
-    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes, &given));
-    if (!given) axes = attr_axes_;
-    std::vector<int64_t> out;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::SqueezeShape(label_, x.shape(), axes, &out));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    CopyData(x, y);
-    return Status::Ok();
-  }
-
- private:
-  std::string label_;
-  std::vector<int64_t> attr_axes_;
-};
-
-// Unsqueeze-13 (axes input) and Unsqueeze-1/11 (axes attribute): axes index
-// the output, whose rank is r + len(axes).
-class UnsqueezeKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    has_attr_ = info.Has("axes");
-    attr_axes_ = info.IntsOr("axes", {});
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), y;
-    std::vector<int64_t> axes;
-    bool given = false;
-    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "axes", true, &axes, &given));
-    if (!given) {
-      if (!has_attr_) return sdk::InvalidArgument(label_ + ": axes are required (input 'axes', or the opset 1-11 attribute)");
-      axes = attr_axes_;
+    if constexpr (Attrs::kIntsInput != nullptr) {
+      LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, this->label_, Attrs::kIntsInput, true, &ints, &given));
     }
-    std::vector<int64_t> out;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::UnsqueezeShape(label_, x.shape(), axes, &out));
+    LOOM_SDK_RETURN_IF_ERROR(this->attrs_.OutputShape(this->label_, x.shape(), given, ints, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     CopyData(x, y);
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  bool has_attr_ = false;
-  std::vector<int64_t> attr_axes_;
 };
 
 class IdentityKernel {
@@ -287,10 +201,10 @@ class ConstantKernel {
 
 Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReshapeKernel>("Reshape", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FlattenKernel>("Flatten", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SqueezeKernel>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnsqueezeKernel>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::ReshapeAttrs>>("Reshape", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<IdentityKernel>("Identity", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<DropoutKernel>("Dropout", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeKernel>("Shape", {"CPU", "", 0, {{"T", all}}}));

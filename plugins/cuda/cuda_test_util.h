@@ -18,6 +18,11 @@
 namespace loom {
 namespace testing {
 
+// The floating dtypes the CUDA kernels are tested with.
+constexpr DataType kF32 = DataType::kFloat32;
+constexpr DataType kF16 = DataType::kFloat16;
+constexpr DataType kBF16 = DataType::kBFloat16;
+
 // CpuRegistry() plus plugins/cuda/libloom_cuda.so (add
 // "//plugins/cuda:libloom_cuda.so" to the test's data). Loaded once.
 Registry* CudaRegistry();
@@ -33,6 +38,19 @@ absl::StatusOr<std::vector<Tensor>> RunOnCuda(OperatorDef op, const std::vector<
 // Runs `op` on CPU and on CUDA and expects every output to agree (AllClose).
 void ExpectCudaMatchesCpu(const OperatorDef& op, const std::vector<Tensor>& inputs, double rtol = 1e-4,
                           double atol = 1e-5);
+
+// `t` (any numeric dtype) converted to float32.
+Tensor ToFloat32(const Tensor& t);
+
+// Runs `op` on CUDA with `inputs` (float16 / bfloat16) and on the CPU with
+// the same values as float32; expects the outputs (in the inputs' dtype) to
+// agree.
+void ExpectLowPrecisionMatchesCpu(const OperatorDef& op, const std::vector<Tensor>& inputs, double rtol,
+                                  double atol);
+
+// Argument text for ParseOp: a string and an int attribute.
+std::string StrArg(const std::string& name, const std::string& v);
+std::string IntArg(const std::string& name, int64_t v);
 
 }  // namespace testing
 }  // namespace loom

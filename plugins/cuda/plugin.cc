@@ -6,11 +6,13 @@
 
 LOOM_PLUGIN("cuda", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Device(loom::cuda::CudaDeviceDef()));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterElementwiseKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterBlasKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterReductionKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterCudnnKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterTensorKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterMathElementwiseKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterMathGemmMatMulKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterReductionSumMeanMaxMinKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterNnConvKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterNnPoolKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterNnBatchNormKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterTensorShapeCopyCastKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterRnnKernels(reg));
   return loom::sdk::Status::Ok();
 }

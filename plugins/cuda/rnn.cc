@@ -36,12 +36,13 @@
 //            prefix of X is reversed (rnn.cu), the forward RNN runs, and Y is
 //            reversed back; Y_h/Y_c are then the state after step 0.
 //
-// Weights are repacked into the kernel's cached weight-space buffer on every
-// run by one gather kernel (a device-to-device pass over W, R and B, cheaper
-// than the host-to-device copy the planner makes of host weights each run).
-// Skipping it when the device pointers are unchanged would be unsafe: the ABI
-// has no contents version, and the planner refills the same device replica of
-// a graph input with new values on every run.
+// Weights are gathered into the kernel's cached weight space by one kernel
+// (a device-to-device pass over W, R and B). Prepare records which of them
+// are initializers (constant for the plan's life; an absent B counts as
+// constant zeros): their blocks are gathered once per weight space (after it
+// is built or rebuilt), the others on every run, without comparing anything:
+// the ABI has no contents version, and the planner refills the same device
+// replica of a graph input with new values on every run.
 //
 // Device state kept by a kernel (one GPU): the RNN/data descriptors, the
 // weight space (rebuilt when dtype, input or hidden size change) and a
@@ -172,6 +173,15 @@ class RnnKernel {
     return sdk::Status::Ok();
   }
 
+  // Records which of W, R, B (inputs 1..3) are constant for the plan.
+  sdk::Status Prepare(const sdk::PrepareContext& ctx) {
+    for (size_t i = 0; i < 3; ++i) {
+      const bool absent = i + 1 >= ctx.num_inputs() || ctx.InputDType(i + 1) == LOOM_DTYPE_UNDEFINED;
+      constant_[i] = ctx.InputConstant(i + 1).present() || (i == 2 && absent);
+    }
+    return sdk::Status::Ok();
+  }
+
   // Inputs X, W, R, B?, sequence_lens?, initial_h?, (LSTM: initial_c?, P?)
   // on the device; outputs Y?, Y_h?, (LSTM: Y_c?). Shapes as the ONNX spec
   // (see ops/rnn.cc). INVALID_ARGUMENT for bad shapes, dtypes or lengths.
@@ -275,22 +285,26 @@ class RnnKernel {
     cudnnHandle_t handle = nullptr;
     LOOM_SDK_RETURN_IF_ERROR(GetCudnn(stream, &handle));
     const cudnnDataType_t cdt = dt == LOOM_DTYPE_FLOAT ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
-    LOOM_SDK_RETURN_IF_ERROR(Prepare(handle, stream, cdt, esize, static_cast<int>(I), static_cast<int>(H)));
+    LOOM_SDK_RETURN_IF_ERROR(BuildPrimitive(handle, stream, cdt, esize, static_cast<int>(I), static_cast<int>(H)));
 
-    // Pack W, R, B into the weight space.
+    // Gather W, R, B into the weight space: the constant ones once per
+    // weight space, the others every run.
     RnnPackJobs jobs{};
-    jobs.count = static_cast<int>(pack_.size());
     int64_t max_count = 0;
-    for (size_t j = 0; j < pack_.size(); ++j) {
-      const PackSlot& s = pack_[j];
+    for (const PackSlot& s : pack_) {
+      if (packed_ && constant_[s.source]) continue;
       const sdk::Tensor& from = s.source == PackSlot::kW ? w : s.source == PackSlot::kR ? r : b;
+      RnnPackJob& job = jobs.job[jobs.count++];
       // Absent B: a null source makes the block zeros.
-      jobs.job[j].src = from.present() ? static_cast<const char*>(from.raw_data()) + s.src_offset * esize : nullptr;
-      jobs.job[j].dst = s.dst;
-      jobs.job[j].count = s.count;
+      job.src = from.present() ? static_cast<const char*>(from.raw_data()) + s.src_offset * esize : nullptr;
+      job.dst = s.dst;
+      job.count = s.count;
       max_count = std::max(max_count, s.count);
     }
-    LOOM_CUDA_RETURN_STATUS_IF_ERROR(LaunchRnnPack(jobs, esize, max_count, stream), "RNN weight packing");
+    if (jobs.count > 0) {
+      LOOM_CUDA_RETURN_STATUS_IF_ERROR(LaunchRnnPack(jobs, esize, max_count, stream), "RNN weight packing");
+    }
+    packed_ = true;
 
     // Descriptors of this run's data.
     const cudnnRNNDataLayout_t data_layout =
@@ -448,11 +462,13 @@ class RnnKernel {
 
   // Builds (once per dtype, input and hidden size) the RNN descriptor, the
   // weight space and the map from ONNX W/R/B blocks to it.
-  sdk::Status Prepare(cudnnHandle_t handle, cudaStream_t stream, cudnnDataType_t cdt, size_t esize, int I, int H) {
+  sdk::Status BuildPrimitive(cudnnHandle_t handle, cudaStream_t stream, cudnnDataType_t cdt, size_t esize, int I,
+                             int H) {
     const std::vector<int64_t> key = {static_cast<int64_t>(cdt), I, H};
     if (key == key_) return sdk::Status::Ok();
     key_.clear();
     pack_.clear();
+    packed_ = false;
     if (x_desc_.get() == nullptr) {
       LOOM_CUDNN_RETURN_IF_ERROR(cudnnCreateRNNDataDescriptor(x_desc_.out()), "cudnnCreateRNNDataDescriptor");
     }
@@ -581,6 +597,8 @@ class RnnKernel {
   void* weights_ = nullptr;
   size_t weight_bytes_ = 0;
   std::vector<PackSlot> pack_;
+  bool constant_[3] = {false, false, false};  // W, R, B (indexed by PackSlot::Source) constant for the plan
+  bool packed_ = false;                       // the constant blocks are in the weight space
   void* scratch_ = nullptr;  // temporaries of a run (grow-only)
   size_t scratch_bytes_ = 0;
   cudaEvent_t last_use_ = nullptr;  // recorded after each run's work

@@ -1,9 +1,9 @@
 // The CUDA plugin's one elementwise kernel family: every binary op (numpy
 // broadcasting, up to rank 8) and every unary op is an instance of the same
-// two templated grid-stride kernels in elementwise.cu, selected by an op code.
+// two templated grid-stride kernels in math_elementwise.cu, selected by an op code.
 // float32 and float16 (computed in float); bfloat16 too.
-#ifndef LOOM_PLUGINS_CUDA_ELEMENTWISE_H_
-#define LOOM_PLUGINS_CUDA_ELEMENTWISE_H_
+#ifndef LOOM_PLUGINS_CUDA_MATH_ELEMENTWISE_H_
+#define LOOM_PLUGINS_CUDA_MATH_ELEMENTWISE_H_
 
 #include <cuda_runtime.h>
 
@@ -50,4 +50,4 @@ cudaError_t LaunchUnary(UnaryOp op, LoomDataType dtype, int64_t n, const void* x
 }  // namespace cuda
 }  // namespace loom
 
-#endif  // LOOM_PLUGINS_CUDA_ELEMENTWISE_H_
+#endif  // LOOM_PLUGINS_CUDA_MATH_ELEMENTWISE_H_

@@ -1,18 +1,18 @@
 // Device launchers of the CUDA tensor family (data movement): one strided
 // copy (Transpose, Slice, Concat, Split, Expand), Gather, Cast and Where.
-// The device code is tensor_ops.cu; the host glue (ONNX attribute handling,
-// shape checks, registration) is tensor_ops.cc. Pure data movement works on
+// The device code is tensor_shape_copy_cast.cu; the host glue (ONNX attribute handling,
+// shape checks, registration) is tensor_shape_copy_cast.cc. Pure data movement works on
 // bytes: the element size (1, 2, 4 or 8) selects the kernel, so every dtype
 // of that size takes the same path.
-#ifndef LOOM_PLUGINS_CUDA_TENSOR_OPS_H_
-#define LOOM_PLUGINS_CUDA_TENSOR_OPS_H_
+#ifndef LOOM_PLUGINS_CUDA_TENSOR_SHAPE_COPY_CAST_H_
+#define LOOM_PLUGINS_CUDA_TENSOR_SHAPE_COPY_CAST_H_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "core/api/loom_c_api.h"
-#include "plugins/cuda/elementwise.h"
+#include "plugins/cuda/math_elementwise.h"
 
 namespace loom {
 namespace cuda {
@@ -66,4 +66,4 @@ cudaError_t LaunchWhere(size_t esize, const WhereIndex& index, int64_t n, const 
 }  // namespace cuda
 }  // namespace loom
 
-#endif  // LOOM_PLUGINS_CUDA_TENSOR_OPS_H_
+#endif  // LOOM_PLUGINS_CUDA_TENSOR_SHAPE_COPY_CAST_H_

@@ -1,8 +1,7 @@
-// CUDA cuDNN family (Conv, ConvTranspose, MaxPool, AveragePool, the global
-// pools, BatchNormalization) against the CPU kernels on random inputs.
-// float32 compares directly; the CPU kernels are float32 only (MaxPool also
-// int8/uint8), so float16/bfloat16 runs are compared with the CPU kernel on
-// the same values widened to float32.
+// CUDA convolutions (Conv, ConvTranspose, FusedConv on cuDNN) against the
+// CPU kernels on random inputs. float32 compares directly; the CPU kernels
+// are float32 only, so float16 runs are compared with the CPU kernel on the
+// same values widened to float32.
 #include <string>
 #include <vector>
 
@@ -11,50 +10,11 @@
 #include "plugins/cuda/cuda_test_util.h"
 
 namespace loom {
+namespace testing {
 namespace {
-
-using testing::AllClose;
-using testing::ExpectCudaMatchesCpu;
-using testing::IntsArg;
-using testing::ParseOp;
-using testing::RandomTensor;
-
-constexpr DataType kF32 = DataType::kFloat32;
-constexpr DataType kF16 = DataType::kFloat16;
-constexpr DataType kBF16 = DataType::kBFloat16;
 
 // float32 tolerances for the convolutions: cuDNN sums in another order.
 constexpr double kConvRtol = 1e-4, kConvAtol = 1e-4;
-
-Tensor ToFloat32(const Tensor& t) {
-  Tensor r = Tensor::Zeros(kF32, t.dims());
-  for (int64_t i = 0; i < t.num_elements(); ++i) r.data<float>()[i] = static_cast<float>(t.ElementAsDouble(i));
-  return r;
-}
-
-// Runs `op` on CUDA with `inputs` (float16 / bfloat16) and on the CPU with
-// the same values as float32; expects the outputs to agree.
-void ExpectLowPrecisionMatchesCpu(const OperatorDef& op, const std::vector<Tensor>& inputs, double rtol,
-                                  double atol) {
-  std::vector<Tensor> wide;
-  for (const Tensor& t : inputs) wide.push_back(ToFloat32(t));
-  auto cpu = testing::RunSingleOp(op, wide, testing::CudaRegistry());
-  ASSERT_TRUE(cpu.ok()) << "CPU: " << cpu.status();
-  auto gpu = testing::RunOnCuda(op, inputs);
-  ASSERT_TRUE(gpu.ok()) << "CUDA: " << gpu.status();
-  ASSERT_EQ(cpu->size(), gpu->size());
-  for (size_t i = 0; i < cpu->size(); ++i) {
-    ASSERT_EQ((*gpu)[i].dtype(), inputs[0].dtype()) << op.type() << " output " << i;
-    EXPECT_TRUE(AllClose(ToFloat32((*gpu)[i]), (*cpu)[i], rtol, atol)) << op.type() << " output " << i;
-  }
-}
-
-std::string StrArg(const std::string& name, const std::string& v) {
-  return " arg { name: '" + name + "' s: '" + v + "' }";
-}
-std::string IntArg(const std::string& name, int64_t v) {
-  return " arg { name: '" + name + "' i: " + std::to_string(v) + " }";
-}
 
 // ---------------------------------------------------------------------------
 // Conv
@@ -246,135 +206,6 @@ TEST(CudnnConvTransposeTest, BadShapesAreErrors) {
 }
 
 // ---------------------------------------------------------------------------
-// MaxPool / AveragePool
-
-struct PoolCase {
-  std::string name;
-  Shape x;
-  std::vector<int64_t> kernel, strides, pads, dilations;  // empty: absent
-  std::string auto_pad;                                   // empty: absent
-  int64_t ceil_mode = 0;
-};
-
-OperatorDef PoolOp(const PoolCase& c, bool max, int64_t extra_flag, bool indices) {
-  std::string text = std::string("type: '") + (max ? "MaxPool" : "AveragePool") + "' input: 'x' output: 'y'" +
-                     (indices ? " output: 'i'" : "") + IntsArg("kernel_shape", c.kernel) +
-                     IntsArg("strides", c.strides) + IntsArg("pads", c.pads) + IntsArg("dilations", c.dilations) +
-                     IntArg("ceil_mode", c.ceil_mode) +
-                     IntArg(max ? "storage_order" : "count_include_pad", extra_flag);
-  if (!c.auto_pad.empty()) text += StrArg("auto_pad", c.auto_pad);
-  return ParseOp(text);
-}
-
-std::vector<PoolCase> PoolCases() {
-  return {
-      {"k2s2", {2, 3, 8, 8}, {2, 2}, {2, 2}},
-      {"k3s2_pads", {2, 3, 9, 8}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
-      {"asymmetric_pads", {1, 2, 7, 6}, {3, 2}, {1, 2}, {0, 1, 2, 0}},
-      {"ceil_mode", {1, 2, 8, 7}, {3, 3}, {2, 2}, {}, {}, "", 1},
-      {"ceil_mode_pads", {1, 2, 7, 7}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {}, "", 1},
-      {"dilations", {1, 2, 9, 10}, {2, 3}, {1, 2}, {1, 0, 1, 2}, {2, 2}},
-      {"same_upper", {1, 2, 7, 6}, {3, 3}, {2, 2}, {}, {}, "SAME_UPPER"},
-      {"same_lower", {1, 2, 7, 6}, {2, 3}, {2, 1}, {}, {}, "SAME_LOWER"},
-      {"valid", {1, 2, 7, 6}, {3, 3}, {2, 2}, {5, 5, 5, 5}, {}, "VALID"},
-      {"pool1d", {2, 3, 11}, {3}, {2}, {1, 1}, {}, "", 1},
-      {"pool3d", {1, 2, 5, 6, 7}, {2, 3, 2}, {2, 2, 1}, {1, 1, 0, 0, 1, 1}},
-  };
-}
-
-TEST(CudaPoolTest, MaxPoolMatchesCpu) {
-  LOOM_SKIP_WITHOUT_GPU();
-  uint32_t seed = 400;
-  for (const PoolCase& c : PoolCases()) {
-    SCOPED_TRACE(c.name);
-    const Tensor x = RandomTensor(kF32, c.x, seed++);
-    ExpectCudaMatchesCpu(PoolOp(c, true, 0, false), {x});
-    ExpectCudaMatchesCpu(PoolOp(c, true, 0, true), {x});  // with Indices, row-major
-    ExpectCudaMatchesCpu(PoolOp(c, true, 1, true), {x});  // column-major
-    ExpectCudaMatchesCpu(PoolOp(c, true, 0, true), {RandomTensor(DataType::kInt8, c.x, seed++, -100, 100)});
-    ExpectCudaMatchesCpu(PoolOp(c, true, 0, false), {RandomTensor(DataType::kUInt8, c.x, seed++, 0, 250)});
-    ExpectLowPrecisionMatchesCpu(PoolOp(c, true, 0, false), {RandomTensor(kF16, c.x, seed++)}, 0, 0);
-    ExpectLowPrecisionMatchesCpu(PoolOp(c, true, 0, false), {RandomTensor(kBF16, c.x, seed++)}, 0, 0);
-  }
-}
-
-TEST(CudaPoolTest, AveragePoolMatchesCpu) {
-  LOOM_SKIP_WITHOUT_GPU();
-  uint32_t seed = 500;
-  for (const PoolCase& c : PoolCases()) {
-    SCOPED_TRACE(c.name);
-    const Tensor x = RandomTensor(kF32, c.x, seed++);
-    ExpectCudaMatchesCpu(PoolOp(c, false, 0, false), {x}, 1e-5, 1e-6);
-    ExpectCudaMatchesCpu(PoolOp(c, false, 1, false), {x}, 1e-5, 1e-6);
-    ExpectLowPrecisionMatchesCpu(PoolOp(c, false, 1, false), {RandomTensor(kF16, c.x, seed++)}, 1e-2, 1e-2);
-    ExpectLowPrecisionMatchesCpu(PoolOp(c, false, 0, false), {RandomTensor(kBF16, c.x, seed++)}, 2e-2, 2e-2);
-  }
-}
-
-TEST(CudaPoolTest, BadAttributesAreErrors) {
-  LOOM_SKIP_WITHOUT_GPU();
-  PoolCase c{"bad", {1, 2, 5, 5}, {3, 3}, {}, {1, 1}};  // pads need 4 values
-  EXPECT_FALSE(testing::RunOnCuda(PoolOp(c, true, 0, false), {RandomTensor(kF32, c.x, 1)}).ok());
-  c = {"bad_window", {1, 2, 2, 2}, {3, 3}};  // input smaller than the window
-  EXPECT_FALSE(testing::RunOnCuda(PoolOp(c, false, 0, false), {RandomTensor(kF32, c.x, 1)}).ok());
-}
-
-// ---------------------------------------------------------------------------
-// Global pools
-
-TEST(CudaPoolTest, GlobalPoolsMatchCpu) {
-  LOOM_SKIP_WITHOUT_GPU();
-  uint32_t seed = 600;
-  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
-    const OperatorDef def = ParseOp(std::string("type: '") + op + "' input: 'x' output: 'y'");
-    for (const Shape& s : std::vector<Shape>{{2, 3, 7, 9}, {2, 5, 1000}, {1, 2, 3, 4, 5}, {3, 4}, {2, 3, 33, 33}}) {
-      SCOPED_TRACE(std::string(op) + " " + ShapeToString(s));
-      ExpectCudaMatchesCpu(def, {RandomTensor(kF32, s, seed++)}, 1e-5, 1e-6);
-      ExpectLowPrecisionMatchesCpu(def, {RandomTensor(kF16, s, seed++)}, 1e-2, 1e-2);
-      ExpectLowPrecisionMatchesCpu(def, {RandomTensor(kBF16, s, seed++)}, 2e-2, 2e-2);
-    }
-  }
-  EXPECT_FALSE(testing::RunOnCuda(ParseOp("type: 'GlobalMaxPool' input: 'x' output: 'y'"),
-                                  {RandomTensor(kF32, {5}, 1)})
-                   .ok());
-}
-
-// ---------------------------------------------------------------------------
-// BatchNormalization
-
-TEST(CudaBatchNormTest, MatchesCpu) {
-  LOOM_SKIP_WITHOUT_GPU();
-  uint32_t seed = 700;
-  for (const Shape& s : std::vector<Shape>{{2, 3, 5, 6}, {4, 7}, {2, 3, 10}, {1, 2, 3, 4, 5}, {0, 3, 4}}) {
-    SCOPED_TRACE(ShapeToString(s));
-    const int64_t C = s[1];
-    const OperatorDef def = ParseOp(
-        "type: 'BatchNormalization' input: 'x' input: 's' input: 'b' input: 'm' input: 'v' output: 'y' "
-        "arg { name: 'epsilon' f: 0.001 }");
-    for (DataType dt : {kF32, kF16, kBF16}) {
-      std::vector<Tensor> in = {RandomTensor(dt, s, seed++, -3, 3), RandomTensor(dt, {C}, seed++, 0.5, 2),
-                                RandomTensor(dt, {C}, seed++), RandomTensor(dt, {C}, seed++),
-                                RandomTensor(dt, {C}, seed++, 0.1, 2)};
-      if (dt == kF32) {
-        ExpectCudaMatchesCpu(def, in, 1e-5, 1e-5);
-      } else {
-        ExpectLowPrecisionMatchesCpu(def, in, 2e-2, 2e-2);
-      }
-    }
-  }
-}
-
-TEST(CudaBatchNormTest, BadShapesAreErrors) {
-  LOOM_SKIP_WITHOUT_GPU();
-  const OperatorDef def =
-      ParseOp("type: 'BatchNormalization' input: 'x' input: 's' input: 'b' input: 'm' input: 'v' output: 'y'");
-  EXPECT_FALSE(testing::RunOnCuda(def, {RandomTensor(kF32, {2, 3, 4}, 1), RandomTensor(kF32, {4}, 2),
-                                        RandomTensor(kF32, {3}, 3), RandomTensor(kF32, {3}, 4),
-                                        RandomTensor(kF32, {3}, 5, 0.1, 1)})
-                   .ok());
-}
-
-// ---------------------------------------------------------------------------
 // Runs without a GPU: every case above is valid for the CPU reference (so a
 // failure on a GPU machine is the CUDA kernel's, not the case's).
 
@@ -393,18 +224,14 @@ TEST(CudnnCasesTest, CpuReferenceAcceptsEveryCase) {
     if (c.conv.bias) in.push_back(RandomTensor(kF32, {c.conv.w[1] * c.conv.group}, 3));
     run(DeconvOp(c), in);
   }
-  for (const PoolCase& c : PoolCases()) {
-    run(PoolOp(c, true, 1, true), {RandomTensor(kF32, c.x, 1)});
-    run(PoolOp(c, true, 0, true), {RandomTensor(DataType::kInt8, c.x, 1, -100, 100)});
-    run(PoolOp(c, true, 0, false), {RandomTensor(DataType::kUInt8, c.x, 1, 0, 250)});
-    run(PoolOp(c, false, 1, false), {RandomTensor(kF32, c.x, 1)});
-  }
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace loom
 
 namespace loom {
+namespace testing {
 namespace {
 
 // FusedConv (Conv + activation, made by the importer) against the CPU's
@@ -430,4 +257,5 @@ TEST(CudaFusedConvTest, MatchesCpuForEveryActivation) {
 }
 
 }  // namespace
+}  // namespace testing
 }  // namespace loom

@@ -1,6 +1,6 @@
 // Host side of the CUDA elementwise family: shape checks, numpy broadcasting
 // (ONNX, opset 13+), the variadic ops folded pairwise, and registration; the
-// device code is elementwise.cu.
+// device code is math_elementwise.cu.
 // Semantics match the CPU plugin's kernels of the same names.
 #include <algorithm>
 #include <string>
@@ -8,7 +8,7 @@
 
 #include "core/api/loom_sdk.h"
 #include "plugins/cuda/cuda_status.h"
-#include "plugins/cuda/elementwise.h"
+#include "plugins/cuda/math_elementwise.h"
 #include "plugins/cuda/kernels.h"
 
 namespace loom {
@@ -202,7 +202,7 @@ sdk::KernelOptions Cuda() { return {"CUDA", "", 0, {{"T", kFloatTypes}}}; }
 
 }  // namespace
 
-sdk::Status RegisterElementwiseKernels(sdk::Registrar& reg) {
+sdk::Status RegisterMathElementwiseKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kAdd>>("Add", Cuda()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kSub>>("Sub", Cuda()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BinaryKernel<BinaryOp::kMul>>("Mul", Cuda()));

@@ -1,7 +1,7 @@
-// Device entry points of the CUDA reduction family (reduction.cc: Softmax,
+// Device entry points of the CUDA reduction family (reduction_sum_mean_max_min.cc: Softmax,
 // LogSoftmax, ReduceSum / ReduceMean / ReduceMax / ReduceMin).
-#ifndef LOOM_PLUGINS_CUDA_REDUCTION_H_
-#define LOOM_PLUGINS_CUDA_REDUCTION_H_
+#ifndef LOOM_PLUGINS_CUDA_REDUCTION_SUM_MEAN_MAX_MIN_H_
+#define LOOM_PLUGINS_CUDA_REDUCTION_SUM_MEAN_MAX_MIN_H_
 
 #include <cuda_runtime.h>
 
@@ -48,4 +48,4 @@ cudaError_t LaunchSoftmax(bool log_softmax, LoomDataType dtype, int64_t outer, i
 }  // namespace cuda
 }  // namespace loom
 
-#endif  // LOOM_PLUGINS_CUDA_REDUCTION_H_
+#endif  // LOOM_PLUGINS_CUDA_REDUCTION_SUM_MEAN_MAX_MIN_H_

@@ -1,15 +1,13 @@
-// Device code of the elementwise family (see elementwise.h).
+// Device code of the elementwise family (see math_elementwise.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "plugins/cuda/elementwise.h"
+#include "plugins/cuda/device_util.h"
+#include "plugins/cuda/math_elementwise.h"
 
 namespace loom {
 namespace cuda {
 namespace {
-
-template <typename T> __device__ __forceinline__ float Load(const T* p, int64_t i) { return static_cast<float>(p[i]); }
-template <typename T> __device__ __forceinline__ void Store(T* p, int64_t i, float v) { p[i] = static_cast<T>(v); }
 
 template <BinaryOp K>
 __device__ __forceinline__ float Apply(float a, float b) {
@@ -73,12 +71,6 @@ __global__ void UnaryKernel(UnaryOp op, int64_t n, const T* x, T* y, float alpha
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     Store(y, i, ApplyUnary(op, Load(x, i), alpha, beta));
   }
-}
-
-constexpr int kThreads = 256;
-inline int Blocks(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
 }
 
 template <typename T>

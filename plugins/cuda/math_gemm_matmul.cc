@@ -18,7 +18,7 @@
 #include "core/api/loom_sdk.h"
 #include "ops/semantics/common.h"
 #include "ops/semantics/gemm.h"
-#include "plugins/cuda/blas.h"
+#include "plugins/cuda/math_gemm_matmul.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/handles.h"
 #include "plugins/cuda/kernels.h"
@@ -314,7 +314,7 @@ sdk::KernelOptions Cuda() { return {"CUDA", "", 0, {{"T", kGemmTypes}}}; }
 
 }  // namespace
 
-sdk::Status RegisterBlasKernels(sdk::Registrar& reg) {
+sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", Cuda()));
   return reg.Kernel<MatMulKernel>("MatMul", Cuda());
 }

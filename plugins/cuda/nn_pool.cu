@@ -1,17 +1,15 @@
-// Device code of the cuDNN family (see cudnn_ops.h). Values are computed in
-// float (sums of the global average in double) and stored back in the
-// tensor's dtype.
+// Device code of the pools (see nn_pool.h). Values are computed in float
+// (sums of the global average in double) and stored back in the tensor's
+// dtype.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "plugins/cuda/cudnn_ops.h"
+#include "plugins/cuda/device_util.h"
+#include "plugins/cuda/nn_pool.h"
 
 namespace loom {
 namespace cuda {
 namespace {
-
-template <typename T> __device__ __forceinline__ float Load(const T* p, int64_t i) { return static_cast<float>(p[i]); }
-template <typename T> __device__ __forceinline__ void Store(T* p, int64_t i, float v) { p[i] = static_cast<T>(v); }
 
 // The most negative finite value of T, as a float that converts exactly.
 template <typename T> __device__ __forceinline__ float Lowest();
@@ -20,41 +18,6 @@ template <> __device__ __forceinline__ float Lowest<__half>() { return -65504.0f
 template <> __device__ __forceinline__ float Lowest<__nv_bfloat16>() { return -3.38953139e38f; }
 template <> __device__ __forceinline__ float Lowest<int8_t>() { return -128.0f; }
 template <> __device__ __forceinline__ float Lowest<uint8_t>() { return 0.0f; }
-
-constexpr int kThreads = 256;
-inline int Blocks(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
-}
-
-#define LOOM_GRID_STRIDE(i, n)                                                                    \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-
-template <typename T>
-__global__ void ShiftCopyKernel(ShiftCopyParams p, int64_t n, const T* x, const T* bias, T* y) {
-  LOOM_GRID_STRIDE(i, n) {
-    int64_t rem = i, src = 0, xstride = 1, channel = 0;
-    bool inside = true;
-    for (int d = p.rank - 1; d >= 0; --d) {
-      const int64_t c = rem % p.ydims[d];
-      rem /= p.ydims[d];
-      if (d == 1) channel = c;
-      const int64_t s = c + p.offset[d];
-      if (s < 0 || s >= p.xdims[d]) inside = false;
-      src += s * xstride;
-      xstride *= p.xdims[d];
-    }
-    float v = inside ? Load(x, src) : 0.0f;
-    if (bias != nullptr) v += Load(bias, channel);
-    Store(y, i, v);
-  }
-}
-
-template <typename T>
-__global__ void AddChannelBiasKernel(int64_t n, int64_t C, int64_t S, const T* bias, T* y) {
-  LOOM_GRID_STRIDE(i, n) { Store(y, i, Load(y, i) + Load(bias, (i / S) % C)); }
-}
 
 template <typename T>
 __global__ void PoolKernel(PoolMode mode, PoolParams p, int64_t n, const T* x, T* y, int64_t* indices) {
@@ -159,16 +122,6 @@ __global__ void GlobalPoolKernel(bool max, int64_t planes, int64_t size, const T
 }
 
 template <typename T>
-__global__ void BatchNormKernel(int64_t n, int64_t C, int64_t S, float epsilon, const T* x, const T* scale, const T* b,
-                                const T* mean, const T* var, T* y) {
-  LOOM_GRID_STRIDE(i, n) {
-    const int64_t c = (i / S) % C;
-    const float v = (Load(x, i) - Load(mean, c)) / sqrtf(Load(var, c) + epsilon);
-    Store(y, i, v * Load(scale, c) + Load(b, c));
-  }
-}
-
-template <typename T>
 cudaError_t Pool(PoolMode mode, const PoolParams& p, const void* x, void* y, int64_t* indices, cudaStream_t s) {
   const int64_t n = p.planes * p.out[0] * p.out[1] * p.out[2];
   if (n == 0) return cudaSuccess;
@@ -184,56 +137,7 @@ cudaError_t GlobalPool(bool max, int64_t planes, int64_t size, const void* x, vo
   return cudaGetLastError();
 }
 
-template <typename T>
-cudaError_t BatchNorm(int64_t N, int64_t C, int64_t S, float eps, const void* x, const void* scale, const void* b,
-                      const void* mean, const void* var, void* y, cudaStream_t s) {
-  const int64_t n = N * C * S;
-  if (n == 0) return cudaSuccess;
-  BatchNormKernel<T><<<Blocks(n), kThreads, 0, s>>>(n, C, S, eps, static_cast<const T*>(x),
-                                                    static_cast<const T*>(scale), static_cast<const T*>(b),
-                                                    static_cast<const T*>(mean), static_cast<const T*>(var),
-                                                    static_cast<T*>(y));
-  return cudaGetLastError();
-}
-
 }  // namespace
-
-cudaError_t LaunchShiftCopy(LoomDataType dtype, const ShiftCopyParams& p, const void* x, const void* bias, void* y,
-                            cudaStream_t s) {
-  int64_t n = 1;
-  for (int d = 0; d < p.rank; ++d) n *= p.ydims[d];
-  if (n == 0) return cudaSuccess;
-  switch (dtype) {
-    case LOOM_DTYPE_FLOAT:
-      ShiftCopyKernel<float><<<Blocks(n), kThreads, 0, s>>>(p, n, static_cast<const float*>(x),
-                                                            static_cast<const float*>(bias), static_cast<float*>(y));
-      break;
-    case LOOM_DTYPE_FLOAT16:
-      ShiftCopyKernel<__half><<<Blocks(n), kThreads, 0, s>>>(p, n, static_cast<const __half*>(x),
-                                                             static_cast<const __half*>(bias), static_cast<__half*>(y));
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
-cudaError_t LaunchAddChannelBias(LoomDataType dtype, int64_t N, int64_t C, int64_t S, const void* bias, void* y,
-                                 cudaStream_t s) {
-  const int64_t n = N * C * S;
-  if (n == 0) return cudaSuccess;
-  switch (dtype) {
-    case LOOM_DTYPE_FLOAT:
-      AddChannelBiasKernel<float><<<Blocks(n), kThreads, 0, s>>>(n, C, S, static_cast<const float*>(bias),
-                                                                 static_cast<float*>(y));
-      break;
-    case LOOM_DTYPE_FLOAT16:
-      AddChannelBiasKernel<__half><<<Blocks(n), kThreads, 0, s>>>(n, C, S, static_cast<const __half*>(bias),
-                                                                  static_cast<__half*>(y));
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
 
 cudaError_t LaunchPool(PoolMode mode, LoomDataType dtype, const PoolParams& p, const void* x, void* y,
                        int64_t* indices, cudaStream_t s) {
@@ -253,17 +157,6 @@ cudaError_t LaunchGlobalPool(bool max, LoomDataType dtype, int64_t planes, int64
     case LOOM_DTYPE_FLOAT: return GlobalPool<float>(max, planes, size, x, y, s);
     case LOOM_DTYPE_FLOAT16: return GlobalPool<__half>(max, planes, size, x, y, s);
     case LOOM_DTYPE_BFLOAT16: return GlobalPool<__nv_bfloat16>(max, planes, size, x, y, s);
-    default: return cudaErrorInvalidValue;
-  }
-}
-
-cudaError_t LaunchBatchNormInference(LoomDataType dtype, int64_t N, int64_t C, int64_t S, float epsilon, const void* x,
-                                     const void* scale, const void* b, const void* mean, const void* var, void* y,
-                                     cudaStream_t s) {
-  switch (dtype) {
-    case LOOM_DTYPE_FLOAT: return BatchNorm<float>(N, C, S, epsilon, x, scale, b, mean, var, y, s);
-    case LOOM_DTYPE_FLOAT16: return BatchNorm<__half>(N, C, S, epsilon, x, scale, b, mean, var, y, s);
-    case LOOM_DTYPE_BFLOAT16: return BatchNorm<__nv_bfloat16>(N, C, S, epsilon, x, scale, b, mean, var, y, s);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -1,4 +1,4 @@
-// Device code of the tensor family (see tensor_ops.h): grid-stride kernels
+// Device code of the tensor family (see tensor_shape_copy_cast.h): grid-stride kernels
 // for the strided copy, Gather, Cast and Where.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -6,17 +6,12 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "plugins/cuda/tensor_ops.h"
+#include "plugins/cuda/device_util.h"
+#include "plugins/cuda/tensor_shape_copy_cast.h"
 
 namespace loom {
 namespace cuda {
 namespace {
-
-constexpr int kThreads = 256;
-inline int Blocks(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
-}
 
 // Below this bound every index and offset of a copy fits in int32 with room
 // for the grid stride (at most 65535 * 8 * 256 < 2^28), so the cheaper 32-bit

@@ -1,4 +1,4 @@
-// Device code of the reduction family (see reduction.h): one reduction
+// Device code of the reduction family (see reduction_sum_mean_max_min.h): one reduction
 // kernel per (op, dtype) in two shapes, and three Softmax kernels.
 //
 // Reductions: with the innermost merged dim reduced (contiguous runs) and
@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "plugins/cuda/reduction.h"
+#include "plugins/cuda/reduction_sum_mean_max_min.h"
 
 namespace loom {
 namespace cuda {

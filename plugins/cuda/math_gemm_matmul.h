@@ -1,6 +1,6 @@
-// Device helpers of the CUDA BLAS family (blas.cc: Gemm, MatMul on cuBLAS).
-#ifndef LOOM_PLUGINS_CUDA_BLAS_H_
-#define LOOM_PLUGINS_CUDA_BLAS_H_
+// Device helpers of the CUDA BLAS family (math_gemm_matmul.cc: Gemm, MatMul on cuBLAS).
+#ifndef LOOM_PLUGINS_CUDA_MATH_GEMM_MATMUL_H_
+#define LOOM_PLUGINS_CUDA_MATH_GEMM_MATMUL_H_
 
 #include <cuda_runtime.h>
 
@@ -20,4 +20,4 @@ cudaError_t LaunchBroadcastScale(LoomDataType dtype, int64_t m, int64_t n, const
 }  // namespace cuda
 }  // namespace loom
 
-#endif  // LOOM_PLUGINS_CUDA_BLAS_H_
+#endif  // LOOM_PLUGINS_CUDA_MATH_GEMM_MATMUL_H_

@@ -2,7 +2,7 @@
 // ReduceSum / ReduceMean / ReduceMax / ReduceMin, with the attribute
 // handling, shapes and errors of the CPU kernels (plugins/cpu/math_elementwise.cc
 // SoftmaxKernel, plugins/cpu/reduction_sum_mean_max_min.cc); the device code
-// is reduction.cu.
+// is reduction_sum_mean_max_min.cu.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -12,7 +12,7 @@
 #include "ops/semantics/reduction.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/kernels.h"
-#include "plugins/cuda/reduction.h"
+#include "plugins/cuda/reduction_sum_mean_max_min.h"
 
 namespace loom {
 namespace cuda {
@@ -183,7 +183,7 @@ sdk::KernelOptions Cuda(const std::vector<LoomDataType>& types) { return {"CUDA"
 
 }  // namespace
 
-sdk::Status RegisterReductionKernels(sdk::Registrar& reg) {
+sdk::Status RegisterReductionSumMeanMaxMinKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SoftmaxKernel<false>>("Softmax", Cuda(kFloatTypes)));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SoftmaxKernel<true>>("LogSoftmax", Cuda(kFloatTypes)));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReduceKernel<ReduceOp::kSum>>("ReduceSum", Cuda(kReduceTypes)));

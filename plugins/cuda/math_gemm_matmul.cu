@@ -1,8 +1,8 @@
-// Device code of the BLAS family (see blas.h): Gemm's C broadcast.
+// Device code of the BLAS family (see math_gemm_matmul.h): Gemm's C broadcast.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "plugins/cuda/blas.h"
+#include "plugins/cuda/math_gemm_matmul.h"
 
 namespace loom {
 namespace cuda {

@@ -4,7 +4,7 @@
 // the same attribute forms of the older opsets and the same errors as values.
 //
 //   Transpose-13, Slice-13/1, Concat-13, Split-18/13/11/2, Expand-13: one
-//     strided-copy kernel (tensor_ops.cu), every dtype by element size.
+//     strided-copy kernel (tensor_shape_copy_cast.cu), every dtype by element size.
 //   Reshape-14, Flatten-13, Squeeze-13/1, Unsqueeze-13/1: the shape changes,
 //     the bytes are copied device to device (nothing when in place).
 //   Gather-13 (int32/int64 indices), Where-16: every dtype by element size.
@@ -27,23 +27,13 @@
 #include "ops/semantics/cast.h"
 #include "ops/semantics/data_movement.h"
 #include "plugins/cuda/cuda_status.h"
+#include "plugins/cuda/kernel_util.h"
 #include "plugins/cuda/kernels.h"
-#include "plugins/cuda/tensor_ops.h"
+#include "plugins/cuda/tensor_shape_copy_cast.h"
 
 namespace loom {
 namespace cuda {
 namespace {
-
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
-using semantics::ShapeStr;
-
-std::string OpLabel(const KernelInfo& info) { return info.op_type() + " '" + info.op_name() + "'"; }
-
-cudaStream_t StreamOf(const KernelContext& ctx) { return static_cast<cudaStream_t>(ctx.stream()); }
 
 // ONNX shape arithmetic shared with the CPU plugin and the schemas.
 using semantics::BroadcastShape;
@@ -187,21 +177,14 @@ Status StridedCopy(const KernelContext& ctx, const std::string& label, size_t es
 
 // ---- Concat-13 ----------------------------------------------------------------------------
 
-class ConcatKernel {
+class ConcatKernel : public semantics::AttrsKernel<semantics::ConcatAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 0);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const size_t count = ctx.num_inputs();
     Tensor first = ctx.Input(0), y;
-    std::vector<std::vector<int64_t>> shapes;
-    for (size_t i = 0; i < count; ++i) shapes.push_back(ctx.Input(i).shape());
     std::vector<int64_t> out;
     int64_t axis = 0;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::ConcatShape(label_, shapes, axis_, &axis, &out));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.OutputShape(label_, ctx, &axis, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, first.dtype(), out, &y));
     const size_t esize = sdk::DTypeSize(first.dtype());
     const std::vector<int64_t> out_strides = RowMajorStrides(out);
@@ -215,37 +198,24 @@ class ConcatKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 0;
 };
 
 // ---- Split-18/13/11/2 -------------------------------------------------------------------------
 // Sizes from the `split` input, else the opset-2..11 attribute, else equal
 // parts (ceil(dim / n) each, the last one smaller).
-class SplitKernel {
+class SplitKernel : public semantics::AttrsKernel<semantics::SplitAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 0);
-    attr_split_ = info.IntsOr("split", {});
-    num_outputs_ = info.IntOr("num_outputs", -1);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0);
     const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis"));
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Axis(label_, in, &axis));
     const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
     HostInts split;
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "split", true, &split));
     if (split.given) LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&split}));
     std::vector<int64_t> sizes;
-    LOOM_SDK_RETURN_IF_ERROR(
-        semantics::SplitSizes(label_, in, axis, split.given ? split.values : attr_split_, num_outputs_, n_out, &sizes));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Sizes(label_, in, axis, split.given, split.values, n_out, &sizes));
     const size_t esize = sdk::DTypeSize(x.dtype());
     const std::vector<int64_t> in_strides = RowMajorStrides(in);
     int64_t at = 0;
@@ -253,8 +223,7 @@ class SplitKernel {
       const int64_t offset = at;
       at += sizes[i];
       if (!ctx.OutputRequested(static_cast<size_t>(i))) continue;
-      std::vector<int64_t> s = in;
-      s[axis] = sizes[i];
+      const std::vector<int64_t> s = semantics::SplitAttrs::OutputShape(in, axis, sizes[i]);
       Tensor y;
       LOOM_SDK_RETURN_IF_ERROR(ctx.Output(static_cast<size_t>(i), x.dtype(), s, &y));
       LOOM_SDK_RETURN_IF_ERROR(StridedCopy(ctx, label_, esize, s, in_strides, offset * in_strides[axis],
@@ -262,21 +231,11 @@ class SplitKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 0, num_outputs_ = -1;
-  std::vector<int64_t> attr_split_;
 };
 
 // ---- Slice-13 (starts/ends/axes/steps inputs) and Slice-1 (attributes) --------------------------
-class SliceKernel {
+class SliceKernel : public semantics::AttrsKernel<semantics::SliceAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    attrs_.Read(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     HostInts r_starts, r_ends, r_axes, r_steps;
@@ -285,51 +244,32 @@ class SliceKernel {
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 3, label_, "axes", true, &r_axes));
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 4, label_, "steps", true, &r_steps));
     LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_starts, &r_ends, &r_axes, &r_steps}));
-    std::vector<int64_t> starts = r_starts.values, ends = r_ends.values, axes = r_axes.values,
-                         steps = r_steps.values;
-    LOOM_SDK_RETURN_IF_ERROR(attrs_.Select(label_, r_starts.given, r_ends.given, &starts, &ends, &axes));
     semantics::SliceGeometry g;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::ResolveSlice(label_, x.shape(), starts, ends, axes, steps, &g));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, x.shape(), r_starts.given, r_ends.given, r_starts.values,
+                                            r_ends.values, r_axes.values, r_steps.values, &g));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
     return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), g.out, g.strides, g.base, RowMajorStrides(g.out), 0,
                        x.raw_data(), y.raw_data());
   }
-
- private:
-  std::string label_;
-  semantics::SliceAttrs attrs_;
 };
 
 // ---- Transpose-13: output dim i is input dim perm[i] (default: reversed) ------------------------
-class TransposeKernel {
+class TransposeKernel : public semantics::AttrsKernel<semantics::TransposeAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    perm_ = info.IntsOr("perm", {});
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     const std::vector<int64_t> in = x.shape();
     std::vector<int64_t> out, strides;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::TransposeShape(label_, in, perm_, &out, &strides));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.OutputShape(label_, in, &out, &strides));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), out, strides, 0, RowMajorStrides(out), 0, x.raw_data(),
                        y.raw_data());
   }
-
- private:
-  std::string label_;
-  std::vector<int64_t> perm_;
 };
 
 // ---- Expand-13: numpy broadcast of the input to (with) `shape` -----------------------------------
-class ExpandKernel {
+class ExpandKernel : public semantics::AttrsKernel<semantics::NoAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
     HostInts shape;
@@ -343,9 +283,6 @@ class ExpandKernel {
     return StridedCopy(ctx, label_, sdk::DTypeSize(x.dtype()), out, BroadcastStrides(in, out), 0, RowMajorStrides(out),
                        0, x.raw_data(), y.raw_data());
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Gather-13 ------------------------------------------------------------------------------------
@@ -353,37 +290,24 @@ class ExpandKernel {
 // others out of range are an error. The indices are checked on the host
 // before the launch: an out-of-range read on the device would be a sticky
 // illegal-address error rather than a status.
-class GatherKernel {
+class GatherKernel : public semantics::AttrsKernel<semantics::GatherAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 0);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), idx_t = ctx.Input(1), y;
     const std::vector<int64_t> in = x.shape();
-    const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t axis = axis_;
-    LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&axis, rank, label_, "axis"));
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Axis(label_, in, &axis));
     HostInts idx;
     LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "indices", false, &idx));
     LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&idx}));
-    const int64_t dim = in[axis];
-    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckGatherIndices(label_, axis, dim, idx.values));
-    const std::vector<int64_t> out = semantics::GatherShape(in, axis, idx_t.shape());
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    const int64_t outer = Product(in, 0, static_cast<size_t>(axis));
-    const int64_t inner = Product(in, static_cast<size_t>(axis) + 1, in.size());
+    semantics::GatherGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::GatherAttrs::Resolve(label_, in, axis, idx.values, idx_t.shape(), &g));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
     const int64_t n = static_cast<int64_t>(idx.values.size());
-    return CudaStatus(LaunchGather(sdk::DTypeSize(x.dtype()), outer, dim, inner, n, x.raw_data(), idx_t.raw_data(),
+    return CudaStatus(LaunchGather(sdk::DTypeSize(x.dtype()), g.outer, g.dim, g.inner, n, x.raw_data(), idx_t.raw_data(),
                                    idx_t.dtype() == LOOM_DTYPE_INT64, y.raw_data(), StreamOf(ctx)),
                       label_.c_str());
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 0;
 };
 
 // ---- Cast-13 ----------------------------------------------------------------------------------------
@@ -409,12 +333,8 @@ class CastKernel {
 };
 
 // ---- Where-16: condition ? X : Y, all three broadcast together --------------------------------------
-class WhereKernel {
+class WhereKernel : public semantics::AttrsKernel<semantics::NoAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor cond = ctx.Input(0), x = ctx.Input(1), y = ctx.Input(2), out;
     std::vector<int64_t> shape;
@@ -459,117 +379,29 @@ class WhereKernel {
                                   out.raw_data(), StreamOf(ctx)),
                       label_.c_str());
   }
-
- private:
-  std::string label_;
 };
 
 // ---- Shape-only ops: Reshape-14, Flatten-13, Squeeze-13/1, Unsqueeze-13/1 ---------------------------
 
-// Reshape-14: `shape` entries 0 (copy the input dim, unless allowzero) and
-// one -1 (inferred).
-class ReshapeKernel {
+// Reshape-14, Flatten-13, Squeeze-13/1, Unsqueeze-13/1: the output shape
+// from the attributes and the int input Attrs::kIntsInput (ops/semantics/
+// data_movement.h), read back when given; the bytes are copied device to
+// device (nothing when in place).
+template <typename Attrs>
+class ShapeOnlyKernel : public semantics::AttrsKernel<Attrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    allowzero_ = info.IntOr("allowzero", 0) != 0;
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor data = ctx.Input(0), out;
-    HostInts r_shape;
-    LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "shape", true, &r_shape));
-    LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_shape}));
-    std::vector<int64_t> shape;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::ReshapeShape(label_, data.shape(), r_shape.values, allowzero_, &shape));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), shape, &out));
-    return CopyDevice(ctx, data, out, label_);
-  }
-
- private:
-  std::string label_;
-  bool allowzero_ = false;
-};
-
-// Flatten-13: [prod(dims[:axis]), prod(dims[axis:])], axis in [-r, r].
-class FlattenKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 1);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    std::vector<int64_t> out;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::FlattenShape(label_, x.shape(), axis_, &out));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    return CopyDevice(ctx, x, y, label_);
-  }
-
- private:
-  std::string label_;
-  int64_t axis_ = 1;
-};
-
-// Squeeze-13 (axes input) and Squeeze-1/11 (axes attribute); no axes: every
-// size-1 dim.
-class SqueezeKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    attr_axes_ = info.IntsOr("axes", {});
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), y;
-    HostInts r_axes;
-    LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "axes", true, &r_axes));
-    if (r_axes.given) LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_axes}));
-    const std::vector<int64_t> axes = r_axes.given ? r_axes.values : attr_axes_;
-    std::vector<int64_t> out;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::SqueezeShape(label_, x.shape(), axes, &out));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    return CopyDevice(ctx, x, y, label_);
-  }
-
- private:
-  std::string label_;
-  std::vector<int64_t> attr_axes_;
-};
-
-// Unsqueeze-13 (axes input) and Unsqueeze-1/11 (axes attribute): axes index
-// the output, whose rank is r + len(axes).
-class UnsqueezeKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    has_attr_ = info.Has("axes");
-    attr_axes_ = info.IntsOr("axes", {});
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), y;
-    HostInts r_axes;
-    LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, label_, "axes", true, &r_axes));
-    std::vector<int64_t> axes;
-    if (r_axes.given) {
-      LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, label_, {&r_axes}));
-      axes = r_axes.values;
-    } else {
-      if (!has_attr_) return sdk::InvalidArgument(label_ + ": axes are required (input 'axes', or the opset 1-11 attribute)");
-      axes = attr_axes_;
+    HostInts ints;
+    if constexpr (Attrs::kIntsInput != nullptr) {
+      LOOM_SDK_RETURN_IF_ERROR(StartReadInts(ctx, 1, this->label_, Attrs::kIntsInput, true, &ints));
+      if (ints.given) LOOM_SDK_RETURN_IF_ERROR(FinishReadInts(ctx, this->label_, {&ints}));
     }
     std::vector<int64_t> out;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::UnsqueezeShape(label_, x.shape(), axes, &out));
+    LOOM_SDK_RETURN_IF_ERROR(this->attrs_.OutputShape(this->label_, x.shape(), ints.given, ints.values, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    return CopyDevice(ctx, x, y, label_);
+    return CopyDevice(ctx, x, y, this->label_);
   }
-
- private:
-  std::string label_;
-  bool has_attr_ = false;
-  std::vector<int64_t> attr_axes_;
 };
 
 // Every dtype a Loom tensor can hold: the byte-moving kernels take them all.
@@ -587,7 +419,7 @@ std::vector<LoomDataType> CastDTypes() {
 
 }  // namespace
 
-sdk::Status RegisterTensorKernels(sdk::Registrar& reg) {
+sdk::Status RegisterTensorShapeCopyCastKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes(), cast = CastDTypes();
   const std::vector<LoomDataType> index = {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64};
   auto t = [&](std::vector<std::pair<std::string, std::vector<LoomDataType>>> tc) {
@@ -597,10 +429,10 @@ sdk::Status RegisterTensorKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConcatKernel>("Concat", t({{"T", all}})));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SplitKernel>("Split", t({{"T", all}})));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SliceKernel>("Slice", t({{"T", all}, {"Tind", index}})));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ReshapeKernel>("Reshape", t({{"T", all}})));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FlattenKernel>("Flatten", t({{"T", all}})));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SqueezeKernel>("Squeeze", t({{"T", all}})));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<UnsqueezeKernel>("Unsqueeze", t({{"T", all}})));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::ReshapeAttrs>>("Reshape", t({{"T", all}})));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", t({{"T", all}})));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", t({{"T", all}})));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", t({{"T", all}})));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherKernel>("Gather", t({{"T", all}, {"Tind", index}})));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<CastKernel>("Cast", t({{"T1", cast}, {"T2", cast}})));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<WhereKernel>("Where", t({{"B", {LOOM_DTYPE_BOOL}}, {"T", all}})));

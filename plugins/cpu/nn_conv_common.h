@@ -1,0 +1,151 @@
+// What the CPU Conv/FusedConv (nn_conv.cc) and ConvTranspose
+// (nn_conv_transpose.cc) kernels share: operands X, W and optional B; a
+// oneDNN primitive that chooses its own layouts for X, W and Y, with reorders
+// in and out; the kernel lifecycle of ABI 2 (Prepare configures for the
+// planned shapes and packs a constant W once; Compute reconfigures only when
+// the shapes change and repacks a W that is not constant on every run).
+#ifndef LOOM_PLUGINS_CPU_NN_CONV_COMMON_H_
+#define LOOM_PLUGINS_CPU_NN_CONV_COMMON_H_
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "plugins/cpu/dnnl_common.h"
+
+namespace loom {
+namespace cpu {
+
+// Derived provides
+//   Status Configure(xs, ws, bs, threads);  // checks, sets ys_, builds via Bind
+// and calls ReadGroup in its Init.
+template <class Derived>
+class ConvLikeKernel {
+ public:
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    const Tensor w = ctx.InputConstant(1);
+    w_constant_ = w.present();
+    std::vector<int64_t> xs, ws, bs;
+    if (!ctx.InputShape(0, &xs) || !ctx.InputShape(1, &ws) || (has_b_ && !ctx.InputShape(2, &bs))) {
+      return Status::Ok();  // sized at the first run
+    }
+    LOOM_SDK_RETURN_IF_ERROR(Self().Configure(xs, ws, bs, ctx.num_threads()));
+    if (w_constant_ && ready_) LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+    return Status::Ok();
+  }
+
+ protected:
+  using memory = dnnl::memory;
+
+  // label_, group (>= 1) and whether the optional B is given.
+  Status ReadGroup(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("group", &group_));
+    if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
+    has_b_ = info.num_inputs() > 2 && !info.input_name(2).empty();
+    return Status::Ok();
+  }
+
+  // Reconfigures unless X, W, B and the threads are what the primitive was
+  // configured for, then sizes Y.
+  Status Begin(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& b, Tensor* y) {
+    const int threads = ctx.num_threads();
+    if (!ShapeIs(x, xs_) || !ShapeIs(w, ws_) || (has_b_ && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
+      LOOM_SDK_RETURN_IF_ERROR(
+          Self().Configure(x.shape(), w.shape(), has_b_ ? b.shape() : std::vector<int64_t>{}, threads));
+    }
+    return ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, y);
+  }
+
+  // Records the shapes configured for (before the primitive is built).
+  void Configured(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
+                  const std::vector<int64_t>& ys, int threads) {
+    xs_ = xs;
+    ws_ = ws;
+    bs_ = bs;
+    ys_ = ys;
+    threads_ = threads;
+    configured_ = true;
+  }
+
+  // Takes the primitive made from `pd` (oneDNN's layouts) for the plain
+  // descriptors of X, W, Y (Y may be a scratch shape) and B.
+  template <class PrimitiveDesc, class Primitive>
+  void Bind(const PrimitiveDesc& pd, const memory::desc& x_md, const memory::desc& w_md, const memory::desc& y_md,
+            const memory::desc& b_md) {
+    prim_ = Primitive(pd);
+    x_mem_ = UnboundMemory(x_md);
+    w_mem_ = UnboundMemory(w_md);
+    y_mem_ = UnboundMemory(y_md);
+    b_mem_ = UnboundMemory(b_md);
+    x_reorder_ = pd.src_desc() != x_md;
+    y_reorder_ = pd.dst_desc() != y_md;
+    x_blk_ = x_reorder_ ? memory(pd.src_desc(), DnnlEngine()) : memory();
+    y_blk_ = y_reorder_ ? memory(pd.dst_desc(), DnnlEngine()) : memory();
+    w_blk_ = memory(pd.weights_desc(), DnnlEngine());
+    if (x_reorder_) x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), pd.src_desc()));
+    if (y_reorder_) y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), pd.dst_desc(), DnnlEngine(), y_md));
+    w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd.weights_desc()));
+  }
+
+  // A oneDNN memory descriptor of `md`'s dims and f32 whose layout the
+  // primitive chooses.
+  static memory::desc Any(const memory::desc& md) {
+    return memory::desc(md.dims(), memory::data_type::f32, memory::format_tag::any);
+  }
+
+  // Runs the primitive from X's buffer into `dst` (Y or a scratch buffer of
+  // the configured computed shape), packing W first unless it is packed.
+  Status Execute(const Tensor& x, const Tensor& w, const Tensor& b, void* dst, int threads) {
+    if (!w_packed_) LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+    if (!w_constant_) w_packed_ = false;  // W may change before the next run
+    x_mem_.set_data_handle(x.raw_data());
+    y_mem_.set_data_handle(dst);
+    if (x_reorder_) LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, x_to_blk_, {{DNNL_ARG_FROM, x_mem_}, {DNNL_ARG_TO, x_blk_}}, threads));
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x_reorder_ ? x_blk_ : x_mem_},
+                                            {DNNL_ARG_WEIGHTS, w_blk_},
+                                            {DNNL_ARG_DST, y_reorder_ ? y_blk_ : y_mem_}};
+    if (has_b_) {
+      b_mem_.set_data_handle(b.raw_data());
+      args[DNNL_ARG_BIAS] = b_mem_;
+    }
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, args, threads));
+    if (y_reorder_) LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
+    return Status::Ok();
+  }
+
+  // Reorders W into the primitive's weight layout.
+  Status PackWeights(const Tensor& w) {
+    w_mem_.set_data_handle(w.raw_data());
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, w_to_blk_, {{DNNL_ARG_FROM, w_mem_}, {DNNL_ARG_TO, w_blk_}}, threads_));
+    w_packed_ = true;
+    return Status::Ok();
+  }
+
+  // Starts a configuration: nothing is valid until Configured (and Bind).
+  void Reset() { configured_ = ready_ = w_packed_ = false; }
+
+  std::string label_;
+  int64_t group_ = 1;
+  bool has_b_ = false;
+  // What the primitive was configured for.
+  std::vector<int64_t> xs_, ws_, bs_, ys_;
+  int threads_ = 0;
+  bool configured_ = false;  // shapes checked and Y sized
+  bool ready_ = false;       // primitive built (something is computed)
+  bool w_constant_ = false;  // W is an initializer: packed once per configuration
+  bool w_packed_ = false;    // w_blk_ holds W for the current primitive
+  dnnl::primitive prim_;
+  memory x_mem_, w_mem_, y_mem_, b_mem_;  // the tensors (plain layouts)
+  memory x_blk_, w_blk_, y_blk_;          // oneDNN's chosen layouts
+  dnnl::reorder x_to_blk_, w_to_blk_, y_from_blk_;
+  bool x_reorder_ = false, y_reorder_ = false;
+
+ private:
+  Derived& Self() { return static_cast<Derived&>(*this); }
+};
+
+}  // namespace cpu
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_CPU_NN_CONV_COMMON_H_

@@ -44,55 +44,34 @@ sdk::Status RegisterMathCompareLogicTrigSchemas(sdk::Registrar& reg) {
                                            {"Or", 7, "logical or of bools.", B},
                                            {"Xor", 7, "logical xor of bools.", B}},
                                           /*bool_out=*/false));
-  {
-    sdk::SchemaBuilder s =
-        Schema("Where", 16, "ONNX Where-16: output = condition ? X : Y, numpy broadcasting of all three inputs.");
-    s.Input("condition", "B", LOOM_PARAM_SINGLE, "bool selector")
-        .Input("X", "T", LOOM_PARAM_SINGLE, "values where condition is true")
-        .Input("Y", "T", LOOM_PARAM_SINGLE, "values where condition is false")
-        .Output("output", "T", LOOM_PARAM_SINGLE, "the broadcast shape, X's dtype")
-        .TypeConstraint("B", B)
-        .TypeConstraint("T", all)
-        .Infer(&InferWhere);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
+  std::vector<OpSpec> specs = {
+      {"Where", 16, "ONNX Where-16: output = condition ? X : Y, numpy broadcasting of all three inputs.",
+       {"condition:B|bool selector", "X:T|values where condition is true", "Y:T|values where condition is false"},
+       {"output:T|the broadcast shape, X's dtype"}, {{"B", B}, {"T", all}}, {}, &InferWhere}};
   for (const char* op : {"IsNaN", "IsInf"}) {
     const bool inf = std::string(op) == "IsInf";
-    sdk::SchemaBuilder s = Schema(op, 20, OnnxDoc(op, 20, "bool mask of X's shape.") +
-        (inf ? " detect_negative / detect_positive select which infinities count." : ""));
-    s.Input("X", "T1", LOOM_PARAM_SINGLE, "float input")
-        .Output("Y", "T2", LOOM_PARAM_SINGLE, "bool, X's shape")
-        .TypeConstraint("T1", F)
-        .TypeConstraint("T2", B)
-        .Infer(&SameShapeAs<LOOM_DTYPE_BOOL>);
-    if (inf) s.AttrInt("detect_negative", 1, "whether -inf counts").AttrInt("detect_positive", 1, "whether +inf counts");
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+    specs.push_back({op, 20, OnnxDoc(op, 20, "bool mask of X's shape.") +
+                                 (inf ? " detect_negative / detect_positive select which infinities count." : ""),
+                     {"X:T1|float input"}, {"Y:T2|bool, X's shape"}, {{"T1", F}, {"T2", B}}, {},
+                     &SameShapeAs<LOOM_DTYPE_BOOL>});
+    if (inf) {
+      specs.back().attrs = {"detect_negative:int=1|whether -inf counts",
+                            "detect_positive:int=1|whether +inf counts"};
+    }
   }
-  {
-    sdk::SchemaBuilder s = Schema("Mod", 13,
-        "ONNX Mod-13: C = A mod B, numpy broadcasting. fmod = 0 (integers only): the remainder has the sign of "
-        "the divisor (Python %); fmod = 1: the sign of the dividend (C fmod); floating types require fmod = 1. "
-        "An integer remainder by 0 gives 0.");
-    s.Input("A", "T", LOOM_PARAM_SINGLE, "dividend")
-        .Input("B", "T", LOOM_PARAM_SINGLE, "divisor")
-        .Output("C", "T", LOOM_PARAM_SINGLE, "remainder, the broadcast shape")
-        .TypeConstraint("T", N)
-        .AttrInt("fmod", 0, "0: sign of the divisor (integers); 1: sign of the dividend")
-        .Infer(&BroadcastShapes);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("BitShift", 11,
-        "ONNX BitShift-11: Z = X << Y or X >> Y (direction \"LEFT\" / \"RIGHT\"), unsigned integers, numpy "
-        "broadcasting; a shift by the bit width or more gives 0.");
-    s.Input("X", "T", LOOM_PARAM_SINGLE, "values")
-        .Input("Y", "T", LOOM_PARAM_SINGLE, "shift amounts")
-        .Output("Z", "T", LOOM_PARAM_SINGLE, "the broadcast shape")
-        .TypeConstraint("T", {LOOM_DTYPE_UINT8, LOOM_DTYPE_UINT16, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64})
-        .Attr("direction", LOOM_ATTR_STRING, true, "\"LEFT\" or \"RIGHT\"")
-        .Infer(&BroadcastShapes);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
+  specs.push_back({"Mod", 13,
+                   "ONNX Mod-13: C = A mod B, numpy broadcasting. fmod = 0 (integers only): the remainder has the sign "
+                   "of the divisor (Python %); fmod = 1: the sign of the dividend (C fmod); floating types require "
+                   "fmod = 1. An integer remainder by 0 gives 0.",
+                   {"A:T|dividend", "B:T|divisor"}, {"C:T|remainder, the broadcast shape"}, {{"T", N}},
+                   {"fmod:int=0|0: sign of the divisor (integers); 1: sign of the dividend"}, &BroadcastShapes});
+  specs.push_back({"BitShift", 11,
+                   "ONNX BitShift-11: Z = X << Y or X >> Y (direction \"LEFT\" / \"RIGHT\"), unsigned integers, numpy "
+                   "broadcasting; a shift by the bit width or more gives 0.",
+                   {"X:T|values", "Y:T|shift amounts"}, {"Z:T|the broadcast shape"},
+                   {{"T", {LOOM_DTYPE_UINT8, LOOM_DTYPE_UINT16, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64}}},
+                   {"direction:string!|\"LEFT\" or \"RIGHT\""}, &BroadcastShapes});
+  LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, specs));
   return RegisterUnary(
       reg,
       {{"Not", 1, "logical negation of bools.", B},

@@ -8,15 +8,12 @@ namespace loom {
 namespace ops {
 
 sdk::Status RegisterMathEinsumSchemas(sdk::Registrar& reg) {
-  sdk::SchemaBuilder s = Schema("Einsum", 12,
+  return RegisterOps(reg, {{"Einsum", 12,
       "ONNX Einsum-12: sum of products over the labels of `equation` (\"ij,jk->ik\"; letters are labels, "
       "\"...\" stands for broadcast leading dims). Without \"->\" the output has the labels seen once, in "
-      "alphabetical order, after the ellipsis dims. Labels repeated in one operand take its diagonal.");
-  s.Input("Inputs", "T", LOOM_PARAM_VARIADIC, "one tensor per operand of the equation")
-      .Output("Output", "T", LOOM_PARAM_SINGLE, "the output labels' dims")
-      .TypeConstraint("T", NumericTypes())
-      .Attr("equation", LOOM_ATTR_STRING, true, "the einsum equation");
-  return reg.Register(s);
+      "alphabetical order, after the ellipsis dims. Labels repeated in one operand take its diagonal.",
+      {"Inputs:T*|one tensor per operand of the equation"}, {"Output:T|the output labels' dims"},
+      {{"T", NumericTypes()}}, {"equation:string!|the einsum equation"}}});
 }
 
 }  // namespace ops

@@ -38,69 +38,52 @@ sdk::Status RegisterMathElementwiseSchemas(sdk::Registrar& reg) {
        {"Ceil", 13, "", F},
        {"Erf", 13, "the error function.", F}},
       /*inplace=*/true));
-  {
-    sdk::SchemaBuilder s = Schema("PRelu", 16, "ONNX PRelu-16: Y = X < 0 ? slope * X : X; slope broadcasts to X (unidirectional).");
-    s.Input("X", "T").Input("slope", "T").Output("Y", "T")
-        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
-                              LOOM_DTYPE_INT32, LOOM_DTYPE_INT64, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64})
-        .Infer(&SameShapeAsInput0);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Clip", 13,
-        "ONNX Clip-13: Y = min(max(X, min), max); min and max are optional scalar inputs (opset 11+) or, "
-        "in the opset-6 form, float attributes. Absent bounds are the dtype's limits; when min > max every "
-        "element becomes max.");
-    s.Input("input", "T").Input("min", "T", LOOM_PARAM_OPTIONAL).Input("max", "T", LOOM_PARAM_OPTIONAL)
-        .Output("output", "T")
-        .TypeConstraint("T", N)
-        .Attr("min", LOOM_ATTR_FLOAT, false, "opset-6 form: lower bound")
-        .Attr("max", LOOM_ATTR_FLOAT, false, "opset-6 form: upper bound")
-        .Infer(&SameShapeAsInput0);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
+  const std::vector<OpSpec> prelu_clip = {
+      {"PRelu", 16, "ONNX PRelu-16: Y = X < 0 ? slope * X : X; slope broadcasts to X (unidirectional).",
+       {"X:T", "slope:T"}, {"Y:T"},
+       {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16, LOOM_DTYPE_INT32,
+               LOOM_DTYPE_INT64, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64}}},
+       {}, &SameShapeAsInput0},
+      {"Clip", 13,
+       "ONNX Clip-13: Y = min(max(X, min), max); min and max are optional scalar inputs (opset 11+) or, "
+       "in the opset-6 form, float attributes. Absent bounds are the dtype's limits; when min > max every "
+       "element becomes max.",
+       {"input:T", "min:T?", "max:T?"}, {"output:T"}, {{"T", N}},
+       {"min:float?|opset-6 form: lower bound", "max:float?|opset-6 form: upper bound"}, &SameShapeAsInput0}};
+  LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, prelu_clip));
   LOOM_SDK_RETURN_IF_ERROR(RegisterBinary(reg,
                                           {{"Add", 14, "C = A + B.", N},
                                            {"Sub", 14, "C = A - B.", N},
                                            {"Mul", 14, "C = A * B.", N},
                                            {"Div", 14, "C = A / B (integer division truncates; integer x / 0 gives 0).", N}},
                                           /*bool_out=*/false));
-  {
-    sdk::SchemaBuilder s = Schema("Pow", 15,
-        "ONNX Pow-15: Z = X ^ Y, numpy broadcasting; Y may have another numeric dtype, Z has X's. "
-        "Integer X with integer Y is exact (wrapping on overflow); a negative integer exponent truncates.");
-    s.Input("X", "T").Input("Y", "T1").Output("Z", "T")
-        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
-                              LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}, "base and result")
-        .TypeConstraint("T1", N, "exponent")
-        .Infer(&BroadcastShapes);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
   // ONNX Sum allows float types only; int32/int64 are a Loom extension.
   std::vector<LoomDataType> sum_types = F;
   sum_types.insert(sum_types.end(), {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64});
+  std::vector<OpSpec> specs = {
+      {"Pow", 15,
+       "ONNX Pow-15: Z = X ^ Y, numpy broadcasting; Y may have another numeric dtype, Z has X's. "
+       "Integer X with integer Y is exact (wrapping on overflow); a negative integer exponent truncates.",
+       {"X:T", "Y:T1"}, {"Z:T"},
+       {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16, LOOM_DTYPE_INT32,
+               LOOM_DTYPE_INT64}, "base and result"},
+        {"T1", N, "exponent"}},
+       {}, &BroadcastShapes}};
   const std::vector<ElementwiseOp> variadic = {{"Max", 13, "elementwise maximum (NaN propagates).", N},
                                                {"Min", 13, "elementwise minimum (NaN propagates).", N},
                                                {"Sum", 13, "elementwise sum (also int32/int64).", sum_types},
                                                {"Mean", 13, "elementwise mean.", F}};
   for (const ElementwiseOp& v : variadic) {
-    sdk::SchemaBuilder s = Schema(v.op, v.since, OnnxDoc(v.op, v.since, v.what) + " 1 to N inputs, numpy-style broadcasting.");
-    s.Input("data_0", "T", LOOM_PARAM_VARIADIC, "operands")
-        .Output("result", "T", LOOM_PARAM_SINGLE, "result, the broadcast shape")
-        .TypeConstraint("T", v.types)
-        .Infer(&BroadcastShapes);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+    specs.push_back({v.op, v.since, OnnxDoc(v.op, v.since, v.what) + " 1 to N inputs, numpy-style broadcasting.",
+                     {"data_0:T*|operands"}, {"result:T|result, the broadcast shape"}, {{"T", v.types}}, {},
+                     &BroadcastShapes});
   }
   for (const char* op : {"Softmax", "LogSoftmax"}) {
-    sdk::SchemaBuilder s =
-        Schema(op, 13, OnnxDoc(op, 13, "normalizes along the single axis `axis` (negative counts from the end)."));
-    s.Input("input", "T").Output("output", "T")
-        .TypeConstraint("T", F)
-        .AttrInt("axis", -1, "the axis to normalize over")
-        .Infer(&SameShapeAsInput0);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+    specs.push_back({op, 13, OnnxDoc(op, 13, "normalizes along the single axis `axis` (negative counts from the end)."),
+                     {"input:T"}, {"output:T"}, {{"T", F}}, {"axis:int=-1|the axis to normalize over"},
+                     &SameShapeAsInput0});
   }
-  return sdk::Status::Ok();
+  return RegisterOps(reg, specs);
 }
 
 }  // namespace ops

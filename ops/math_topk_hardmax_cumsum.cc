@@ -31,42 +31,28 @@ sdk::Status InferTopK(sdk::InferenceContext& ctx) {
 }  // namespace
 
 sdk::Status RegisterMathTopKHardmaxCumSumSchemas(sdk::Registrar& reg) {
-  const char* k_shape = "X's shape with `axis` = K";
-  sdk::SchemaBuilder tk = Schema("TopK", 11,
-      "ONNX TopK-11: the K largest (or smallest) elements of X along `axis` and their int64 indices, "
-      "sorted (also for sorted = 0); equal values keep the lower index first; NaN counts as largest. K in "
-      "[0, X.shape[axis]].");
-  tk.Input("X", "T", LOOM_PARAM_SINGLE, "rank >= 1")
-      .Input("K", "tensor(int64)", LOOM_PARAM_SINGLE, "1-element 1-D tensor")
-      .Output("Values", "T", LOOM_PARAM_SINGLE, k_shape)
-      .Output("Indices", "tensor(int64)", LOOM_PARAM_SINGLE, k_shape)
-      .TypeConstraint("T", NumericTypes())
-      .AttrInt("axis", -1, "the axis searched, in [-r, r-1]")
-      .AttrInt("largest", 1, "1: the largest elements; 0: the smallest")
-      .AttrInt("sorted", 1, "accepted; the output is always sorted")
-      .Infer(Fn<InferTopK>());
-  LOOM_SDK_RETURN_IF_ERROR(reg.Register(tk));
-
-  sdk::SchemaBuilder hm = Schema("Hardmax", 13, "ONNX Hardmax-13: 1 at the first maximum of `input` along `axis`, 0 elsewhere.");
-  hm.Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 1")
-      .Output("output", "T", LOOM_PARAM_SINGLE, "input's shape")
-      .TypeConstraint("T", FloatTypes())
-      .AttrInt("axis", -1, "the axis, in [-r, r-1]")
-      .Infer(Fn<InferLike<0, 0>>());
-  LOOM_SDK_RETURN_IF_ERROR(reg.Register(hm));
-
-  sdk::SchemaBuilder cs = Schema("CumSum", 14,
-      "ONNX CumSum-14: cumulative sum of `x` along the axis given by the scalar input `axis`; `exclusive` "
-      "leaves out the element itself, `reverse` sums from the end.");
-  cs.Input("x", "T", LOOM_PARAM_SINGLE, "rank >= 1")
-      .Input("axis", "T2", LOOM_PARAM_SINGLE, "0-D (or 1-element), in [-r, r-1]")
-      .Output("y", "T", LOOM_PARAM_SINGLE, "x's shape")
-      .TypeConstraint("T", NumericTypes())
-      .TypeConstraint("T2", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
-      .AttrInt("exclusive", 0, "1: y[i] sums x[0..i-1] (0 for the first)")
-      .AttrInt("reverse", 0, "1: sum from the end of the axis")
-      .Infer(Fn<InferLike<0, 0>>());
-  return reg.Register(cs);
+  const std::string k_shape = "|X's shape with `axis` = K";
+  return RegisterOps(reg, {
+      {"TopK", 11,
+       "ONNX TopK-11: the K largest (or smallest) elements of X along `axis` and their int64 indices, "
+       "sorted (also for sorted = 0); equal values keep the lower index first; NaN counts as largest. K in "
+       "[0, X.shape[axis]].",
+       {"X:T|rank >= 1", "K:tensor(int64)|1-element 1-D tensor"},
+       {"Values:T" + k_shape, "Indices:tensor(int64)" + k_shape}, {{"T", NumericTypes()}},
+       {"axis:int=-1|the axis searched, in [-r, r-1]", "largest:int=1|1: the largest elements; 0: the smallest",
+        "sorted:int=1|accepted; the output is always sorted"},
+       Fn<InferTopK>()},
+      {"Hardmax", 13, "ONNX Hardmax-13: 1 at the first maximum of `input` along `axis`, 0 elsewhere.",
+       {"input:T|rank >= 1"}, {"output:T|input's shape"}, {{"T", FloatTypes()}},
+       {"axis:int=-1|the axis, in [-r, r-1]"}, Fn<InferLike<0, 0>>()},
+      {"CumSum", 14,
+       "ONNX CumSum-14: cumulative sum of `x` along the axis given by the scalar input `axis`; `exclusive` "
+       "leaves out the element itself, `reverse` sums from the end.",
+       {"x:T|rank >= 1", "axis:T2|0-D (or 1-element), in [-r, r-1]"}, {"y:T|x's shape"},
+       {{"T", NumericTypes()}, {"T2", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
+       {"exclusive:int=0|1: y[i] sums x[0..i-1] (0 for the first)", "reverse:int=0|1: sum from the end of the axis"},
+       Fn<InferLike<0, 0>>()},
+  });
 }
 
 }  // namespace ops

@@ -15,15 +15,16 @@ namespace ops {
 namespace {
 
 // Conv: Y [N, M, D'...] from X [N, C, D...] and W [M, C / group, k...].
-LoomStatus* ConvInfer(LoomInferenceContext* c) {
-  sdk::InferenceContext ctx(c);
+sdk::Status ConvInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> x, w, out;
-  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() < 3 || w.size() != x.size()) return nullptr;
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() < 3 || w.size() != x.size()) {
+    return sdk::Status::Ok();
+  }
   const std::vector<int64_t> k(w.begin() + 2, w.end());
-  if (!semantics::InferWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return nullptr;
+  if (!semantics::InferWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return sdk::Status::Ok();
   out.insert(out.begin(), {x[0], w[0]});
   ctx.SetOutputShape(0, out);
-  return nullptr;
+  return sdk::Status::Ok();
 }
 
 }  // namespace
@@ -31,27 +32,26 @@ LoomStatus* ConvInfer(LoomInferenceContext* c) {
 sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg) {
   const char* w_doc = "[M, C / group, k1, ..., kn]";
   const char* group_doc = "number of groups; C and M divisible by it (group = C: depthwise)";
-  sdk::SchemaBuilder conv = Schema("Conv", 11,
+  OpSpec conv = ConvSpec("Conv", 11,
       "ONNX Conv-11: convolution (1-D to 3-D) of X [N, C, D...] with W [M, C / group, k...] and optional bias "
-      "B [M]; Y [N, M, D'...].");
-  ConvSignature(conv, w_doc, group_doc, &ConvInfer);
-  WindowAttrs(conv);
-  LOOM_SDK_RETURN_IF_ERROR(reg.Register(conv));
+      "B [M]; Y [N, M, D'...].", w_doc, group_doc, Fn<&ConvInfer>());
   // Not an ONNX op: the importer (tools/onnx/fuse_conv_activation.h) makes
   // it from a Conv whose output only feeds an activation, as ONNX Runtime's
   // com.microsoft FusedConv. Default domain, so the checker and
   // loom_inspect treat it like any other op.
-  sdk::SchemaBuilder fused = Schema("FusedConv", 1,
+  OpSpec fused = ConvSpec("FusedConv", 1,
       "Conv (ONNX Conv-11, same inputs, outputs and attributes) followed by the elementwise `activation`; made "
-      "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).");
-  ConvSignature(fused, w_doc, group_doc, &ConvInfer);
-  fused.Attr("activation", LOOM_ATTR_STRING, true,
-             "Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)")
-      .Attr("activation_params", LOOM_ATTR_FLOATS, false,
-            "alpha for LeakyRelu (default 0.01); min, max for Clip (default unbounded); alpha, beta for "
-            "HardSigmoid (default 0.2, 0.5); none for the others");
-  WindowAttrs(fused);
-  return reg.Register(fused);
+      "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).",
+      w_doc, group_doc, Fn<&ConvInfer>());
+  fused.attrs.insert(fused.attrs.end(),
+      {"activation:string!|Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)",
+       "activation_params:floats?|alpha for LeakyRelu (default 0.01); min, max for Clip (default unbounded); alpha, "
+       "beta for HardSigmoid (default 0.2, 0.5); none for the others"});
+  for (OpSpec* spec : {&conv, &fused}) {
+    const std::vector<std::string> window = WindowAttrs();
+    spec->attrs.insert(spec->attrs.end(), window.begin(), window.end());
+  }
+  return RegisterOps(reg, {conv, fused});
 }
 
 }  // namespace ops

@@ -10,18 +10,14 @@ namespace loom {
 namespace ops {
 
 sdk::Status RegisterNnLpPoolSchemas(sdk::Registrar& reg) {
-  sdk::SchemaBuilder lp = PoolSchema("LpPool", 18,
+  const std::string p = "p:int=2|the norm's order";
+  OpSpec lp = PoolSpec("LpPool", 18,
       "ONNX LpPool-18 over X [N, C, D...]: Y = (sum over each window of |x| ^ p) ^ (1 / p); padding adds "
       "nothing.", FloatTypes(), /*kernel_shape_required=*/true);
-  lp.AttrInt("p", 2, "the norm's order");
-  LOOM_SDK_RETURN_IF_ERROR(reg.Register(lp));
-  sdk::SchemaBuilder global = Schema("GlobalLpPool", 2,
-      "ONNX GlobalLpPool-2: Y [N, C, 1, ...] = (sum over all spatial dims of |x| ^ p) ^ (1 / p).");
-  global.Input("X", "T").Output("Y", "T")
-      .TypeConstraint("T", FloatTypes())
-      .AttrInt("p", 2, "the norm's order")
-      .Infer(&GlobalPoolShapes);
-  return reg.Register(global);
+  lp.attrs.push_back(p);
+  return RegisterOps(reg, {lp, {"GlobalLpPool", 2,
+      "ONNX GlobalLpPool-2: Y [N, C, 1, ...] = (sum over all spatial dims of |x| ^ p) ^ (1 / p).",
+      {"X:T"}, {"Y:T"}, {{"T", FloatTypes()}}, {p}, &GlobalPoolShapes}});
 }
 
 }  // namespace ops

@@ -16,26 +16,22 @@ sdk::Status RegisterNnPoolSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> f = FloatTypes();
   std::vector<LoomDataType> max_types = f;
   max_types.insert(max_types.end(), {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8});
-  sdk::SchemaBuilder max = PoolSchema("MaxPool", 12,
+  OpSpec max = PoolSpec("MaxPool", 12,
       "ONNX MaxPool-12 over X [N, C, D...]: the maximum of each window (padding never wins). Indices holds the "
       "flat index into X of each maximum.", max_types);
-  max.Output("Indices", "tensor(int64)", LOOM_PARAM_OPTIONAL, "flat index into X of each maximum")
-      .AttrInt("storage_order", 0, "Indices over the spatial dims in row-major (0) or column-major (1) order");
-  LOOM_SDK_RETURN_IF_ERROR(reg.Register(max));
-  sdk::SchemaBuilder avg = PoolSchema("AveragePool", 19,
+  max.outputs.push_back("Indices:tensor(int64)?|flat index into X of each maximum");
+  max.attrs.push_back("storage_order:int=0|Indices over the spatial dims in row-major (0) or column-major (1) order");
+  OpSpec avg = PoolSpec("AveragePool", 19,
       "ONNX AveragePool-19 over X [N, C, D...]: the mean of each window, over its taps inside X "
       "(count_include_pad = 0) or inside X and its explicit padding (count_include_pad = 1).", f);
-  avg.AttrInt("count_include_pad", 0, "nonzero: padding counts in the divisor");
-  LOOM_SDK_RETURN_IF_ERROR(reg.Register(avg));
+  avg.attrs.push_back("count_include_pad:int=0|nonzero: padding counts in the divisor");
+  std::vector<OpSpec> specs = {max, avg};
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
-    sdk::SchemaBuilder s(op);
-    s.Doc(std::string("ONNX ") + op + "-1: pools all spatial dims of X [N, C, D...] to Y [N, C, 1, ...].")
-        .Input("X", "T").Output("Y", "T")
-        .TypeConstraint("T", f)
-        .Infer(&GlobalPoolShapes);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+    const std::string doc =
+        std::string("ONNX ") + op + "-1: pools all spatial dims of X [N, C, D...] to Y [N, C, 1, ...].";
+    specs.push_back({op, 1, doc, {"X:T"}, {"Y:T"}, {{"T", f}}, {}, &GlobalPoolShapes});
   }
-  return sdk::Status::Ok();
+  return RegisterOps(reg, specs);
 }
 
 }  // namespace ops

@@ -33,20 +33,21 @@ sdk::Status InferArg(sdk::InferenceContext& ctx) {
 }  // namespace
 
 sdk::Status RegisterReductionArgMaxProdLogSumSchemas(sdk::Registrar& reg) {
+  std::vector<OpSpec> arg;
   for (const char* op : {"ArgMax", "ArgMin"}) {
     const std::string what = std::string(op) == "ArgMax" ? "maximum" : "minimum";
-    sdk::SchemaBuilder s = Schema(op, 13, OnnxDoc(op, 13, "the int64 index of the " + what) +
-        " of `data` along `axis`; ties give the first index, or the last with select_last_index. A NaN counts "
-        "as the extreme value (as in numpy). The axis must not be empty.");
-    s.Input("data", "T", LOOM_PARAM_SINGLE, "rank >= 1")
-        .Output("reduced", "tensor(int64)", LOOM_PARAM_SINGLE, "data's shape with `axis` 1 (keepdims) or removed")
-        .TypeConstraint("T", NumericTypes())
-        .AttrInt("axis", 0, "the axis to search, in [-r, r-1]")
-        .AttrInt("keepdims", 1, "1: keep the axis with size 1; 0: remove it")
-        .AttrInt("select_last_index", 0, "1: ties give the last index instead of the first")
-        .Infer(Fn<InferArg>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+    arg.push_back({op, 13, OnnxDoc(op, 13, "the int64 index of the " + what) +
+                               " of `data` along `axis`; ties give the first index, or the last with "
+                               "select_last_index. A NaN counts as the extreme value (as in numpy). The axis must "
+                               "not be empty.",
+                   {"data:T|rank >= 1"}, {"reduced:tensor(int64)|data's shape with `axis` 1 (keepdims) or removed"},
+                   {{"T", NumericTypes()}},
+                   {"axis:int=0|the axis to search, in [-r, r-1]",
+                    "keepdims:int=1|1: keep the axis with size 1; 0: remove it",
+                    "select_last_index:int=0|1: ties give the last index instead of the first"},
+                   Fn<InferArg>()});
   }
+  LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, arg));
   return RegisterReduce(reg,
                         {{"ReduceProd", 18, "product", "1"},
                          {"ReduceL1", 18, "sum of absolute values", "0"},

@@ -1,7 +1,8 @@
 // Building blocks the standard schemas share: a schema started with its
-// opset and doc, table-driven registration of the elementwise families, the
-// ReduceX schema, the window attributes of Conv and the pools, and the
-// signature Conv, FusedConv and ConvTranspose share.
+// opset and doc, schemas described as compact text tables (OpSpec,
+// RegisterOps), table-driven registration of the elementwise families, the
+// ReduceX schema, the window attributes of Conv and the pools, and the specs
+// of the pools and of Conv, FusedConv and ConvTranspose.
 #ifndef LOOM_OPS_SCHEMA_HELPERS_H_
 #define LOOM_OPS_SCHEMA_HELPERS_H_
 
@@ -25,6 +26,38 @@ std::string OnnxDoc(const std::string& op, int since, const std::string& what);
 
 // A schema of `op` with its opset version and doc set.
 sdk::SchemaBuilder Schema(const std::string& op, int since, const std::string& doc);
+
+// One type constraint: the type string, its dtypes, an optional doc.
+struct TypeSet {
+  std::string name;
+  std::vector<LoomDataType> types;
+  std::string doc = "";
+};
+
+// A schema described by text. Inputs and outputs are "name:type" with an
+// optional "?" (optional) or "*" (variadic) after the type and "|doc" last:
+// "axes:tensor(int64)?|1-D, in [-r, r-1]". Attributes are "name:kind" with
+// kind int, float, string, ints, floats, strings, tensor or net, then "=value"
+// (a default; int, float and string only), "!" (required) or "?" (optional,
+// no default), and "|doc" last: "axis:int=0|in [-r, r-1]". `inplace`: output
+// 0 may reuse input 0's buffer.
+struct OpSpec {
+  std::string op;
+  int since;
+  std::string doc;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<TypeSet> types;
+  std::vector<std::string> attrs = {};
+  LoomInferFn infer = nullptr;
+  bool inplace = false;
+};
+
+// Adds `spec`'s inputs, outputs, constraints, attributes, in-place pair and
+// inference to `s`; an error names a description it cannot read.
+sdk::Status Describe(sdk::SchemaBuilder& s, const OpSpec& spec);
+// Registers every spec as Schema(op, since, doc) described by it.
+sdk::Status RegisterOps(sdk::Registrar& reg, const std::vector<OpSpec>& specs);
 
 // Extra schema content (attributes) an entry of a table adds.
 using SchemaExtra = std::function<void(sdk::SchemaBuilder&)>;
@@ -63,17 +96,18 @@ struct ReduceOp {
 sdk::Status RegisterReduce(sdk::Registrar& reg, const std::vector<ReduceOp>& ops, const std::string& note);
 
 // The window attributes Conv, FusedConv and the pools share (auto_pad,
-// kernel_shape, pads, strides, dilations).
-void WindowAttrs(sdk::SchemaBuilder& s, bool kernel_shape_required = false);
+// kernel_shape, pads, strides, dilations), as OpSpec attributes.
+std::vector<std::string> WindowAttrs(bool kernel_shape_required = false);
 
 // MaxPool / AveragePool / LpPool over X [N, C, D...]: X, Y, T, the window
 // attributes and ceil_mode, output shapes by PoolShapes.
-sdk::SchemaBuilder PoolSchema(const std::string& op, int since, const std::string& doc,
-                              std::vector<LoomDataType> types, bool kernel_shape_required = false);
+OpSpec PoolSpec(const std::string& op, int since, const std::string& doc, std::vector<LoomDataType> types,
+                bool kernel_shape_required = false);
 
 // Conv-like X [N, C, D...], W (`w_doc`), optional B [M] -> Y [N, M, D'...]
 // of float types, with `group` and the inference function `infer`.
-void ConvSignature(sdk::SchemaBuilder& s, const std::string& w_doc, const std::string& group_doc, LoomInferFn infer);
+OpSpec ConvSpec(const std::string& op, int since, const std::string& doc, const std::string& w_doc,
+                const std::string& group_doc, LoomInferFn infer);
 
 }  // namespace ops
 }  // namespace loom

@@ -373,198 +373,89 @@ Status InferDropout(InferenceContext& ctx) {
 
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
-  const std::vector<LoomDataType> index = {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64};
-  {
-    sdk::SchemaBuilder s = Schema("Concat", 13,
-        "ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
-        "Zero-size inputs are allowed.");
-    s.Input("inputs", "T", LOOM_PARAM_VARIADIC, "tensors of equal rank >= 1")
-        .Output("concat_result", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Attr("axis", LOOM_ATTR_INT, true, "the axis to join on, in [-r, r-1]")
-        .Infer(Fn<&InferConcat>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Split", 18,
-        "ONNX Split-18: splits `input` along `axis` into the outputs, by the sizes in `split` (the optional "
-        "input of opset 13+, or the attribute of opset 2-11), else into equal parts (the last one smaller "
-        "when the dim does not divide; num_outputs, opset 18, must then equal the number of outputs).");
-    s.Input("input", "T")
-        .Input("split", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D sizes of the outputs along axis; sum = the dim")
-        .Output("outputs", "T", LOOM_PARAM_VARIADIC)
-        .TypeConstraint("T", all, kMovesBytes)
-        .AttrInt("axis", 0, "the axis to split, in [-r, r-1]")
-        .Attr("num_outputs", LOOM_ATTR_INT, false, "opset 18: the number of equal parts")
-        .Attr("split", LOOM_ATTR_INTS, false, "opset 2-11 form of the split input")
-        .Infer(Fn<&InferSplit>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Slice", 13,
-        "ONNX Slice-13: data[starts:ends:steps] on `axes` (default 0..n-1; steps default 1). Negative "
-        "starts/ends count from the end of the dim, out-of-range ones clamp (INT64_MAX = to the end); "
-        "negative steps walk backwards. The opset-1 form gives starts/ends/axes as attributes instead.");
-    s.Input("data", "T")
-        .Input("starts", "Tind", LOOM_PARAM_OPTIONAL, "1-D; required unless the opset-1 attributes are used")
-        .Input("ends", "Tind", LOOM_PARAM_OPTIONAL, "1-D, the length of starts")
-        .Input("axes", "Tind", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1], no repeats")
-        .Input("steps", "Tind", LOOM_PARAM_OPTIONAL, "1-D, nonzero")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .TypeConstraint("Tind", index)
-        .Attr("starts", LOOM_ATTR_INTS, false, "opset-1 form of the starts input")
-        .Attr("ends", LOOM_ATTR_INTS, false, "opset-1 form of the ends input")
-        .Attr("axes", LOOM_ATTR_INTS, false, "opset-1 form of the axes input")
-        .Infer(Fn<&InferSlice>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Reshape", 14,
-        "ONNX Reshape-14: data with the dims in `shape`; 0 copies the input's dim at that index (unless "
-        "allowzero = 1, when 0 is a zero dim) and one -1 is inferred from the element count.");
-    s.Input("data", "T")
-        .Input("shape", "tensor(int64)", LOOM_PARAM_SINGLE, "1-D, the new dims")
-        .Output("reshaped", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .AttrInt("allowzero", 0, "1: a 0 in shape is a zero dim rather than a copy")
-        .InPlace(0, 0)
-        .Infer(Fn<&InferReshape>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Transpose", 13,
-        "ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.");
-    s.Input("data", "T")
-        .Output("transposed", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Attr("perm", LOOM_ATTR_INTS, false, "a permutation of the axes (negative entries count from the end)")
-        .Infer(Fn<&InferTranspose>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Flatten", 13,
-        "ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].");
-    s.Input("input", "T")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .AttrInt("axis", 1, "in [-r, r]")
-        .InPlace(0, 0)
-        .Infer(Fn<&InferFlatten>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Squeeze", 13,
-        "ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
-        "attribute of opset 1-11); without axes, every size-1 dim.");
-    s.Input("data", "T")
-        .Input("axes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1]")
-        .Output("squeezed", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Attr("axes", LOOM_ATTR_INTS, false, "opset 1-11 form of the axes input")
-        .InPlace(0, 0)
-        .Infer(Fn<&InferSqueeze>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Unsqueeze", 13,
-        "ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
-        "attribute of opset 1-11).");
-    s.Input("data", "T")
-        .Input("axes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, in [-R, R-1] for the output rank R; required "
-               "unless the opset 1-11 attribute is used")
-        .Output("expanded", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Attr("axes", LOOM_ATTR_INTS, false, "opset 1-11 form of the axes input")
-        .InPlace(0, 0)
-        .Infer(Fn<&InferUnsqueeze>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Gather", 13,
-        "ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
-        "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.");
-    s.Input("data", "T", LOOM_PARAM_SINGLE, "rank >= 1")
-        .Input("indices", "Tind", LOOM_PARAM_SINGLE, "any shape, values in [-s, s-1] for s = data.dims[axis]")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .TypeConstraint("Tind", index)
-        .AttrInt("axis", 0, "in [-r, r-1]")
-        .Infer(Fn<&InferGather>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Cast", 13,
-        "ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
-        "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
-        "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.");
-    s.Input("input", "T1")
-        .Output("output", "T2")
-        .TypeConstraint("T1", all)
-        .TypeConstraint("T2", all)
-        .Attr("to", LOOM_ATTR_INT, true, "the output dtype")
-        .AttrInt("saturate", 1, kSaturateDoc)
-        .Infer(Fn<&InferCast>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Identity", 16,
-        "ONNX Identity-16 (tensors): output = input.");
-    s.Input("input", "T")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .InPlace(0, 0)
-        .Infer(&SameShapeAsInput0);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Constant", 13,
-        "ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
-        "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.");
-    s.Output("output", "T")
-        .TypeConstraint("T", all)
-        .Attr("value", LOOM_ATTR_TENSOR, false, "the output tensor")
-        .Attr("value_float", LOOM_ATTR_FLOAT, false, "a float32 scalar")
-        .Attr("value_floats", LOOM_ATTR_FLOATS, false, "a 1-D float32 tensor")
-        .Attr("value_int", LOOM_ATTR_INT, false, "an int64 scalar")
-        .Attr("value_ints", LOOM_ATTR_INTS, false, "a 1-D int64 tensor")
-        .Attr("value_string", LOOM_ATTR_STRING, false, "unsupported (string tensors)")
-        .Attr("value_strings", LOOM_ATTR_STRINGS, false, "unsupported (string tensors)")
-        .Infer(Fn<&InferConstant>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Shape", 15,
-        "ONNX Shape-15: the input's dims[start:end] as 1-D int64 (negative start/end count from the end, "
-        "both clamp to [0, r]).");
-    s.Input("data", "T")
-        .Output("shape", "tensor(int64)")
-        .TypeConstraint("T", all, "any dtype")
-        .AttrInt("start", 0, "first axis")
-        .Attr("end", LOOM_ATTR_INT, false, "one past the last axis (default: the rank)")
-        .Infer(Fn<&InferShape>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Dropout", 13,
-        "ONNX Dropout-13, inference: output = data and mask (if requested) all true. training_mode = true "
-        "is not implemented unless ratio is 0 (then it is the identity too). The opset-7/10 ratio "
-        "attribute is accepted.");
-    s.Input("data", "T")
-        .Input("ratio", "T1", LOOM_PARAM_OPTIONAL, "scalar in [0, 1), default 0.5")
-        .Input("training_mode", "T2", LOOM_PARAM_OPTIONAL, "scalar bool, default false")
-        .Output("output", "T")
-        .Output("mask", "T2", LOOM_PARAM_OPTIONAL, "bool, data's shape")
-        .TypeConstraint("T", all, kMovesBytes)
-        .TypeConstraint("T1", FloatTypes())
-        .TypeConstraint("T2", {LOOM_DTYPE_BOOL})
-        .Attr("seed", LOOM_ATTR_INT, false, "random seed (unused in inference)")
-        .Attr("ratio", LOOM_ATTR_FLOAT, false, "opset 7-10 form of the ratio input")
-        .InPlace(0, 0)
-        .Infer(Fn<&InferDropout>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  return sdk::Status::Ok();
+  const TypeSet bytes = {"T", all, kMovesBytes};
+  const TypeSet index = {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}};
+  return RegisterOps(reg, {
+      {"Concat", 13,
+       "ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
+       "Zero-size inputs are allowed.",
+       {"inputs:T*|tensors of equal rank >= 1"}, {"concat_result:T"}, {bytes},
+       {"axis:int!|the axis to join on, in [-r, r-1]"}, Fn<&InferConcat>()},
+      {"Split", 18,
+       "ONNX Split-18: splits `input` along `axis` into the outputs, by the sizes in `split` (the optional "
+       "input of opset 13+, or the attribute of opset 2-11), else into equal parts (the last one smaller "
+       "when the dim does not divide; num_outputs, opset 18, must then equal the number of outputs).",
+       {"input:T", "split:tensor(int64)?|1-D sizes of the outputs along axis; sum = the dim"}, {"outputs:T*"}, {bytes},
+       {"axis:int=0|the axis to split, in [-r, r-1]", "num_outputs:int?|opset 18: the number of equal parts",
+        "split:ints?|opset 2-11 form of the split input"},
+       Fn<&InferSplit>()},
+      {"Slice", 13,
+       "ONNX Slice-13: data[starts:ends:steps] on `axes` (default 0..n-1; steps default 1). Negative "
+       "starts/ends count from the end of the dim, out-of-range ones clamp (INT64_MAX = to the end); "
+       "negative steps walk backwards. The opset-1 form gives starts/ends/axes as attributes instead.",
+       {"data:T", "starts:Tind?|1-D; required unless the opset-1 attributes are used",
+        "ends:Tind?|1-D, the length of starts", "axes:Tind?|1-D, in [-r, r-1], no repeats", "steps:Tind?|1-D, nonzero"},
+       {"output:T"}, {bytes, index},
+       {"starts:ints?|opset-1 form of the starts input", "ends:ints?|opset-1 form of the ends input",
+        "axes:ints?|opset-1 form of the axes input"},
+       Fn<&InferSlice>()},
+      {"Reshape", 14,
+       "ONNX Reshape-14: data with the dims in `shape`; 0 copies the input's dim at that index (unless "
+       "allowzero = 1, when 0 is a zero dim) and one -1 is inferred from the element count.",
+       {"data:T", "shape:tensor(int64)|1-D, the new dims"}, {"reshaped:T"}, {bytes},
+       {"allowzero:int=0|1: a 0 in shape is a zero dim rather than a copy"}, Fn<&InferReshape>(), true},
+      {"Transpose", 13, "ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.",
+       {"data:T"}, {"transposed:T"}, {bytes},
+       {"perm:ints?|a permutation of the axes (negative entries count from the end)"}, Fn<&InferTranspose>()},
+      {"Flatten", 13, "ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].", {"input:T"}, {"output:T"},
+       {bytes}, {"axis:int=1|in [-r, r]"}, Fn<&InferFlatten>(), true},
+      {"Squeeze", 13,
+       "ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
+       "attribute of opset 1-11); without axes, every size-1 dim.",
+       {"data:T", "axes:tensor(int64)?|1-D, in [-r, r-1]"}, {"squeezed:T"}, {bytes},
+       {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferSqueeze>(), true},
+      {"Unsqueeze", 13,
+       "ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
+       "attribute of opset 1-11).",
+       {"data:T", "axes:tensor(int64)?|1-D, in [-R, R-1] for the output rank R; required unless the opset 1-11 "
+                  "attribute is used"},
+       {"expanded:T"}, {bytes}, {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferUnsqueeze>(), true},
+      {"Gather", 13,
+       "ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
+       "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.",
+       {"data:T|rank >= 1", "indices:Tind|any shape, values in [-s, s-1] for s = data.dims[axis]"}, {"output:T"},
+       {bytes, index}, {"axis:int=0|in [-r, r-1]"}, Fn<&InferGather>()},
+      {"Cast", 13,
+       "ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
+       "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
+       "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.",
+       {"input:T1"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
+       {"to:int!|the output dtype", std::string("saturate:int=1|") + kSaturateDoc}, Fn<&InferCast>()},
+      {"Identity", 16, "ONNX Identity-16 (tensors): output = input.", {"input:T"}, {"output:T"}, {bytes}, {},
+       &SameShapeAsInput0, true},
+      {"Constant", 13,
+       "ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
+       "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.",
+       {}, {"output:T"}, {{"T", all}},
+       {"value:tensor?|the output tensor", "value_float:float?|a float32 scalar",
+        "value_floats:floats?|a 1-D float32 tensor", "value_int:int?|an int64 scalar",
+        "value_ints:ints?|a 1-D int64 tensor", "value_string:string?|unsupported (string tensors)",
+        "value_strings:strings?|unsupported (string tensors)"},
+       Fn<&InferConstant>()},
+      {"Shape", 15,
+       "ONNX Shape-15: the input's dims[start:end] as 1-D int64 (negative start/end count from the end, "
+       "both clamp to [0, r]).",
+       {"data:T"}, {"shape:tensor(int64)"}, {{"T", all, "any dtype"}},
+       {"start:int=0|first axis", "end:int?|one past the last axis (default: the rank)"}, Fn<&InferShape>()},
+      {"Dropout", 13,
+       "ONNX Dropout-13, inference: output = data and mask (if requested) all true. training_mode = true "
+       "is not implemented unless ratio is 0 (then it is the identity too). The opset-7/10 ratio "
+       "attribute is accepted.",
+       {"data:T", "ratio:T1?|scalar in [0, 1), default 0.5", "training_mode:T2?|scalar bool, default false"},
+       {"output:T", "mask:T2?|bool, data's shape"}, {bytes, {"T1", FloatTypes()}, {"T2", {LOOM_DTYPE_BOOL}}},
+       {"seed:int?|random seed (unused in inference)", "ratio:float?|opset 7-10 form of the ratio input"},
+       Fn<&InferDropout>(), true},
+  });
 }
 
 }  // namespace ops

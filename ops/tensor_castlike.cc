@@ -9,17 +9,11 @@ namespace loom {
 namespace ops {
 
 sdk::Status RegisterTensorCastLikeSchemas(sdk::Registrar& reg) {
-  sdk::SchemaBuilder s = Schema("CastLike", 15,
+  return RegisterOps(reg, {{"CastLike", 15,
       "ONNX CastLike-15: Cast (same conversion rules as Cast-13) of input to the dtype of target_type, "
-      "whose values are not read.");
-  s.Input("input", "T1")
-      .Input("target_type", "T2", LOOM_PARAM_SINGLE, "only its dtype matters")
-      .Output("output", "T2")
-      .TypeConstraint("T1", AllTypes())
-      .TypeConstraint("T2", AllTypes())
-      .AttrInt("saturate", 1, kSaturateDoc)
-      .Infer(Fn<InferLike<1, 0>>());
-  return reg.Register(s);
+      "whose values are not read.",
+      {"input:T1", "target_type:T2|only its dtype matters"}, {"output:T2"}, {{"T1", AllTypes()}, {"T2", AllTypes()}},
+      {std::string("saturate:int=1|") + kSaturateDoc}, Fn<InferLike<1, 0>>()}});
 }
 
 }  // namespace ops

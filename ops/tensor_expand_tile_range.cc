@@ -77,88 +77,41 @@ Status InferEyeLike(InferenceContext& ctx) {
 
 sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
-  {
-    sdk::SchemaBuilder s = Schema("ConstantOfShape", 20,
-        "ONNX ConstantOfShape-20: a tensor of dims `input` filled with the one element of `value` "
-        "(default a float32 0).");
-    s.Input("input", "T1", LOOM_PARAM_SINGLE, "1-D int64, the output dims (>= 0); empty gives a scalar")
-        .Output("output", "T2")
-        .TypeConstraint("T1", {LOOM_DTYPE_INT64})
-        .TypeConstraint("T2", all)
-        .Attr("value", LOOM_ATTR_TENSOR, false, "one-element tensor: the fill value and output dtype")
-        .Infer(Fn<&InferConstantOfShape>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Size", 13,
-        "ONNX Size-13: the input's element count as an int64 scalar.");
-    s.Input("data", "T")
-        .Output("size", "T1")
-        .TypeConstraint("T", all, "any dtype")
-        .TypeConstraint("T1", {LOOM_DTYPE_INT64})
-        .Infer(Fn<&InferSize>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Expand", 13,
-        "ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
-        "both, so a 1 in shape keeps the input's dim.");
-    s.Input("input", "T")
-        .Input("shape", "tensor(int64)", LOOM_PARAM_SINGLE, "1-D")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Infer(Fn<&InferExpand>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Tile", 13,
-        "ONNX Tile-13: the input repeated repeats[i] times along axis i.");
-    s.Input("input", "T")
-        .Input("repeats", "T1", LOOM_PARAM_SINGLE, "1-D int64 of length rank, each >= 0")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .TypeConstraint("T1", {LOOM_DTYPE_INT64})
-        .Infer(Fn<&InferTile>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Range", 11,
-        "ONNX Range-11: 1-D [start, start + delta, ...] with max(ceil((limit - start) / delta), 0) "
-        "elements; element i is start + i * delta.");
-    s.Input("start", "T", LOOM_PARAM_SINGLE, "scalar")
-        .Input("limit", "T", LOOM_PARAM_SINGLE, "scalar, exclusive")
-        .Input("delta", "T", LOOM_PARAM_SINGLE, "scalar, nonzero")
-        .Output("output", "T")
-        .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT16, LOOM_DTYPE_INT32,
-                              LOOM_DTYPE_INT64});
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Trilu", 14,
-        "ONNX Trilu-14: keeps the upper (upper = 1: j - i >= k) or lower (j - i <= k) triangle of the last "
-        "two dims of the input (rank >= 2), zeroing the rest.");
-    s.Input("input", "T", LOOM_PARAM_SINGLE, "rank >= 2")
-        .Input("k", "tensor(int64)", LOOM_PARAM_OPTIONAL, "scalar diagonal offset, default 0")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .AttrInt("upper", 1, "1: upper triangle, 0: lower")
-        .Infer(&SameShapeAsInput0);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("EyeLike", 9,
-        "ONNX EyeLike-9: a 2-D tensor of the input's shape with ones on diagonal k (j - i == k) and zeros "
-        "elsewhere, of dtype `dtype` (default: the input's).");
-    s.Input("input", "T1", LOOM_PARAM_SINGLE, "2-D")
-        .Output("output", "T2")
-        .TypeConstraint("T1", all)
-        .TypeConstraint("T2", all)
-        .AttrInt("k", 0, "diagonal offset: > 0 above, < 0 below the main diagonal")
-        .Attr("dtype", LOOM_ATTR_INT, false, "output dtype (ONNX TensorProto.DataType code)")
-        .Infer(Fn<&InferEyeLike>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  return sdk::Status::Ok();
+  const TypeSet bytes = {"T", all, kMovesBytes};
+  const TypeSet int64 = {"T1", {LOOM_DTYPE_INT64}};
+  return RegisterOps(reg, {
+      {"ConstantOfShape", 20,
+       "ONNX ConstantOfShape-20: a tensor of dims `input` filled with the one element of `value` "
+       "(default a float32 0).",
+       {"input:T1|1-D int64, the output dims (>= 0); empty gives a scalar"}, {"output:T2"}, {int64, {"T2", all}},
+       {"value:tensor?|one-element tensor: the fill value and output dtype"}, Fn<&InferConstantOfShape>()},
+      {"Size", 13, "ONNX Size-13: the input's element count as an int64 scalar.", {"data:T"}, {"size:T1"},
+       {{"T", all, "any dtype"}, int64}, {}, Fn<&InferSize>()},
+      {"Expand", 13,
+       "ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
+       "both, so a 1 in shape keeps the input's dim.",
+       {"input:T", "shape:tensor(int64)|1-D"}, {"output:T"}, {bytes}, {}, Fn<&InferExpand>()},
+      {"Tile", 13, "ONNX Tile-13: the input repeated repeats[i] times along axis i.",
+       {"input:T", "repeats:T1|1-D int64 of length rank, each >= 0"}, {"output:T"}, {bytes, int64}, {},
+       Fn<&InferTile>()},
+      {"Range", 11,
+       "ONNX Range-11: 1-D [start, start + delta, ...] with max(ceil((limit - start) / delta), 0) "
+       "elements; element i is start + i * delta.",
+       {"start:T|scalar", "limit:T|scalar, exclusive", "delta:T|scalar, nonzero"}, {"output:T"},
+       {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT16, LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}}},
+      {"Trilu", 14,
+       "ONNX Trilu-14: keeps the upper (upper = 1: j - i >= k) or lower (j - i <= k) triangle of the last "
+       "two dims of the input (rank >= 2), zeroing the rest.",
+       {"input:T|rank >= 2", "k:tensor(int64)?|scalar diagonal offset, default 0"}, {"output:T"}, {bytes},
+       {"upper:int=1|1: upper triangle, 0: lower"}, &SameShapeAsInput0},
+      {"EyeLike", 9,
+       "ONNX EyeLike-9: a 2-D tensor of the input's shape with ones on diagonal k (j - i == k) and zeros "
+       "elsewhere, of dtype `dtype` (default: the input's).",
+       {"input:T1|2-D"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
+       {"k:int=0|diagonal offset: > 0 above, < 0 below the main diagonal",
+        "dtype:int?|output dtype (ONNX TensorProto.DataType code)"},
+       Fn<&InferEyeLike>()},
+  });
 }
 
 }  // namespace ops

@@ -8,15 +8,12 @@ namespace loom {
 namespace ops {
 
 sdk::Status RegisterTensorNonZeroSchemas(sdk::Registrar& reg) {
-  sdk::SchemaBuilder s = Schema("NonZero", 13,
-      "ONNX NonZero-13: the coordinates of the non-zero elements of X, as int64 [rank, nnz] in row-major "
-      "order (a scalar counts as a 1-element vector).");
   // int64 [rank, nnz]; nnz depends on the values, so the shape stays unknown.
-  s.Input("X", "T", LOOM_PARAM_SINGLE, "any shape")
-      .Output("Y", "tensor(int64)", LOOM_PARAM_SINGLE, "[max(rank, 1), nnz]")
-      .TypeConstraint("T", AllTypes())
-      .Infer(Fn<OutputDType<LOOM_DTYPE_INT64>>());
-  return reg.Register(s);
+  return RegisterOps(reg, {{"NonZero", 13,
+      "ONNX NonZero-13: the coordinates of the non-zero elements of X, as int64 [rank, nnz] in row-major "
+      "order (a scalar counts as a 1-element vector).",
+      {"X:T|any shape"}, {"Y:tensor(int64)|[max(rank, 1), nnz]"}, {{"T", AllTypes()}}, {},
+      Fn<OutputDType<LOOM_DTYPE_INT64>>()}});
 }
 
 }  // namespace ops

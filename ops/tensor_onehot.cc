@@ -36,20 +36,14 @@ sdk::Status InferOneHot(sdk::InferenceContext& ctx) {
 }  // namespace
 
 sdk::Status RegisterTensorOneHotSchemas(sdk::Registrar& reg) {
-  sdk::SchemaBuilder s = Schema("OneHot", 11,
+  return RegisterOps(reg, {{"OneHot", 11,
       "ONNX OneHot-11: values[1] where the new axis' index equals the index (negative ones count from "
       "the end, in [-depth, depth-1]), values[0] elsewhere; an index out of range gives an all-off row. "
-      "Output: indices' dims with depth inserted at axis; dtype of values.");
-  s.Input("indices", "T1", LOOM_PARAM_SINGLE, "any shape; non-integer values are truncated")
-      .Input("depth", "T2", LOOM_PARAM_SINGLE, "one element, >= 1 (cast to an integer)")
-      .Input("values", "T3", LOOM_PARAM_SINGLE, "1-D [off_value, on_value]")
-      .Output("output", "T3")
-      .TypeConstraint("T1", NumericTypes())
-      .TypeConstraint("T2", NumericTypes())
-      .TypeConstraint("T3", AllTypes())
-      .AttrInt("axis", -1, "where the depth axis goes, in [-r-1, r] for indices' rank r")
-      .Infer(Fn<&InferOneHot>());
-  return reg.Register(s);
+      "Output: indices' dims with depth inserted at axis; dtype of values.",
+      {"indices:T1|any shape; non-integer values are truncated", "depth:T2|one element, >= 1 (cast to an integer)",
+       "values:T3|1-D [off_value, on_value]"},
+      {"output:T3"}, {{"T1", NumericTypes()}, {"T2", NumericTypes()}, {"T3", AllTypes()}},
+      {"axis:int=-1|where the depth axis goes, in [-r-1, r] for indices' rank r"}, Fn<&InferOneHot>()}});
 }
 
 }  // namespace ops

@@ -66,51 +66,30 @@ Status InferDepthSpace(InferenceContext& ctx) {
 }  // namespace
 
 sdk::Status RegisterTensorPadSpaceDepthSchemas(sdk::Registrar& reg) {
-  const std::vector<LoomDataType> all = AllTypes();
-  {
-    sdk::SchemaBuilder s = Schema("Pad", 19,
-        "ONNX Pad-19: pads (negative values crop) the `axes` (default all) by pads = [begins..., ends...]; "
-        "mode constant (constant_value, default 0), reflect (mirror without repeating the edge), edge "
-        "(repeat the edge) or wrap (periodic). The opset-2 attributes pads and value are also accepted.");
-    s.Input("data", "T")
-        .Input("pads", "tensor(int64)", LOOM_PARAM_OPTIONAL, "1-D, 2 * len(axes); required unless the opset-2 "
-               "attribute is used")
-        .Input("constant_value", "T", LOOM_PARAM_OPTIONAL, "scalar fill for mode constant, default 0")
-        .Input("axes", "Tind", LOOM_PARAM_OPTIONAL, "1-D, in [-r, r-1], no repeats")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .TypeConstraint("Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64})
-        .AttrString("mode", "constant", "constant, reflect, edge or wrap")
-        .Attr("pads", LOOM_ATTR_INTS, false, "opset-2 form of the pads input")
-        .AttrFloat("value", 0.0f, "opset-2 form of constant_value")
-        .Infer(Fn<&InferPad>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("DepthToSpace", 13,
-        "ONNX DepthToSpace-13: [N, C, H, W] to [N, C / b^2, H * b, W * b], moving channel blocks into "
-        "b x b spatial blocks; mode DCR (depth-column-row: channel index (bh * b + bw) * C / b^2 + c) or CRD "
-        "(c * b^2 + bh * b + bw).");
-    s.Input("input", "T", LOOM_PARAM_SINGLE, "4-D, C a multiple of blocksize^2")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Attr("blocksize", LOOM_ATTR_INT, true, "b > 0")
-        .AttrString("mode", "DCR", "DCR or CRD")
-        .Infer(Fn<&InferDepthSpace<true>>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("SpaceToDepth", 13,
-        "ONNX SpaceToDepth-13: [N, C, H, W] to [N, C * b^2, H / b, W / b], the inverse of DepthToSpace "
-        "in DCR mode.");
-    s.Input("input", "T", LOOM_PARAM_SINGLE, "4-D, H and W multiples of blocksize")
-        .Output("output", "T")
-        .TypeConstraint("T", all, kMovesBytes)
-        .Attr("blocksize", LOOM_ATTR_INT, true, "b > 0")
-        .Infer(Fn<&InferDepthSpace<false>>());
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  return sdk::Status::Ok();
+  const TypeSet bytes = {"T", AllTypes(), kMovesBytes};
+  return RegisterOps(reg, {
+      {"Pad", 19,
+       "ONNX Pad-19: pads (negative values crop) the `axes` (default all) by pads = [begins..., ends...]; "
+       "mode constant (constant_value, default 0), reflect (mirror without repeating the edge), edge "
+       "(repeat the edge) or wrap (periodic). The opset-2 attributes pads and value are also accepted.",
+       {"data:T", "pads:tensor(int64)?|1-D, 2 * len(axes); required unless the opset-2 attribute is used",
+        "constant_value:T?|scalar fill for mode constant, default 0", "axes:Tind?|1-D, in [-r, r-1], no repeats"},
+       {"output:T"}, {bytes, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
+       {"mode:string=constant|constant, reflect, edge or wrap", "pads:ints?|opset-2 form of the pads input",
+        "value:float=0|opset-2 form of constant_value"},
+       Fn<&InferPad>()},
+      {"DepthToSpace", 13,
+       "ONNX DepthToSpace-13: [N, C, H, W] to [N, C / b^2, H * b, W * b], moving channel blocks into "
+       "b x b spatial blocks; mode DCR (depth-column-row: channel index (bh * b + bw) * C / b^2 + c) or CRD "
+       "(c * b^2 + bh * b + bw).",
+       {"input:T|4-D, C a multiple of blocksize^2"}, {"output:T"}, {bytes},
+       {"blocksize:int!|b > 0", "mode:string=DCR|DCR or CRD"}, Fn<&InferDepthSpace<true>>()},
+      {"SpaceToDepth", 13,
+       "ONNX SpaceToDepth-13: [N, C, H, W] to [N, C * b^2, H / b, W / b], the inverse of DepthToSpace "
+       "in DCR mode.",
+       {"input:T|4-D, H and W multiples of blocksize"}, {"output:T"}, {bytes}, {"blocksize:int!|b > 0"},
+       Fn<&InferDepthSpace<false>>()},
+  });
 }
 
 }  // namespace ops

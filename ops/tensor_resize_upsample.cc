@@ -71,45 +71,33 @@ LoomStatus* ResizeInfer(LoomInferenceContext* c) {
 }  // namespace
 
 sdk::Status RegisterTensorResizeUpsampleSchemas(sdk::Registrar& reg) {
-  std::vector<LoomDataType> t1 = NumericTypes();
-  {
-    sdk::SchemaBuilder s = Schema("Resize", 13,
-        "ONNX Resize-13 (also the Resize-10 form Resize(X, scales) and Resize-11's tf_half_pixel_for_nn): "
-        "resizes X to `sizes`, or to floor(D * scale) per axis, by nearest / linear / cubic interpolation, one axis "
-        "at a time, with the coordinate_transformation_mode mapping output to input coordinates.");
-    s.Input("X", "T1", LOOM_PARAM_SINGLE, "any rank")
-        .Input("roi", "T2", LOOM_PARAM_OPTIONAL,
-               "[starts..., ends...] normalized, used by tf_crop_and_resize (Resize-10: this slot holds scales)")
-        .Input("scales", "tensor(float)", LOOM_PARAM_OPTIONAL, "one scale per axis (empty when sizes is given)")
-        .Input("sizes", "tensor(int64)", LOOM_PARAM_OPTIONAL, "output shape (instead of scales)")
-        .Output("Y", "T1", LOOM_PARAM_SINGLE, "X resized")
-        .TypeConstraint("T1", t1)
-        .TypeConstraint("T2", FloatTypes())
-        .AttrString("mode", "nearest", "nearest, linear or cubic")
-        .AttrString("coordinate_transformation_mode", "half_pixel",
-                    "half_pixel, asymmetric, align_corners, pytorch_half_pixel, tf_crop_and_resize or "
-                    "tf_half_pixel_for_nn (Resize-11)")
-        .AttrString("nearest_mode", "round_prefer_floor", "round_prefer_floor, round_prefer_ceil, floor or ceil")
-        .AttrFloat("cubic_coeff_a", -0.75f, "the cubic kernel's A")
-        .AttrInt("exclude_outside", 0, "nonzero: taps outside X get weight 0 and the rest are renormalized")
-        .AttrFloat("extrapolation_value", 0.0f, "tf_crop_and_resize: value of outputs mapped outside X")
-        .Infer(&ResizeInfer);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  {
-    sdk::SchemaBuilder s = Schema("Upsample", 9,
-        "ONNX Upsample-9 (deprecated): Y = X resized to floor(D * scale) per axis, nearest (floor of the asymmetric "
-        "source coordinate) or linear (asymmetric coordinates). Upsample-7's scales attribute is accepted.");
-    s.Input("X", "T", LOOM_PARAM_SINGLE, "any rank")
-        .Input("scales", "tensor(float)", LOOM_PARAM_OPTIONAL, "one scale >= 1 per axis (Upsample-9)")
-        .Output("Y", "T", LOOM_PARAM_SINGLE, "X upsampled")
-        .TypeConstraint("T", AllTypes())
-        .AttrString("mode", "nearest", "nearest or linear (bilinear accepted as linear)")
-        .Attr("scales", LOOM_ATTR_FLOATS, false, "Upsample-7: one scale per axis (when there is no scales input)")
-        .Infer(&ResizeInfer);
-    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
-  }
-  return sdk::Status::Ok();
+  return RegisterOps(reg, {
+      {"Resize", 13,
+       "ONNX Resize-13 (also the Resize-10 form Resize(X, scales) and Resize-11's tf_half_pixel_for_nn): "
+       "resizes X to `sizes`, or to floor(D * scale) per axis, by nearest / linear / cubic interpolation, one axis "
+       "at a time, with the coordinate_transformation_mode mapping output to input coordinates.",
+       {"X:T1|any rank",
+        "roi:T2?|[starts..., ends...] normalized, used by tf_crop_and_resize (Resize-10: this slot holds scales)",
+        "scales:tensor(float)?|one scale per axis (empty when sizes is given)",
+        "sizes:tensor(int64)?|output shape (instead of scales)"},
+       {"Y:T1|X resized"}, {{"T1", NumericTypes()}, {"T2", FloatTypes()}},
+       {"mode:string=nearest|nearest, linear or cubic",
+        "coordinate_transformation_mode:string=half_pixel|half_pixel, asymmetric, align_corners, "
+        "pytorch_half_pixel, tf_crop_and_resize or tf_half_pixel_for_nn (Resize-11)",
+        "nearest_mode:string=round_prefer_floor|round_prefer_floor, round_prefer_ceil, floor or ceil",
+        "cubic_coeff_a:float=-0.75|the cubic kernel's A",
+        "exclude_outside:int=0|nonzero: taps outside X get weight 0 and the rest are renormalized",
+        "extrapolation_value:float=0|tf_crop_and_resize: value of outputs mapped outside X"},
+       &ResizeInfer},
+      {"Upsample", 9,
+       "ONNX Upsample-9 (deprecated): Y = X resized to floor(D * scale) per axis, nearest (floor of the asymmetric "
+       "source coordinate) or linear (asymmetric coordinates). Upsample-7's scales attribute is accepted.",
+       {"X:T|any rank", "scales:tensor(float)?|one scale >= 1 per axis (Upsample-9)"}, {"Y:T|X upsampled"},
+       {{"T", AllTypes()}},
+       {"mode:string=nearest|nearest or linear (bilinear accepted as linear)",
+        "scales:floats?|Upsample-7: one scale per axis (when there is no scales input)"},
+       &ResizeInfer},
+  });
 }
 
 }  // namespace ops

@@ -55,13 +55,8 @@ struct Activation : semantics::FusedActivation {
 // initializer, reorders it into oneDNN's blocked layout once; a W that is
 // not constant is reordered on every run. FusedConv (FusedConvKernel
 // below) is the same with act_ set.
-class ConvKernel : public ConvLikeKernel<ConvKernel> {
+class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    LOOM_SDK_RETURN_IF_ERROR(ReadGroup(info));
-    return attrs_.Read(info, label_);
-  }
-
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
@@ -133,7 +128,6 @@ class ConvKernel : public ConvLikeKernel<ConvKernel> {
     return Status::Ok();
   }
 
-  WindowAttrs attrs_;
 };
 
 // FusedConv: Conv followed by `activation` (see Activation), as one oneDNN

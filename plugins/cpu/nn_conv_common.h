@@ -18,10 +18,20 @@ namespace cpu {
 
 // Derived provides
 //   Status Configure(xs, ws, bs, threads);  // checks, sets ys_, builds via Bind
-// and calls ReadGroup in its Init.
-template <class Derived>
+// Attrs reads the window attributes: Status Read(info, label).
+template <class Derived, class Attrs>
 class ConvLikeKernel {
  public:
+  // label_, group (>= 1), whether the optional B is given, and the window
+  // attributes.
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("group", &group_));
+    if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
+    has_b_ = info.num_inputs() > 2 && !info.input_name(2).empty();
+    return attrs_.Read(info, label_);
+  }
+
   Status Prepare(const sdk::PrepareContext& ctx) {
     const Tensor w = ctx.InputConstant(1);
     w_constant_ = w.present();
@@ -36,15 +46,6 @@ class ConvLikeKernel {
 
  protected:
   using memory = dnnl::memory;
-
-  // label_, group (>= 1) and whether the optional B is given.
-  Status ReadGroup(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("group", &group_));
-    if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
-    has_b_ = info.num_inputs() > 2 && !info.input_name(2).empty();
-    return Status::Ok();
-  }
 
   // Reconfigures unless X, W, B and the threads are what the primitive was
   // configured for, then sizes Y.
@@ -128,6 +129,7 @@ class ConvLikeKernel {
   std::string label_;
   int64_t group_ = 1;
   bool has_b_ = false;
+  Attrs attrs_;
   // What the primitive was configured for.
   std::vector<int64_t> xs_, ws_, bs_, ys_;
   int threads_ = 0;

@@ -22,13 +22,8 @@ namespace {
 // Errors (INVALID_ARGUMENT): ranks, W[0] != C, C not divisible by group,
 // B not [M], attribute lengths, kernel_shape differing from W, a negative
 // output size.
-class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel> {
+class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics::ConvTransposeAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    LOOM_SDK_RETURN_IF_ERROR(ReadGroup(info));
-    return attrs_.Read(info, label_);
-  }
-
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     if (x.dtype() != LOOM_DTYPE_FLOAT) return UnsupportedDtype(label_, x.dtype());
@@ -146,7 +141,6 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel> {
     }
   }
 
-  semantics::ConvTransposeAttrs attrs_;
   // The computed shape ts_ and ONNX's / oneDNN's leading padding of the
   // configuration; direct_: no negative padding, oneDNN writes Y itself.
   std::vector<int64_t> ts_, pb_, pl_;

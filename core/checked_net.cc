@@ -17,7 +17,8 @@ std::string Bounds(int mn, int mx) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws) {
+absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws,
+                                                     const std::set<std::string>& outer_constants) {
   auto out = std::make_unique<CheckedNet>();
   out->def = net;
   std::set<std::string> external(net.external_input().begin(), net.external_input().end());
@@ -101,6 +102,16 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
       return absl::InvalidArgumentError(absl::StrCat("net '", net.name(), "': external output '", o,
                                                      "' is produced by no op and is not an input"));
     }
+  }
+  out->constants.insert(out->initializers.begin(), out->initializers.end());
+  // The enclosing net's constants stay constant here, read or not (a net
+  // nested in this one may read them), unless this workspace's own blob (a
+  // step's linked slice, a body's formal input) shadows the name.
+  for (const std::string& name : outer_constants) {
+    if (!ws.HasLocalBlob(name)) out->constants.insert(name);
+  }
+  for (const OperatorDef& op : net.op()) {
+    for (const std::string& name : op.output()) out->constants.erase(name);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #define LOOM_CORE_CHECKED_NET_H_
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct CheckedNet {
   // The subset of `inputs` that are not external inputs: constants at
   // planning time.
   std::vector<std::string> initializers;
+  // Blobs whose value is fixed for the net's life, given to kernels as
+  // constant inputs at prepare and passed on to nested nets: the
+  // initializers and, for a nested net, the enclosing net's constants
+  // (NetOptions::outer_constants) that this workspace does not shadow, less
+  // any blob an op of this net writes.
+  std::set<std::string> constants;
 };
 
 // Checks every op of `net`, in order: a registered schema; input and output
@@ -42,7 +49,10 @@ struct CheckedNet {
 // one kernel for the op; every input produced by an earlier op, listed in
 // external_input, or present in `ws`. INVALID_ARGUMENT / NOT_FOUND name the
 // op (index, name, type), the input or attribute, the expected and the found.
-absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws);
+// `outer_constants`: for a nested net, the enclosing net's constants
+// (NetOptions::outer_constants); see CheckedNet::constants.
+absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws,
+                                                     const std::set<std::string>& outer_constants = {});
 
 }  // namespace loom
 

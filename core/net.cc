@@ -21,8 +21,9 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
     if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
     ws->SetBlob(init.name(), *std::move(t));
   }
-  absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws);
+  absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, options.outer_constants);
   if (!checked.ok()) return checked.status();
+  options.outer_constants.clear();  // kept in CheckedNet::constants
   if (options.num_threads <= 0) {
     options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -32,6 +33,11 @@ struct NetOptions {
   bool enable_profiling = false;
   // Plans kept per net; the cache is cleared when it would grow beyond this.
   int max_cached_plans = 64;
+  // For a nested net (a step net, an If/Loop/Scan body): the enclosing
+  // net's blobs whose value is fixed while this net lives (its initializers
+  // and those it inherited). Those this net reads become its constants, so
+  // its kernels may prepack them (core/checked_net.h, CheckedNet::constants).
+  std::set<std::string> outer_constants;
 };
 
 class StreamSet;

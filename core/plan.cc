@@ -41,7 +41,7 @@ absl::Status InitPlannerState(const CheckedNet& net, const Registry& registry, W
   state->registry = &registry;
   state->ws = ws;
   state->num_threads = num_threads;
-  state->constants.insert(net.initializers.begin(), net.initializers.end());
+  state->constants = net.constants;
   state->external_outputs.insert(net.def.external_output().begin(), net.def.external_output().end());
   for (const std::string& name : net.inputs) {
     const Tensor* t = ws->GetBlob(name);
@@ -222,6 +222,35 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
   step->inferred_shapes = std::move(ictx->output_shapes);
 }
 
+bool IsFoldable(const std::string& op_type) {
+  static const std::set<std::string> kFoldable = {"Constant", "Identity", "Unsqueeze", "Squeeze", "Reshape",
+                                                  "Flatten",  "Transpose", "Cast",     "Concat",  "Split",
+                                                  "Slice",    "Gather",    "Expand",   "Tile"};
+  return kFoldable.count(op_type) > 0;
+}
+
+bool InputsConstant(const CheckedOp& op, const PlannerState& state) {
+  const OperatorDef& def = op.info->op;
+  for (const std::string& name : def.input()) {
+    if (!name.empty() && !state.constants.count(name)) return false;
+  }
+  return true;
+}
+
+absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step) {
+  const OperatorDef& def = op.info->op;
+  if (!inputs_constant || !IsFoldable(def.type()) || op.device_type != "CPU") return absl::OkStatus();
+  if (!step->copies_before.empty() || !step->copies_after.empty()) return absl::OkStatus();
+  if (LoomStatus* st = step->kernel->compute(step->state, &step->ctx)) {
+    absl::Status s = FromLoomStatus(st);
+    return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
+  }
+  for (const std::string& name : def.output()) {
+    if (!name.empty()) state->constants.insert(name);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads) {
   auto plan = std::make_unique<Plan>();
@@ -241,11 +270,20 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     plan->steps_.push_back(std::move(step));
     PlanStep& placed = plan->steps_.back();
     if (s = PrepareKernel(op, ictx, num_threads, &placed); !s.ok()) return s;
+    const bool inputs_constant = InputsConstant(op, state);
     PlaceTensors(op, &ictx, &state, &placed);
+    // The label pointer is fixed up below; folding may report an error now.
+    placed.ctx.label = &op.label;
+    if (s = FoldConstantOp(op, inputs_constant, &state, &placed); !s.ok()) return s;
   }
+  plan->constants_ = std::move(state.constants);
   // Contexts hold pointers to labels in `net`, which outlives the plan; fix
-  // up after the vector stopped moving.
-  for (PlanStep& step : plan->steps_) step.ctx.label = &step.op->label;
+  // up after the vector stopped moving. Nested nets inherit the plan's
+  // constants.
+  for (PlanStep& step : plan->steps_) {
+    step.ctx.label = &step.op->label;
+    step.ctx.net_constants = &plan->constants_;
+  }
   return plan;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,16 @@ class Plan {
   std::vector<PlanStep>& steps() { return steps_; }
   const std::vector<PlanStep>& steps() const { return steps_; }
   uint64_t registry_generation() const { return generation_; }
+  // Blobs whose value is fixed while the plan lives: the net's constants and
+  // the outputs of ops folded at plan time (FoldConstantOp), less anything an
+  // op writes otherwise. Nets nested in this plan's ops inherit them.
+  const std::set<std::string>& constants() const { return constants_; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int);
   std::vector<PlanStep> steps_;
   uint64_t generation_ = 0;
+  std::set<std::string> constants_;
 };
 
 // Builds a plan for the current dtypes and shapes of `net.inputs` in `ws`.

@@ -11,6 +11,11 @@
 //   5. PlaceTensors   the op's input and output tensors in the workspace,
 //                     with cross-device copies; records the outputs' dtypes,
 //                     shapes and homes for the ops after it.
+//   6. FoldConstantOp a data-movement op on the host whose inputs are all
+//                     constant runs once now, and its outputs become
+//                     constants for the ops after it (ONNX Runtime's constant
+//                     folding; e.g. Unsqueeze of an LSTM's weights in an
+//                     exported graph): their kernels can prepack them.
 #ifndef LOOM_CORE_PLAN_PASSES_H_
 #define LOOM_CORE_PLAN_PASSES_H_
 
@@ -36,7 +41,7 @@ struct PlannerState {
   int num_threads = 1;
   absl::flat_hash_map<std::string, DataType> dtypes;
   absl::node_hash_map<std::string, Shape> shapes;  // node map: contexts point into it
-  std::set<std::string> constants;                 // blobs whose value is fixed (initializers)
+  std::set<std::string> constants;                 // blobs whose value is fixed now (CheckedNet::constants, folded outputs)
   std::set<std::string> external_outputs;
   // Where each blob's current value lives, and its copies on other devices.
   absl::flat_hash_map<std::string, Device*> home;
@@ -69,6 +74,21 @@ absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx
 // Pass 5: resolves the op's tensors and device copies into `step` (see
 // BuildPlan for the copy rules) and records its outputs in `state`.
 void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState* state, PlanStep* step);
+
+// Pass 6: when `op` is foldable (an ONNX data-movement op or Cast on the
+// host, see IsFoldable) and `inputs_constant` (every input it reads was a
+// constant before PlaceTensors), runs its placed kernel now and marks its
+// outputs constant in `state`. The step stays in the plan: later runs write
+// the same values into the same buffers. A kernel error names the op.
+absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step);
+
+// Ops FoldConstantOp evaluates: pure, cheap, and common around weights
+// (Constant, which has no inputs, and ONNX data-movement ops and Cast).
+bool IsFoldable(const std::string& op_type);
+
+// True when every input `op` reads is in state.constants (vacuously for an
+// op without inputs, such as Constant).
+bool InputsConstant(const CheckedOp& op, const PlannerState& state);
 
 }  // namespace loom
 

@@ -3,7 +3,10 @@
 // selection and creation, the kernel's prepare, and tensor placement.
 #include "core/plan_passes.h"
 
+#include <cstring>
+
 #include "core/api/loom_sdk.h"
+#include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
 #include "gtest/gtest.h"
@@ -49,6 +52,20 @@ class Nothing {
   loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
 };
 
+// Y = X (the test's stand-in for ONNX Identity, a foldable op).
+class Copy {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
+  loom::sdk::Status Compute(loom::sdk::KernelContext& ctx) {
+    loom::sdk::Tensor x = ctx.Input(0), y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
+    std::memcpy(y.raw_data(), x.raw_data(), static_cast<size_t>(x.num_elements()) * sizeof(float));
+    ++copies;
+    return loom::sdk::Status::Ok();
+  }
+  static inline int copies = 0;
+};
+
 // Same shape as the input.
 loom::sdk::Status SameShape(loom::sdk::InferenceContext& ctx) {
   std::vector<int64_t> s;
@@ -64,6 +81,11 @@ LOOM_DEFINE_PLUGIN_INIT(PassTestOpsInit, "pass_test_ops", "1.0", reg) {
       .Infer(&loom::sdk::internal::InferTrampoline<SameShape>);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(scale));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PScale>("PScale", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
+  loom::sdk::SchemaBuilder identity("Identity");
+  identity.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT})
+      .Infer(&loom::sdk::internal::InferTrampoline<SameShape>);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(identity));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<Copy>("Identity"));
   loom::sdk::SchemaBuilder size("PSize");  // fixed output dtype, no shape inference
   size.Input("X", "T").Output("N", "tensor(int64)").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(size));
@@ -197,6 +219,96 @@ TEST_F(PassesTest, PrepareErrorsSurfaceAtPlanTimeNamingTheOp) {
   auto plan = BuildPlan(**checked, registry_, &ws_, 1);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().message(), "op #0 's3' (PScale): prepare: X must not be rank 3");
+}
+
+// A foldable op whose inputs are all constant runs at plan time and its
+// output is a constant for the ops after it; one with a non-constant input
+// is not folded.
+TEST_F(PassesTest, FoldsDataMovementOfConstantsAtPlanTime) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2.5f}));
+  Check(R"(name: "n" external_input: "x"
+           op { type: "Identity" input: "w" output: "w1" }
+           op { type: "PScale" input: "x" input: "w1" output: "y" })");
+  Copy::copies = 0;
+  auto plan = BuildPlan(*net_, registry_, &ws_, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Copy::copies, 1) << "Identity of an initializer runs when the plan is built";
+  EXPECT_TRUE(g_seen.w_constant) << "so PScale's prepare gets w1 as a constant";
+  EXPECT_FLOAT_EQ(g_seen.w_value, 2.5f);
+  EXPECT_EQ((*plan)->constants().count("w1"), 1u);
+
+  Check(R"(name: "n" external_input: "x"
+           op { type: "Identity" input: "x" output: "x1" }
+           op { type: "PScale" input: "w" input: "x1" output: "y" })");
+  Copy::copies = 0;
+  plan = BuildPlan(*net_, registry_, &ws_, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Copy::copies, 0) << "an op reading an external input is not folded";
+  EXPECT_FALSE(g_seen.w_constant);
+  EXPECT_EQ((*plan)->constants().count("x1"), 0u);
+}
+
+// A nested net (a body or step net) reading a blob its enclosing net holds
+// constant sees it as a constant at prepare, unless its own workspace
+// shadows the name or one of its ops writes it.
+TEST_F(PassesTest, NestedNetsInheritTheEnclosingNetsConstants) {
+  Workspace parent;
+  parent.SetBlob("w", Tensor::FromVector<float>({1}, {4.0f}));
+  auto run = [&](Workspace* ws, const std::string& text, std::set<std::string> outer) {
+    g_seen = Seen();
+    absl::StatusOr<NetDef> def = ParseNetDefText(text);
+    ASSERT_TRUE(def.ok()) << def.status();
+    NetOptions opts;
+    opts.outer_constants = std::move(outer);
+    auto net = Net::Create(*def, ws, &registry_, opts);
+    ASSERT_TRUE(net.ok()) << net.status();
+    ASSERT_TRUE((*net)->Run().ok());
+  };
+  const std::string body = R"(name: "body" external_input: "x" external_input: "w"
+                              op { type: "PScale" input: "x" input: "w" output: "y" })";
+  {
+    Workspace child(&parent);
+    child.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+    run(&child, body, {"w"});
+    EXPECT_TRUE(g_seen.w_constant) << "w is constant in the enclosing net";
+    EXPECT_FLOAT_EQ(g_seen.w_value, 4.0f);
+    run(&child, body, {});
+    EXPECT_FALSE(g_seen.w_constant) << "an external input the enclosing net does not hold constant";
+  }
+  {
+    // Two levels: the middle net does not read w itself, yet passes it on.
+    Workspace middle(&parent);
+    absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "middle" op { type: "PSize" input: "m" output: "k" })");
+    ASSERT_TRUE(def.ok());
+    middle.SetBlob("m", Tensor::FromVector<float>({1}, {0}));
+    NetOptions opts;
+    opts.outer_constants = {"w"};
+    auto mid = Net::Create(*def, &middle, &registry_, opts);
+    ASSERT_TRUE(mid.ok()) << mid.status();
+    Workspace inner(&middle);
+    inner.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+    // What a kernel of the middle net hands a net it nests (Net_Create).
+    auto middle_constants = [&]() { return (*mid)->Prepare().value()->steps()[0].ctx.net_constants; };
+    ASSERT_NE(middle_constants(), nullptr);
+    run(&inner, body, *middle_constants());
+    EXPECT_TRUE(g_seen.w_constant) << "constants pass through a net that does not read them";
+  }
+  {
+    Workspace child(&parent);
+    child.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+    child.SetBlob("w", Tensor::FromVector<float>({1}, {5.0f}));  // shadows the outer w
+    run(&child, body, {"w"});
+    EXPECT_FALSE(g_seen.w_constant) << "the child's own w shadows the outer constant";
+  }
+  {
+    Workspace child(&parent);
+    child.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+    run(&child, R"(name: "body" external_input: "x" external_input: "w"
+                   op { type: "PScale" input: "x" input: "w" output: "y" }
+                   op { type: "PScale" input: "y" input: "y" output: "w" })", {"w"});
+    EXPECT_FALSE(g_seen.w_constant) << "a blob the nested net writes is not constant";
+  }
 }
 
 }  // namespace

@@ -45,7 +45,9 @@ TEST(Registry, LookupsRacingLoadsStayValid) {
   std::vector<std::thread> readers;
   for (int r = 0; r < 3; ++r) {
     readers.emplace_back([&] {
-      while (!done.load()) {
+      // Passes while plugins load, and one more after the last load.
+      for (bool last = false; !last;) {
+        last = done.load();
         for (int k = 0; k < kLoads; k += 17) {
           std::optional<PluginRecord> rec = registry.FindPlugin(absl::StrCat("p", k));
           if (!rec) continue;

@@ -31,6 +31,8 @@ class Workspace {
   Tensor* GetBlob(absl::string_view name);
   const Tensor* GetBlob(absl::string_view name) const;
   bool HasBlob(absl::string_view name) const { return GetBlob(name) != nullptr; }
+  // True when this workspace itself (not an ancestor) holds `name`.
+  bool HasLocalBlob(absl::string_view name) const { return blobs_.find(name) != blobs_.end(); }
   // The blob in this workspace (not an ancestor), created empty if missing.
   // The pointer stays valid until the blob is removed.
   Tensor* CreateBlob(absl::string_view name);

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ struct LoomKernelContext {
   loom::Workspace* workspace = nullptr;           // where the op runs
   LoomWorkspace workspace_handle;                 // non-owning handle to it
   const loom::Registry* registry = nullptr;       // for nested nets
+  const std::set<std::string>* net_constants = nullptr;  // the plan's constants (Plan::constants), inherited by nested nets
 };
 
 struct LoomInferenceContext {

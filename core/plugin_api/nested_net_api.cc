@@ -95,6 +95,9 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
   }
   NetOptions opts;
   opts.num_threads = num_threads;
+  // What is constant in this net stays constant in the nested one: a body's
+  // Conv prepacks weights it reads from the enclosing graph's initializers.
+  if (c->net_constants != nullptr) opts.outer_constants = *c->net_constants;
   auto net = Net::Create(def, ws->ws, c->registry, opts);
   if (!net.ok()) {
     return Err(static_cast<LoomStatusCode>(net.status().code()),

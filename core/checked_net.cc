@@ -104,6 +104,9 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
     }
   }
   out->constants.insert(out->initializers.begin(), out->initializers.end());
+  // Every initializer the NetDef declares, read here or not: nested nets (If,
+  // Loop, Scan bodies) read outer-scope weights the enclosing ops do not list.
+  for (const TensorProto& t : net.initializer()) out->constants.insert(t.name());
   // The enclosing net's constants stay constant here, read or not (a net
   // nested in this one may read them), unless this workspace's own blob (a
   // step's linked slice, a body's formal input) shadows the name.

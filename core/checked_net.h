@@ -37,7 +37,8 @@ struct CheckedNet {
   std::vector<std::string> initializers;
   // Blobs whose value is fixed for the net's life, given to kernels as
   // constant inputs at prepare and passed on to nested nets: the
-  // initializers and, for a nested net, the enclosing net's constants
+  // initializers (including NetDef initializers no op here reads, which a
+  // nested body may) and, for a nested net, the enclosing net's constants
   // (NetOptions::outer_constants) that this workspace does not shadow, less
   // any blob an op of this net writes.
   std::set<std::string> constants;

@@ -277,6 +277,21 @@ TEST_F(PassesTest, NestedNetsInheritTheEnclosingNetsConstants) {
     EXPECT_FALSE(g_seen.w_constant) << "an external input the enclosing net does not hold constant";
   }
   {
+    // A NetDef initializer that no op of the enclosing net reads is still a
+    // constant for the nets nested in it.
+    Workspace top;
+    absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "top" external_input: "m"
+        initializer { name: "v" dims: 1 data_type: 1 float_data: 7 }
+        op { type: "PSize" input: "m" output: "k" })");
+    ASSERT_TRUE(def.ok()) << def.status();
+    top.SetBlob("m", Tensor::FromVector<float>({1}, {0}));
+    auto net = Net::Create(*def, &top, &registry_);
+    ASSERT_TRUE(net.ok()) << net.status();
+    auto plan = (*net)->Prepare();
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ((*plan)->constants().count("v"), 1u);
+  }
+  {
     // Two levels: the middle net does not read w itself, yet passes it on.
     Workspace middle(&parent);
     absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "middle" op { type: "PSize" input: "m" output: "k" })");

@@ -254,7 +254,6 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads) {
   auto plan = std::make_unique<Plan>();
-  plan->generation_ = registry.generation();
   PlannerState state;
   absl::Status s = InitPlannerState(net, registry, ws, num_threads, &state);
   if (!s.ok()) return s;

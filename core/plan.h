@@ -46,7 +46,6 @@ class Plan {
   ~Plan();
   std::vector<PlanStep>& steps() { return steps_; }
   const std::vector<PlanStep>& steps() const { return steps_; }
-  uint64_t registry_generation() const { return generation_; }
   // Blobs whose value is fixed while the plan lives: the net's constants and
   // the outputs of ops folded at plan time (FoldConstantOp), less anything an
   // op writes otherwise. Nets nested in this plan's ops inherit them.
@@ -55,7 +54,6 @@ class Plan {
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int);
   std::vector<PlanStep> steps_;
-  uint64_t generation_ = 0;
   std::set<std::string> constants_;
 };
 

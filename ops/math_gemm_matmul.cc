@@ -7,6 +7,7 @@
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
 #include "ops/schema_helpers.h"
+#include "ops/semantics/gemm.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -14,14 +15,14 @@ namespace ops {
 namespace {
 
 // Gemm: Y [M, N] from A [M, K] (or [K, M] with transA) and B [K, N] (or
-// [N, K] with transB).
+// [N, K] with transB), by the kernels' semantics::GemmAttrs; unknown when A
+// or B is not 2-D or their K differ.
 sdk::Status GemmInfer(sdk::InferenceContext& ctx) {
-  std::vector<int64_t> a, b;
-  if (!ctx.InputShape(0, &a) || !ctx.InputShape(1, &b) || a.size() != 2 || b.size() != 2) return sdk::Status::Ok();
-  sdk::KernelInfo info = ctx.info();
-  const bool ta = info.IntOr("transA", 0) != 0, tb = info.IntOr("transB", 0) != 0;
-  if ((ta ? a[0] : a[1]) != (tb ? b[1] : b[0])) return sdk::Status::Ok();
-  ctx.SetOutputShape(0, {ta ? a[1] : a[0], tb ? b[0] : b[1]});
+  std::vector<int64_t> a, b, y;
+  if (!ctx.InputShape(0, &a) || !ctx.InputShape(1, &b)) return sdk::Status::Ok();
+  semantics::GemmAttrs attrs;
+  if (!attrs.Read(ctx.info()).ok() || !attrs.OutputShape("Gemm", a, b, &y).ok()) return sdk::Status::Ok();
+  ctx.SetOutputShape(0, y);
   return sdk::Status::Ok();
 }
 

@@ -14,15 +14,18 @@ namespace loom {
 namespace ops {
 namespace {
 
-// Conv: Y [N, M, D'...] from X [N, C, D...] and W [M, C / group, k...].
+// Conv: Y [N, M, D'...] from X [N, C, D...] and W [M, C / group, k...], by
+// the kernels' semantics::WindowAttrs; unknown when the shapes or the
+// attributes do not fit.
 sdk::Status ConvInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> x, w, out;
   if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() < 3 || w.size() != x.size()) {
     return sdk::Status::Ok();
   }
-  const std::vector<int64_t> k(w.begin() + 2, w.end());
-  if (!semantics::InferWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return sdk::Status::Ok();
-  out.insert(out.begin(), {x[0], w[0]});
+  semantics::WindowAttrs attrs;
+  if (!attrs.Read(ctx.info(), "").ok() || !attrs.InferOutputShape(x, w[0], {w.begin() + 2, w.end()}, &out)) {
+    return sdk::Status::Ok();
+  }
   ctx.SetOutputShape(0, out);
   return sdk::Status::Ok();
 }

@@ -14,32 +14,18 @@ namespace {
 
 // ConvTranspose: Y [N, M, D'...] from X [N, C, D...] and W [C, M / group,
 // k...]; D' = output_shape if given, else stride * (D - 1) + output_padding +
-// (k - 1) * dilation + 1 - pads (SAME_*: D * stride).
+// (k - 1) * dilation + 1 - pads (SAME_*: D * stride), by the kernels'
+// semantics::ConvTransposeAttrs.
 sdk::Status ConvTransposeInfer(sdk::InferenceContext& ctx) {
-  std::vector<int64_t> x, w;
+  std::vector<int64_t> x, w, out;
   if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() < 3 || w.size() != x.size()) {
     return sdk::Status::Ok();
   }
   const sdk::KernelInfo info = ctx.info();
-  const size_t n = x.size() - 2;
-  const int64_t group = info.IntOr("group", 1);
-  std::vector<int64_t> out = {x[0], w[1] * group};
-  const std::vector<int64_t> output_shape = info.IntsOr("output_shape", {});
-  if (!output_shape.empty()) {
-    if (output_shape.size() != n && output_shape.size() != n + 2) return sdk::Status::Ok();
-    out.insert(out.end(), output_shape.end() - n, output_shape.end());
-    ctx.SetOutputShape(0, out);
+  semantics::ConvTransposeAttrs attrs;
+  if (!attrs.Read(info, "").ok() || !attrs.InferOutputShape(x, w, info.IntOr("group", 1), &out)) {
     return sdk::Status::Ok();
   }
-  // Otherwise the kernels' rules (semantics::ConvTransposeAttrs), which
-  // need every spatial size known.
-  for (size_t i = 2; i < x.size(); ++i) {
-    if (x[i] < 0 || w[i] < 1) return sdk::Status::Ok();
-  }
-  semantics::ConvTransposeAttrs attrs;
-  semantics::ConvTransposeGeometry geo;
-  if (!attrs.Read(info, "").ok() || !attrs.Resolve("", x, w, &geo).ok()) return sdk::Status::Ok();
-  out.insert(out.end(), geo.out.begin(), geo.out.end());
   ctx.SetOutputShape(0, out);
   return sdk::Status::Ok();
 }

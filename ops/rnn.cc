@@ -5,35 +5,33 @@
 #include <vector>
 
 #include "ops/register_schemas.h"
+#include "ops/semantics/rnn.h"
 
 namespace loom {
 namespace ops {
 namespace {
 
-// Output shapes: Y [T, D, N, H] (layout 0) or [N, T, D, H] (layout 1);
-// Y_h and Y_c [D, N, H] (layout 0) or [N, D, H] (layout 1). H comes from
-// hidden_size or, when absent, from R [D, G*H, H]. Outputs take X's dtype.
+// Output shapes by the kernels' semantics::RnnAttrs (ShapesOf): Y [T, D,
+// N, H] (layout 0) or [N, T, D, H] (layout 1); Y_h and Y_c [D, N, H]
+// (layout 0) or [N, D, H] (layout 1). H comes from hidden_size or, when
+// absent, from R [D, G*H, H]. Outputs take X's dtype; the shapes are left
+// unknown when the attributes do not read (the kernel reports why).
 LoomStatus* RnnInfer(LoomInferenceContext* c) {
   sdk::InferenceContext ctx(c);
   for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.SetOutputDType(i, ctx.InputDType(0));
   std::vector<int64_t> x, r;
   if (!ctx.InputShape(0, &x) || x.size() != 3) return nullptr;
-  sdk::KernelInfo info = ctx.info();
-  int64_t hidden = info.IntOr("hidden_size", -1);
+  const sdk::KernelInfo info = ctx.info();
+  semantics::RnnAttrs attrs;
+  if (!attrs.Read(info, info.op_type(), semantics::RnnCellOf(info.op_type())).ok()) return nullptr;
+  int64_t hidden = attrs.hidden_size;
   if (hidden < 0) {
     if (!ctx.InputShape(2, &r) || r.size() != 3) return nullptr;
     hidden = r[2];
   }
-  const int64_t dirs = info.StringOr("direction", "forward") == "bidirectional" ? 2 : 1;
-  const bool batch_major = info.IntOr("layout", 0) != 0;
-  const int64_t seq = batch_major ? x[1] : x[0], batch = batch_major ? x[0] : x[1];
-  if (ctx.num_outputs() > 0) {
-    ctx.SetOutputShape(0, batch_major ? std::vector<int64_t>{batch, seq, dirs, hidden}
-                                      : std::vector<int64_t>{seq, dirs, batch, hidden});
-  }
-  const std::vector<int64_t> state = batch_major ? std::vector<int64_t>{batch, dirs, hidden}
-                                                 : std::vector<int64_t>{dirs, batch, hidden};
-  for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, state);
+  const semantics::RnnAttrs::Shapes shapes = attrs.ShapesOf(x, hidden);
+  if (ctx.num_outputs() > 0) ctx.SetOutputShape(0, shapes.y);
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, shapes.state);
   return nullptr;
 }
 

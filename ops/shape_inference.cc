@@ -90,9 +90,8 @@ LoomStatus* PoolShapes(LoomInferenceContext* c) {
   sdk::InferenceContext ctx(c);
   std::vector<int64_t> x, out;
   if (!ctx.InputShape(0, &x) || x.size() < 3) return nullptr;
-  const std::vector<int64_t> k = ctx.info().IntsOr("kernel_shape", {});
-  if (!semantics::InferWindowOutput(ctx.info(), {x.begin() + 2, x.end()}, k, &out)) return nullptr;
-  out.insert(out.begin(), {x[0], x[1]});
+  semantics::WindowAttrs attrs;
+  if (!attrs.Read(ctx.info(), "").ok() || !attrs.InferOutputShape(x, x[1], attrs.kernel, &out)) return nullptr;
   for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.SetOutputShape(i, out);
   return nullptr;
 }

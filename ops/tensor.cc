@@ -18,6 +18,7 @@
 #include "ops/register_schemas.h"
 #include "ops/schema_helpers.h"
 #include "ops/semantics/common.h"
+#include "ops/semantics/data_movement.h"
 #include "ops/semantics/shape_math.h"
 #include "ops/shape_inference.h"
 
@@ -28,273 +29,119 @@ namespace {
 using sdk::InferenceContext;
 using sdk::KernelInfo;
 using sdk::Status;
-using semantics::Product;
-using semantics::ShapeStr;
 
+// The label the inference errors name the op by (the planner adds the node).
+std::string Label(const InferenceContext& ctx) { return ctx.info().op_type(); }
 
-Status BadAxis(const char* op, const char* what, int64_t axis, int64_t rank) {
-  return sdk::InvalidArgument(std::string(op) + ": " + what + " " + std::to_string(axis) + " is out of range for rank " +
-                              std::to_string(rank));
-}
-
-// ---- Concat -----------------------------------------------------------------
+// ---- Concat (semantics::ConcatAttrs) ----------------------------------------------
+// Checks the input shapes in order as far as they are known; output 0's shape
+// once all are.
 Status InferConcat(InferenceContext& ctx) {
-  std::vector<int64_t> out;
-  if (!ctx.InputShape(0, &out)) return Status::Ok();
-  int64_t axis = ctx.info().IntOr("axis", 0);
-  const int64_t rank = static_cast<int64_t>(out.size());
-  if (!NormAxis(&axis, rank)) return BadAxis("Concat", "axis", axis, rank);
-  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+  semantics::ConcatAttrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     std::vector<int64_t> s;
-    if (!ctx.InputShape(i, &s)) return Status::Ok();
-    bool same = s.size() == out.size();
-    for (int64_t d = 0; same && d < rank; ++d) same = d == axis || s[d] == out[d];
-    if (!same) {
-      return sdk::InvalidArgument("Concat: input " + std::to_string(i) + " has shape " + ShapeStr(s) +
-                                  ", which differs from " + ShapeStr(out) + " outside axis " + std::to_string(axis));
-    }
-    out[axis] += s[axis];
+    if (!ctx.InputShape(i, &s)) break;
+    shapes.push_back(std::move(s));
   }
-  ctx.SetOutputShape(0, out);
+  if (shapes.empty()) return Status::Ok();
+  int64_t axis = 0;
+  std::vector<int64_t> out;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.OutputShape(Label(ctx), shapes, &axis, &out));
+  if (shapes.size() == ctx.num_inputs()) ctx.SetOutputShape(0, out);
   return Status::Ok();
 }
 
-// ---- Split ------------------------------------------------------------------
+// ---- Split (semantics::SplitAttrs) ------------------------------------------------
 Status InferSplit(InferenceContext& ctx) {
   std::vector<int64_t> in;
   if (!ctx.InputShape(0, &in)) return Status::Ok();
-  const KernelInfo info = ctx.info();
-  int64_t axis = info.IntOr("axis", 0);
-  const int64_t rank = static_cast<int64_t>(in.size());
-  if (!NormAxis(&axis, rank)) return BadAxis("Split", "axis", axis, rank);
+  semantics::SplitAttrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  const std::string label = Label(ctx);
+  int64_t axis = 0;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Axis(label, in, &axis));
+  const bool given = HasInput(ctx, 1);
+  std::vector<int64_t> input, sizes;
+  if (given && !ConstantInts(ctx, 1, &input)) return Status::Ok();
   const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
-  std::vector<int64_t> sizes;
-  if (HasInput(ctx, 1)) {
-    if (!ConstantInts(ctx, 1, &sizes)) return Status::Ok();
-  } else {
-    sizes = info.IntsOr("split", {});
-  }
-  if (sizes.empty()) {  // equal split; the last chunk is smaller when uneven (opset 18)
-    const int64_t n = info.IntOr("num_outputs", n_out);
-    if (n != n_out) {
-      return sdk::InvalidArgument("Split: num_outputs is " + std::to_string(n) + " but the op has " +
-                                  std::to_string(n_out) + " outputs");
-    }
-    const int64_t chunk = (in[axis] + n - 1) / n;
-    for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, in[axis] - i * chunk)));
-  }
-  int64_t sum = 0;
-  for (int64_t s : sizes) sum += s;
-  if (static_cast<int64_t>(sizes.size()) != n_out || sum != in[axis] ||
-      std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; })) {
-    return sdk::InvalidArgument("Split: split " + ShapeStr(sizes) + " does not divide dim " + std::to_string(in[axis]) +
-                                " of axis " + std::to_string(axis) + " into " + std::to_string(n_out) + " outputs");
-  }
-  for (int64_t i = 0; i < n_out; ++i) {
-    std::vector<int64_t> s = in;
-    s[axis] = sizes[i];
-    ctx.SetOutputShape(i, s);
-  }
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Sizes(label, in, axis, given, input, n_out, &sizes));
+  for (int64_t i = 0; i < n_out; ++i) ctx.SetOutputShape(i, semantics::SplitAttrs::OutputShape(in, axis, sizes[i]));
   return Status::Ok();
 }
 
-// ---- Slice ------------------------------------------------------------------
-// The output shape of data[starts:ends:steps] on `axes` (ONNX Slice-13:
-// negative starts/ends count from the end, then clamp to the dim; negative
-// steps walk backwards). Empty message on success.
-std::string SliceShape(const std::vector<int64_t>& dims, const std::vector<int64_t>& starts,
-                       const std::vector<int64_t>& ends, std::vector<int64_t> axes, std::vector<int64_t> steps,
-                       std::vector<int64_t>* out) {
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  if (axes.empty()) for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-    return "starts, ends, axes and steps must have the same length";
-  }
-  *out = dims;
-  std::vector<bool> seen(dims.size(), false);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    int64_t a = axes[i];
-    if (!NormAxis(&a, rank)) return "axis " + std::to_string(axes[i]) + " is out of range for rank " + std::to_string(rank);
-    if (seen[a]) return "axis " + std::to_string(axes[i]) + " appears twice in axes";
-    seen[a] = true;
-    const int64_t d = dims[a], step = steps[i];
-    if (step == 0) return "steps must not be 0";
-    int64_t b = starts[i] < 0 ? starts[i] + d : starts[i];
-    int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
-    if (step > 0) {
-      b = std::clamp<int64_t>(b, 0, d);
-      e = std::clamp<int64_t>(e, 0, d);
-      (*out)[a] = e > b ? (e - b - 1) / step + 1 : 0;
-    } else {
-      b = std::clamp<int64_t>(b, 0, std::max<int64_t>(d - 1, 0));
-      e = std::clamp<int64_t>(e, -1, d - 1);
-      const int64_t back = step == INT64_MIN ? INT64_MAX : -step;  // |step| without overflow
-      (*out)[a] = d > 0 && b > e ? (b - e - 1) / back + 1 : 0;
-    }
-  }
-  return "";
-}
-
+// ---- Slice (semantics::SliceAttrs) ------------------------------------------------
+// Known when starts, ends (and axes, steps if given) are constants or the
+// opset-1 attributes.
 Status InferSlice(InferenceContext& ctx) {
-  std::vector<int64_t> dims, starts, ends, axes, steps, out;
+  std::vector<int64_t> dims, starts, ends, axes, steps;
   if (!ctx.InputShape(0, &dims)) return Status::Ok();
-  if (HasInput(ctx, 1)) {
+  semantics::SliceAttrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  const bool starts_given = HasInput(ctx, 1);
+  if (starts_given) {
     if (!ConstantInts(ctx, 1, &starts) || !ConstantInts(ctx, 2, &ends)) return Status::Ok();
     if (HasInput(ctx, 3) && !ConstantInts(ctx, 3, &axes)) return Status::Ok();
     if (HasInput(ctx, 4) && !ConstantInts(ctx, 4, &steps)) return Status::Ok();
-  } else {
-    const KernelInfo info = ctx.info();
-    if (!info.Has("starts") || !info.Has("ends")) {
-      return sdk::InvalidArgument("Slice: starts and ends are required (inputs, or opset-1 attributes)");
-    }
-    starts = info.IntsOr("starts", {});
-    ends = info.IntsOr("ends", {});
-    axes = info.IntsOr("axes", {});
   }
-  std::string err = SliceShape(dims, starts, ends, axes, steps, &out);
-  if (!err.empty()) return sdk::InvalidArgument("Slice: " + err);
-  ctx.SetOutputShape(0, out);
+  semantics::SliceGeometry g;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Resolve(Label(ctx), dims, starts_given, /*ends_given=*/true, starts, ends, axes,
+                                         steps, &g));
+  ctx.SetOutputShape(0, g.out);
   return Status::Ok();
 }
 
-// ---- Reshape ----------------------------------------------------------------
-Status InferReshape(InferenceContext& ctx) {
-  std::vector<int64_t> shape, in;
-  if (!ConstantInts(ctx, 1, &shape)) return Status::Ok();
-  const bool allowzero = ctx.info().IntOr("allowzero", 0) != 0;
-  const bool known = ctx.InputShape(0, &in);
-  int64_t infer_at = -1, product = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1) {
-      if (infer_at >= 0) return sdk::InvalidArgument("Reshape: shape " + ShapeStr(shape) + " has more than one -1");
-      infer_at = static_cast<int64_t>(i);
-      continue;
-    }
-    if (shape[i] < -1) return sdk::InvalidArgument("Reshape: shape " + ShapeStr(shape) + " has a negative dim other than -1");
-    if (shape[i] == 0 && !allowzero) {
-      if (!known) return Status::Ok();
-      if (i >= in.size()) {
-        return sdk::InvalidArgument("Reshape: shape " + ShapeStr(shape) + " copies dim " + std::to_string(i) +
-                                    " (0) of a rank-" + std::to_string(in.size()) + " input");
-      }
-      shape[i] = in[i];
-    }
-    product *= shape[i];
-  }
-  if (!known) {
-    if (infer_at < 0) ctx.SetOutputShape(0, shape);
-    return Status::Ok();
-  }
-  const int64_t n = Product(in, 0, in.size());
-  if (infer_at >= 0) {
-    if (product == 0 || n % product != 0) {
-      return sdk::InvalidArgument("Reshape: cannot infer the -1 of " + ShapeStr(shape) + " for input " + ShapeStr(in));
-    }
-    shape[infer_at] = n / product;
-    product *= shape[infer_at];
-  }
-  if (product != n) return sdk::InvalidArgument("Reshape: input " + ShapeStr(in) + " cannot be reshaped to " + ShapeStr(shape));
-  ctx.SetOutputShape(0, shape);
-  return Status::Ok();
-}
-
-// ---- Transpose, Flatten, Squeeze, Unsqueeze -----------------------------------
+// ---- Transpose (semantics::TransposeAttrs) ----------------------------------------
 Status InferTranspose(InferenceContext& ctx) {
-  std::vector<int64_t> in;
+  std::vector<int64_t> in, out, strides;
   if (!ctx.InputShape(0, &in)) return Status::Ok();
-  const int64_t rank = static_cast<int64_t>(in.size());
-  std::vector<int64_t> perm = ctx.info().IntsOr("perm", {});
-  if (perm.empty()) for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  std::vector<int64_t> out;
-  std::vector<bool> seen(in.size(), false);
-  for (int64_t p : perm) {
-    int64_t a = p;
-    if (static_cast<int64_t>(perm.size()) != rank || !NormAxis(&a, rank) || seen[a]) {
-      return sdk::InvalidArgument("Transpose: perm " + ShapeStr(perm) + " is not a permutation of the " +
-                                  std::to_string(rank) + " axes");
-    }
-    seen[a] = true;
-    out.push_back(in[a]);
-  }
+  semantics::TransposeAttrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  LOOM_SDK_RETURN_IF_ERROR(attrs.OutputShape(Label(ctx), in, &out, &strides));
   ctx.SetOutputShape(0, out);
   return Status::Ok();
 }
 
-Status InferFlatten(InferenceContext& ctx) {
-  std::vector<int64_t> in;
+// ---- Reshape, Flatten, Squeeze, Unsqueeze (semantics::ReshapeAttrs, ...) ----------
+// The shape-only ops: the int input named Attrs::kIntsInput (index 1) must be
+// a constant when given; without it the attribute form applies.
+template <typename Attrs>
+Status InferShapeOnly(InferenceContext& ctx) {
+  Attrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  const bool given = Attrs::kIntsInput != nullptr && HasInput(ctx, 1);
+  std::vector<int64_t> in, ints, out;
+  if (given && !ConstantInts(ctx, 1, &ints)) return Status::Ok();
   if (!ctx.InputShape(0, &in)) return Status::Ok();
-  int64_t axis = ctx.info().IntOr("axis", 1);
-  const int64_t rank = static_cast<int64_t>(in.size());
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis > rank) return BadAxis("Flatten", "axis", ctx.info().IntOr("axis", 1), rank);
-  ctx.SetOutputShape(0, {Product(in, 0, axis), Product(in, axis, in.size())});
-  return Status::Ok();
-}
-
-// Axes from input 1 (opset 13) or else the `axes` attribute (opset 1-11);
-// false when input 1 is given but not a constant.
-bool AxesOf(const InferenceContext& ctx, std::vector<int64_t>* axes, bool* given) {
-  *given = HasInput(ctx, 1);
-  if (*given) return ConstantInts(ctx, 1, axes);
-  *given = ctx.info().Has("axes");
-  *axes = ctx.info().IntsOr("axes", {});
-  return true;
-}
-
-Status InferSqueeze(InferenceContext& ctx) {
-  std::vector<int64_t> in, axes;
-  bool given = false;
-  if (!ctx.InputShape(0, &in) || !AxesOf(ctx, &axes, &given)) return Status::Ok();
-  const int64_t rank = static_cast<int64_t>(in.size());
-  std::vector<bool> drop(in.size(), false);
-  for (int64_t a : axes) {
-    int64_t n = a;
-    if (!NormAxis(&n, rank)) return BadAxis("Squeeze", "axis", a, rank);
-    if (in[n] != 1) {
-      return sdk::InvalidArgument("Squeeze: axis " + std::to_string(a) + " of input " + ShapeStr(in) + " is not 1");
-    }
-    drop[n] = true;
-  }
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (axes.empty() ? in[i] != 1 : !drop[i]) out.push_back(in[i]);
-  }
+  LOOM_SDK_RETURN_IF_ERROR(attrs.OutputShape(Label(ctx), in, given, ints, &out));
   ctx.SetOutputShape(0, out);
   return Status::Ok();
 }
 
-Status InferUnsqueeze(InferenceContext& ctx) {
-  std::vector<int64_t> in, axes;
-  bool given = false;
-  if (!ctx.InputShape(0, &in) || !AxesOf(ctx, &axes, &given)) return Status::Ok();
-  if (!given) return sdk::InvalidArgument("Unsqueeze: axes are required (input, or the opset 1-11 attribute)");
-  const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
-  std::vector<bool> ones(rank, false);
-  for (int64_t a : axes) {
-    int64_t n = a;
-    if (!NormAxis(&n, rank)) return BadAxis("Unsqueeze", "axis", a, rank);
-    if (ones[n]) return sdk::InvalidArgument("Unsqueeze: axis " + std::to_string(a) + " appears twice in axes");
-    ones[n] = true;
-  }
-  std::vector<int64_t> out;
-  size_t next = 0;
-  for (int64_t i = 0; i < rank; ++i) out.push_back(ones[i] ? 1 : in[next++]);
-  ctx.SetOutputShape(0, out);
+// Reshape's output is known from a constant `shape` alone when it has no -1
+// and no copying 0.
+Status InferReshape(InferenceContext& ctx) {
+  std::vector<int64_t> shape, in, out;
+  if (!ConstantInts(ctx, 1, &shape)) return Status::Ok();
+  if (ctx.InputShape(0, &in)) return InferShapeOnly<semantics::ReshapeAttrs>(ctx);
+  semantics::ReshapeAttrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  bool known = false;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.OutputShapeWithoutData(Label(ctx), shape, &known, &out));
+  if (known) ctx.SetOutputShape(0, out);
   return Status::Ok();
 }
 
-// ---- Gather -----------------------------------------------------------------
+// ---- Gather (semantics::GatherAttrs) ----------------------------------------------
 Status InferGather(InferenceContext& ctx) {
   std::vector<int64_t> data, indices;
   if (!ctx.InputShape(0, &data) || !ctx.InputShape(1, &indices)) return Status::Ok();
-  int64_t axis = ctx.info().IntOr("axis", 0);
-  const int64_t rank = static_cast<int64_t>(data.size());
-  if (!NormAxis(&axis, rank)) return BadAxis("Gather", "axis", axis, rank);
-  std::vector<int64_t> out(data.begin(), data.begin() + axis);
-  out.insert(out.end(), indices.begin(), indices.end());
-  out.insert(out.end(), data.begin() + axis + 1, data.end());
-  ctx.SetOutputShape(0, out);
+  semantics::GatherAttrs attrs;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Read(ctx.info()));
+  int64_t axis = 0;
+  LOOM_SDK_RETURN_IF_ERROR(attrs.Axis(Label(ctx), data, &axis));
+  ctx.SetOutputShape(0, semantics::GatherAttrs::OutputShape(data, axis, indices));
   return Status::Ok();
 }
 
@@ -408,18 +255,18 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        {"data:T"}, {"transposed:T"}, {bytes},
        {"perm:ints?|a permutation of the axes (negative entries count from the end)"}, Fn<&InferTranspose>()},
       {"Flatten", 13, "ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].", {"input:T"}, {"output:T"},
-       {bytes}, {"axis:int=1|in [-r, r]"}, Fn<&InferFlatten>(), true},
+       {bytes}, {"axis:int=1|in [-r, r]"}, Fn<&InferShapeOnly<semantics::FlattenAttrs>>(), true},
       {"Squeeze", 13,
        "ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
        "attribute of opset 1-11); without axes, every size-1 dim.",
        {"data:T", "axes:tensor(int64)?|1-D, in [-r, r-1]"}, {"squeezed:T"}, {bytes},
-       {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferSqueeze>(), true},
+       {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferShapeOnly<semantics::SqueezeAttrs>>(), true},
       {"Unsqueeze", 13,
        "ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
        "attribute of opset 1-11).",
        {"data:T", "axes:tensor(int64)?|1-D, in [-R, R-1] for the output rank R; required unless the opset 1-11 "
                   "attribute is used"},
-       {"expanded:T"}, {bytes}, {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferUnsqueeze>(), true},
+       {"expanded:T"}, {bytes}, {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferShapeOnly<semantics::UnsqueezeAttrs>>(), true},
       {"Gather", 13,
        "ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
        "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.",

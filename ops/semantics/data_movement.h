@@ -331,7 +331,8 @@ inline sdk::Status SqueezeShape(const std::string& label, const std::vector<int6
     LOOM_SDK_RETURN_IF_ERROR(NormalizeAxisOr(&n, rank, label, "axis"));
     if (in[n] != 1) {
       return sdk::InvalidArgument(label + ": axis " + std::to_string(a) + " of input 'data' " + ShapeStr(in) +
-                                  " has size " + std::to_string(in[n]) + "; only size-1 dims can be squeezed");
+                                  " has size " + std::to_string(in[n]) + ", which is not 1; only size-1 dims can be "
+                                  "squeezed");
     }
     drop[n] = true;
   }
@@ -372,12 +373,18 @@ struct ConcatAttrs {
     axis = info.IntOr("axis", 0);
     return sdk::Status::Ok();
   }
-  // ConcatShape of the kernel's inputs; *axis_out is the normalized axis.
+  // ConcatShape of the input shapes `shapes` (at least one); *axis_out is
+  // the normalized axis.
+  sdk::Status OutputShape(const std::string& label, const std::vector<std::vector<int64_t>>& shapes,
+                          int64_t* axis_out, std::vector<int64_t>* out) const {
+    return ConcatShape(label, shapes, axis, axis_out, out);
+  }
+  // The same over the kernel's inputs.
   sdk::Status OutputShape(const std::string& label, const sdk::KernelContext& ctx, int64_t* axis_out,
                           std::vector<int64_t>* out) const {
     std::vector<std::vector<int64_t>> shapes;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(ctx.Input(i).shape());
-    return ConcatShape(label, shapes, axis, axis_out, out);
+    return OutputShape(label, shapes, axis_out, out);
   }
 };
 
@@ -445,6 +452,13 @@ struct GatherAttrs {
     *axis_out = axis;
     return NormalizeAxisOr(axis_out, static_cast<int64_t>(in.size()), label, "axis");
   }
+  // The output shape for data `in`, normalized axis `axis_n` (from Axis) and
+  // indices of shape `indices_shape` (see GatherShape); needs no index
+  // values.
+  static std::vector<int64_t> OutputShape(const std::vector<int64_t>& in, int64_t axis_n,
+                                          const std::vector<int64_t>& indices_shape) {
+    return GatherShape(in, axis_n, indices_shape);
+  }
   // Checks the index values `idx` (see CheckGatherIndices) and gives the
   // geometry for data `in`, normalized axis `axis_n` and indices of shape
   // `indices_shape`.
@@ -454,7 +468,7 @@ struct GatherAttrs {
     g->axis = axis_n;
     g->dim = in[axis_n];
     LOOM_SDK_RETURN_IF_ERROR(CheckGatherIndices(label, axis_n, g->dim, idx));
-    g->out = GatherShape(in, axis_n, indices_shape);
+    g->out = OutputShape(in, axis_n, indices_shape);
     g->outer = Product(in, 0, static_cast<size_t>(axis_n));
     g->inner = Product(in, static_cast<size_t>(axis_n) + 1, in.size());
     return sdk::Status::Ok();
@@ -476,6 +490,29 @@ struct ReshapeAttrs {
   sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& in, bool /*given*/,
                           const std::vector<int64_t>& shape, std::vector<int64_t>* out) const {
     return ReshapeShape(label, in, shape, allowzero, out);
+  }
+  // Shape inference with the data's shape unknown: *known says whether
+  // `shape` alone gives the output (no -1 to infer, no 0 that copies a data
+  // dim); then *out is it. Errors, as ReshapeShape's, for two -1s or a dim
+  // below -1 (those met before a copying 0).
+  sdk::Status OutputShapeWithoutData(const std::string& label, const std::vector<int64_t>& shape, bool* known,
+                                     std::vector<int64_t>* out) const {
+    const std::string found = ": input 'shape' " + ShapeStr(shape);
+    *known = false;
+    bool infer = false;
+    for (int64_t d : shape) {
+      if (d == -1) {
+        if (infer) return sdk::InvalidArgument(label + found + " has more than one -1");
+        infer = true;
+      } else if (d < -1) {
+        return sdk::InvalidArgument(label + found + " has a negative dim other than -1");
+      } else if (d == 0 && !allowzero) {
+        return sdk::Status::Ok();  // copies a dim of the data
+      }
+    }
+    *known = !infer;
+    if (*known) *out = shape;
+    return sdk::Status::Ok();
   }
 };
 

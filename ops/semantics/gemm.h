@@ -47,6 +47,15 @@ struct GemmAttrs {
     }
     return sdk::Status::Ok();
   }
+
+  // Y's shape [M, N] for A's shape `as` and B's `bs` (errors as Dims).
+  sdk::Status OutputShape(const std::string& label, const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                          std::vector<int64_t>* out) const {
+    int64_t M = 0, K = 0, N = 0;
+    LOOM_SDK_RETURN_IF_ERROR(Dims(label, as, bs, &M, &K, &N));
+    *out = {M, N};
+    return sdk::Status::Ok();
+  }
 };
 
 }  // namespace semantics

@@ -149,6 +149,22 @@ struct RnnAttrs {
     std::vector<int64_t> state, y;
   };
 
+  // The sizes of a run over X of shape `xs` (3-D: [T, N, I], layout 1
+  // [N, T, I]) with hidden size `H`, and the output shapes (Y: s.y; Y_h,
+  // Y_c: s.state).
+  Shapes ShapesOf(const std::vector<int64_t>& xs, int64_t H) const {
+    Shapes s;
+    s.T = batch_major ? xs[1] : xs[0];
+    s.N = batch_major ? xs[0] : xs[1];
+    s.I = xs[2];
+    s.H = H;
+    s.D = num_directions;
+    s.G = gates;
+    s.state = batch_major ? std::vector<int64_t>{s.N, s.D, H} : std::vector<int64_t>{s.D, s.N, H};
+    s.y = batch_major ? std::vector<int64_t>{s.N, s.T, s.D, H} : std::vector<int64_t>{s.T, s.D, s.N, H};
+    return s;
+  }
+
   // Checks the inputs X, W, R and the optional B, initial_h, initial_c, P
   // (absent: not present()) against each other and hidden_size, all of
   // dtype `dt`. INVALID_ARGUMENT naming `label` and the input otherwise.
@@ -160,19 +176,12 @@ struct RnnAttrs {
       return sdk::InvalidArgument(label + ": R must be 3-D [num_directions, G*hidden, hidden]; found " +
                                   ShapeStr(r.shape()));
     }
-    s->T = batch_major ? x.dim(1) : x.dim(0);
-    s->N = batch_major ? x.dim(0) : x.dim(1);
-    s->I = x.dim(2);
-    s->H = r.dim(2);
-    s->D = num_directions;
-    s->G = gates;
-    const int64_t T = s->T, N = s->N, I = s->I, H = s->H, D = s->D, G = s->G;
+    *s = ShapesOf(x.shape(), r.dim(2));
+    const int64_t I = s->I, H = s->H, D = s->D, G = s->G;
     if (hidden_size >= 0 && hidden_size != H) {
       return sdk::InvalidArgument(label + ": hidden_size is " + std::to_string(hidden_size) + " but R " +
                                   ShapeStr(r.shape()) + " has hidden size " + std::to_string(H));
     }
-    s->state = batch_major ? std::vector<int64_t>{N, D, H} : std::vector<int64_t>{D, N, H};
-    s->y = batch_major ? std::vector<int64_t>{N, T, D, H} : std::vector<int64_t>{T, D, N, H};
     auto check = [&](const char* name, const sdk::Tensor& t, const std::vector<int64_t>& want) -> sdk::Status {
       if (!t.present()) return sdk::Status::Ok();
       if (t.dtype() != dt) {

@@ -23,6 +23,14 @@ struct Window {
   std::vector<int64_t> kernel, strides, dilations;  // ONNX values (dilation 1 = dense)
   std::vector<int64_t> pads_begin, pads_end;        // ONNX padding (auto_pad resolved)
   std::vector<int64_t> out;                         // output spatial sizes
+
+  // The output's full shape: [n, c, out...] (pooling: X's N and C; Conv:
+  // N and W's M).
+  std::vector<int64_t> OutputShape(int64_t n, int64_t c) const {
+    std::vector<int64_t> ys = {n, c};
+    ys.insert(ys.end(), out.begin(), out.end());
+    return ys;
+  }
 };
 
 inline bool IsSameAutoPad(const std::string& auto_pad) { return auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"; }
@@ -124,28 +132,28 @@ struct WindowAttrs {
     return sdk::Status::Ok();
   }
 
+  // Shape inference (lenient): Y [N, c, D'...] for X of shape `xs` [N, C,
+  // D...] (rank >= 3) and kernel `k`, by Resolve. False (shape left
+  // unknown) when a spatial size is unknown (< 0), a kernel dim is below 1
+  // or Resolve fails.
+  bool InferOutputShape(const std::vector<int64_t>& xs, int64_t c, const std::vector<int64_t>& k,
+                        std::vector<int64_t>* ys) const {
+    const std::vector<int64_t> in(xs.begin() + 2, xs.end());
+    for (int64_t d : in) {
+      if (d < 0) return false;
+    }
+    for (int64_t d : k) {
+      if (d < 1) return false;
+    }
+    Window w;
+    if (!Resolve("", in, k, &w).ok()) return false;
+    *ys = w.OutputShape(xs[0], c);
+    return true;
+  }
+
   // (k - 1) * dilation + 1: the extent of the window along spatial dim i.
   static int64_t EffectiveKernel(const Window& w, size_t i) { return (w.kernel[i] - 1) * w.dilations[i] + 1; }
 };
-
-// Shape inference: the output spatial sizes of the window attributes in
-// `info` over spatial input sizes `in` with kernel `k`, by the kernels'
-// rules (WindowAttrs). False (shape left unknown) when a size is unknown
-// (< 0) or the attributes do not fit.
-inline bool InferWindowOutput(const sdk::KernelInfo& info, const std::vector<int64_t>& in,
-                              const std::vector<int64_t>& k, std::vector<int64_t>* out) {
-  for (int64_t d : in) {
-    if (d < 0) return false;
-  }
-  for (int64_t d : k) {
-    if (d < 1) return false;
-  }
-  WindowAttrs attrs;
-  Window w;
-  if (!attrs.Read(info, "").ok() || !attrs.Resolve("", in, k, &w).ok()) return false;
-  *out = w.out;
-  return true;
-}
 
 // The spatial values `v` (1 to 3 of them) padded in front with `fill` to
 // three (D, H, W), so loops over 1-D..3-D windows can be written once.
@@ -253,6 +261,13 @@ struct ConvTransposeGeometry {
   // pads_end = full - pads_begin - out. Negative where Y extends past full
   // (output_padding, or an output_shape larger than the natural size).
   std::vector<int64_t> pads_begin, pads_end;
+
+  // Y's full shape: [n, m, out...] (X's N, the output channels M).
+  std::vector<int64_t> OutputShape(int64_t n, int64_t m) const {
+    std::vector<int64_t> ys = {n, m};
+    ys.insert(ys.end(), out.begin(), out.end());
+    return ys;
+  }
 };
 
 // ConvTranspose-11's attributes (auto_pad, kernel_shape, pads, strides,
@@ -273,6 +288,42 @@ struct ConvTransposeAttrs {
     output_padding = info.IntsOr("output_padding", {});
     output_shape = info.IntsOr("output_shape", {});
     return sdk::Status::Ok();
+  }
+
+  // Y's channels M = W[1] * group for W of shape `ws` [C, M / group, k...].
+  static int64_t OutputChannels(const std::vector<int64_t>& ws, int64_t group) { return ws[1] * group; }
+
+  // Whether output_shape fits `n` spatial dims (n or n + 2 values, the
+  // spatial ones last); empty counts as not given, and fits.
+  bool OutputShapeFits(size_t n) const {
+    return output_shape.empty() || output_shape.size() == n || output_shape.size() == n + 2;
+  }
+  // Output_shape's size for spatial axis i of n (output_shape given and
+  // fitting).
+  int64_t GivenOutputSize(size_t n, size_t i) const { return output_shape[output_shape.size() - n + i]; }
+
+  // Shape inference (lenient): Y [N, M, D'...] for X `xs` and W `ws` (equal
+  // ranks >= 3) with `group` groups: D' = output_shape when given (its last n
+  // values, whatever the other attributes say), else Resolve's sizes, which
+  // need every spatial size known. False (shape left unknown) when the
+  // output_shape does not fit, a size is unknown or Resolve fails.
+  bool InferOutputShape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, int64_t group,
+                        std::vector<int64_t>* ys) const {
+    const size_t n = xs.size() - 2;
+    const int64_t m = OutputChannels(ws, group);
+    if (!output_shape.empty()) {
+      if (!OutputShapeFits(n)) return false;
+      *ys = {xs[0], m};
+      for (size_t i = 0; i < n; ++i) ys->push_back(GivenOutputSize(n, i));
+      return true;
+    }
+    for (size_t i = 2; i < xs.size(); ++i) {
+      if (xs[i] < 0 || ws[i] < 1) return false;
+    }
+    ConvTransposeGeometry g;
+    if (!Resolve("", xs, ws, &g).ok()) return false;
+    *ys = g.OutputShape(xs[0], m);
+    return true;
   }
 
   // Y's spatial sizes and padding for X's shape `xs` and W's `ws` (checked
@@ -302,7 +353,7 @@ struct ConvTransposeAttrs {
     LOOM_SDK_RETURN_IF_ERROR(check_len(dilations, n, "dilations"));
     LOOM_SDK_RETURN_IF_ERROR(check_len(pads, 2 * n, "pads"));
     LOOM_SDK_RETURN_IF_ERROR(check_len(output_padding, n, "output_padding"));
-    if (!output_shape.empty() && output_shape.size() != n && output_shape.size() != n + 2) {
+    if (!OutputShapeFits(n)) {
       return sdk::InvalidArgument(label + ": attribute output_shape must have " + std::to_string(n) +
                                   " values; found " + ShapeStr(output_shape));
     }
@@ -326,7 +377,7 @@ struct ConvTransposeAttrs {
       g->full[i] = s * (in[i] - 1) + (k[i] - 1) * dil + 1;
       const int64_t natural = g->full[i] + op;
       if (!output_shape.empty() || IsSameAutoPad(auto_pad)) {
-        out = !output_shape.empty() ? output_shape[output_shape.size() - n + i] : in[i] * s;
+        out = !output_shape.empty() ? GivenOutputSize(n, i) : in[i] * s;
         const int64_t total = natural - out;
         // ONNX's total / 2 is Python's floor division (total < 0 when
         // output_shape exceeds the natural size: the extra outputs go last).

@@ -1,5 +1,6 @@
 #include "core/device.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -16,6 +17,9 @@ class CpuDeviceImpl : public Device {
   bool is_host() const override { return true; }
   absl::StatusOr<void*> Allocate(size_t bytes) override {
     if (bytes == 0) return nullptr;
+    if (bytes > SIZE_MAX - kTensorAlignment) {
+      return absl::ResourceExhaustedError(absl::StrCat("CPU: cannot allocate ", bytes, " bytes"));
+    }
     size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
     void* p = std::aligned_alloc(kTensorAlignment, rounded);
     if (p == nullptr) {
@@ -52,11 +56,26 @@ PluginDevice::PluginDevice(const LoomDeviceDef& def, int id) : def_(def), type_(
   def_.name = type_.c_str();
 }
 
+// A plugin's allocator may fail (its status, code kept), or break the
+// contract: OK without memory is RESOURCE_EXHAUSTED, memory that is not
+// kTensorAlignment-aligned is given back and INTERNAL. Either way the message
+// names the device and the size.
 absl::StatusOr<void*> PluginDevice::Allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   void* p = nullptr;
   absl::Status s = FromLoomStatus(def_.allocate(def_.user_data, id_, bytes, &p));
-  if (!s.ok()) return s;
+  if (!s.ok()) {  // *ptr is not trusted after an error
+    return absl::Status(s.code(), absl::StrCat(type_, ":", id_, ": cannot allocate ", bytes, " bytes: ", s.message()));
+  }
+  if (p == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(type_, ":", id_, ": cannot allocate ", bytes, " bytes: the device's allocate returned no memory"));
+  }
+  if (reinterpret_cast<uintptr_t>(p) % kTensorAlignment != 0) {
+    def_.deallocate(def_.user_data, id_, p);
+    return absl::InternalError(absl::StrCat(type_, ":", id_, ": allocate returned memory not aligned to ",
+                                            kTensorAlignment, " bytes"));
+  }
   return p;
 }
 void PluginDevice::Free(void* ptr) {

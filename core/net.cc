@@ -34,6 +34,10 @@ Net::~Net() = default;
 
 Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options)
     : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options) {
+  limits_.max_tensor_bytes = options_.max_tensor_bytes;
+  limits_.max_nesting_depth = options_.max_nesting_depth;
+  limits_.max_loop_iterations = options_.max_loop_iterations;
+  limits_.nesting_depth = options_.nesting_depth;
   ResetProfile();
   multi_stream_ = checked_->def.type() == "multi_stream";
   for (const Argument& a : checked_->def.arg()) {
@@ -73,7 +77,7 @@ absl::StatusOr<Plan*> Net::Prepare() {
   auto it = plans_.find(signature_);
   if (it != plans_.end()) return it->second.get();
   if (static_cast<int>(plans_.size()) >= options_.max_cached_plans) plans_.clear();
-  absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads);
+  absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
   for (size_t i = 0; i < (*plan)->steps().size(); ++i) {
@@ -83,6 +87,7 @@ absl::StatusOr<Plan*> Net::Prepare() {
 }
 
 absl::Status Net::Run() {
+  ScopedLimits scoped(&limits_);  // for ABI calls without a kernel context (Tensor_Resize)
   absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
   last_plan_ = *plan;

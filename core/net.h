@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/checked_net.h"
+#include "core/limits.h"
 #include "core/plan.h"
 #include "core/profile.h"
 #include "core/proto/loom.pb.h"
@@ -38,6 +39,21 @@ struct NetOptions {
   // and those it inherited). Those this net reads become its constants, so
   // its kernels may prepack them (core/checked_net.h, CheckedNet::constants).
   std::set<std::string> outer_constants;
+
+  // Limits against hostile models (core/limits.h; README "Limits"). Nested
+  // nets made through the ABI (Net_Create) inherit them.
+  // Bytes one tensor may take: checked at plan time against the inferred
+  // output shapes (BuildPlan) and at run time before an output is allocated
+  // (Ctx_Output, Tensor_Resize). <= 0: no cap.
+  int64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // 16 GiB
+  // Nets nested in nets (If/Loop/Scan bodies, step nets); checked when a
+  // nested net is created. <= 0: no limit.
+  int max_nesting_depth = kDefaultMaxNestingDepth;  // 64
+  // Iterations of one Loop op per run (the controlflow plugin reads it
+  // through LoomApi::Ctx_Limit). <= 0: no limit.
+  int64_t max_loop_iterations = kDefaultMaxLoopIterations;  // 10,000,000
+  // This net's nesting depth (0: a top-level net); set by Net_Create.
+  int nesting_depth = 0;
 };
 
 class StreamSet;
@@ -78,6 +94,8 @@ class Net {
   // The plan used by the last Run (nullptr before the first).
   const Plan* last_plan() const { return last_plan_; }
   const Registry* registry() const { return registry_; }
+  // The limits this net runs under (from its NetOptions).
+  const NetLimits& limits() const { return limits_; }
 
  private:
   Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options);
@@ -86,6 +104,7 @@ class Net {
   Workspace* ws_;
   const Registry* registry_;
   NetOptions options_;
+  NetLimits limits_;  // from options_; plans' kernel contexts point here
   absl::flat_hash_map<std::string, std::unique_ptr<Plan>> plans_;
   uint64_t plans_generation_ = 0;
   int64_t plans_built_ = 0;

@@ -41,6 +41,8 @@ absl::Status InitPlannerState(const CheckedNet& net, const Registry& registry, W
   state->registry = &registry;
   state->ws = ws;
   state->num_threads = num_threads;
+  static const NetLimits kDefaultLimits;
+  if (state->limits == nullptr) state->limits = &kDefaultLimits;
   state->constants = net.constants;
   state->external_outputs.insert(net.def.external_output().begin(), net.def.external_output().end());
   for (const std::string& name : net.inputs) {
@@ -127,6 +129,17 @@ absl::Status InferOutputs(const CheckedOp& op, LoomInferenceContext* ictx, std::
     }
     const FormalParam* p = schema.OutputParam(k);
     if (p && !FixedTypeOf(p->type_str) && p->type_str != kAnyType) bindings->emplace(p->type_str, ictx->output_dtypes[k]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOutputSizes(const CheckedOp& op, const LoomInferenceContext& ictx, const NetLimits& limits) {
+  const OperatorDef& def = op.info->op;
+  for (int k = 0; k < def.output_size() && k < static_cast<int>(ictx.output_shapes.size()); ++k) {
+    if (def.output(k).empty() || !ictx.output_shapes[k]) continue;
+    absl::Status s = CheckTensorSize(limits, absl::StrCat(op.label, ": output ", k, " '", def.output(k), "' (shape inferred at plan time)"),
+                                     ictx.output_dtypes[k], *ictx.output_shapes[k]);
+    if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -218,6 +231,8 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
   step->ctx.num_threads = state->num_threads;
   step->ctx.workspace = ws;
   step->ctx.registry = state->registry;
+  step->ctx.limits = state->limits;
+  step->ctx.op = &op.info->op;
   step->ctx.label = &op.label;
   step->inferred_shapes = std::move(ictx->output_shapes);
 }
@@ -252,17 +267,21 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
 }
 
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
-                                                int num_threads) {
+                                                int num_threads, const NetLimits* limits) {
+  static const NetLimits kDefaultLimits;
+  if (limits == nullptr) limits = &kDefaultLimits;
   auto plan = std::make_unique<Plan>();
   PlannerState state;
   absl::Status s = InitPlannerState(net, registry, ws, num_threads, &state);
   if (!s.ok()) return s;
+  state.limits = limits;
   for (const CheckedOp& op : net.ops) {
     std::map<std::string, DataType> bindings;
     LoomInferenceContext ictx;
     PlanStep step;
     if (s = BindTypes(op, state, &ictx, &bindings); !s.ok()) return s;
     if (s = InferOutputs(op, &ictx, &bindings); !s.ok()) return s;
+    if (s = CheckOutputSizes(op, ictx, *limits); !s.ok()) return s;
     if (s = CreateKernel(op, registry, bindings, &step); !s.ok()) return s;
     // The plan owns the kernel state from here on, so a failing prepare
     // still destroys it.

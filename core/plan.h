@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "core/plugin_api/handles.h"
 #include "core/checked_net.h"
+#include "core/limits.h"
 #include "core/registry.h"
 #include "core/workspace.h"
 
@@ -52,7 +53,8 @@ class Plan {
   const std::set<std::string>& constants() const { return constants_; }
 
  private:
-  friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int);
+  friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int,
+                                                         const NetLimits*);
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
 };
@@ -72,9 +74,12 @@ class Plan {
 // constraint ("T allows float32, float64; found int64"), inconsistent
 // bindings of one constraint, inference that fails or leaves an output
 // dtype unset, no kernel for the dtypes (listing the kernels that exist), a
-// kernel whose creation fails (its message).
+// kernel whose creation fails (its message), an inferred output shape whose
+// bytes exceed limits->max_tensor_bytes or overflow (RESOURCE_EXHAUSTED /
+// INVALID_ARGUMENT, CheckOutputSizes). `limits` (nullptr: the defaults) must
+// outlive the plan: kernels check their outputs against it at run time.
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
-                                                int num_threads);
+                                                int num_threads, const NetLimits* limits = nullptr);
 
 // A formal parameter typed "any" takes any dtype, unchecked and unbound (a
 // heterogeneous variadic, like ONNX's is_homogeneous = false); its schema's

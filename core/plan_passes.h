@@ -5,6 +5,8 @@
 //                     type constraints; the op's LoomInferenceContext inputs.
 //   2. InferOutputs   output dtypes (fixed type or constraint binding, then
 //                     the schema's infer function) and shapes.
+//   2b. CheckOutputSizes every output shape inference gave fits the net's
+//                     max_tensor_bytes and its byte count does not overflow.
 //   3. CreateKernel   kernel selection (device, engine, dtypes, priority) and
 //                     kernel creation from the attributes.
 //   4. PrepareKernel  the kernel's prepare (ABI 2) with the inferred facts.
@@ -39,6 +41,7 @@ struct PlannerState {
   const Registry* registry = nullptr;
   Workspace* ws = nullptr;
   int num_threads = 1;
+  const NetLimits* limits = nullptr;  // never null after InitPlannerState
   absl::flat_hash_map<std::string, DataType> dtypes;
   absl::node_hash_map<std::string, Shape> shapes;  // node map: contexts point into it
   std::set<std::string> constants;                 // blobs whose value is fixed now (CheckedNet::constants, folded outputs)
@@ -63,6 +66,12 @@ absl::Status BindTypes(const CheckedOp& op, const PlannerState& state, LoomInfer
 // from the schema's inference, or an output whose dtype stays unknown
 // (INTERNAL), names the op.
 absl::Status InferOutputs(const CheckedOp& op, LoomInferenceContext* ictx, std::map<std::string, DataType>* bindings);
+
+// Pass 2b: every output with an inferred shape fits limits.max_tensor_bytes
+// (core/limits.h, CheckTensorSize): RESOURCE_EXHAUSTED naming the op, the
+// output, its shape, its bytes and the limit; INVALID_ARGUMENT for a negative
+// dim or a count that overflows int64. Before any kernel allocates.
+absl::Status CheckOutputSizes(const CheckedOp& op, const LoomInferenceContext& ictx, const NetLimits& limits);
 
 // Pass 3: selects the kernel and creates its state into `step`.
 absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,

@@ -2,10 +2,13 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/limits.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/text_format.h"
 
 namespace loom {
@@ -45,17 +48,18 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
   }
   DataType dt = static_cast<DataType>(p.data_type());
   Shape dims(p.dims().begin(), p.dims().end());
-  for (int64_t d : dims) {
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat(label, ": negative dimension in ", ShapeToString(dims)));
-  }
-  auto t = Tensor::Create(dt, dims);
-  if (!t.ok()) return t.status();
-  int64_t n = t->num_elements();
+  // Everything is checked against the data the proto holds before anything
+  // is allocated: a proto cannot declare more than it carries.
+  absl::StatusOr<int64_t> bytes = CheckedNumBytes(dt, dims);
+  if (!bytes.ok()) return absl::InvalidArgumentError(absl::StrCat(label, ": dims: ", bytes.status().message()));
+  const int64_t n = *bytes / static_cast<int64_t>(DataTypeSize(dt));
   if (p.has_raw_data()) {
-    if (p.raw_data().size() != t->nbytes()) {
+    if (static_cast<int64_t>(p.raw_data().size()) != *bytes) {
       return absl::InvalidArgumentError(absl::StrCat(label, ": raw_data has ", p.raw_data().size(), " bytes; ",
-                                                     DataTypeName(dt), ShapeToString(dims), " needs ", t->nbytes()));
+                                                     DataTypeName(dt), ShapeToString(dims), " needs ", *bytes));
     }
+    auto t = Tensor::Create(dt, dims);
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat(label, ": ", t.status().message()));
     if (n) std::memcpy(t->raw_data(), p.raw_data().data(), t->nbytes());
     return t;
   }
@@ -70,6 +74,8 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
     return absl::InvalidArgumentError(absl::StrCat(label, ": has ", have, " values; ", DataTypeName(dt),
                                                    ShapeToString(dims), " needs ", n));
   }
+  auto t = Tensor::Create(dt, dims);
+  if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat(label, ": ", t.status().message()));
   switch (dt) {
     case DataType::kFloat32: FillFrom<float>(&*t, p.float_data()); break;
     case DataType::kFloat64: FillFrom<double>(&*t, p.double_data()); break;
@@ -95,9 +101,32 @@ TensorProto TensorToProto(const Tensor& t, const std::string& name) {
   return p;
 }
 
+namespace {
+
+// protobuf's default recursion limit (100 nested messages) allows about 33
+// nested nets (NetDef > OperatorDef > Argument > NetDef); Loom's own limit,
+// NetOptions::max_nesting_depth, says how deep is too deep, with a clear
+// error, so the parsers allow more.
+constexpr int kNetDefRecursionLimit = 1000;
+
+bool ParseText(const std::string& text, google::protobuf::Message* m) {
+  google::protobuf::TextFormat::Parser parser;
+  parser.SetRecursionLimit(kNetDefRecursionLimit);
+  return parser.ParseFromString(text, m);
+}
+
+bool ParseBinary(const std::string& data, google::protobuf::Message* m) {
+  if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(data.data()), static_cast<int>(data.size()));
+  in.SetRecursionLimit(kNetDefRecursionLimit);
+  return m->ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+}  // namespace
+
 absl::StatusOr<NetDef> ParseNetDefText(const std::string& text) {
   NetDef net;
-  if (!google::protobuf::TextFormat::ParseFromString(text, &net)) {
+  if (!ParseText(text, &net)) {
     return absl::InvalidArgumentError("NetDef text does not parse");
   }
   return net;
@@ -107,9 +136,9 @@ absl::StatusOr<NetDef> ReadNetDef(const std::string& path) {
   auto data = ReadFile(path);
   if (!data.ok()) return data.status();
   NetDef net;
-  if (!IsTextPath(path) && net.ParseFromString(*data)) return net;
+  if (!IsTextPath(path) && ParseBinary(*data, &net)) return net;
   net.Clear();
-  if (google::protobuf::TextFormat::ParseFromString(*data, &net)) return net;
+  if (ParseText(*data, &net)) return net;
   return absl::InvalidArgumentError(absl::StrCat("'", path, "' is neither a binary nor a text-format NetDef"));
 }
 

@@ -1,6 +1,7 @@
 #include "core/tensor.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,9 +33,22 @@ Buffer::~Buffer() {
 
 Tensor::Tensor() : device_(CpuDevice()) {}
 
-static absl::Status CheckDims(absl::Span<const int64_t> dims) {
+// Dims are non-negative and their product (and, with elem_size > 0, its
+// byte size) fits: a huge shape is an error, not an overflow.
+static absl::Status CheckDims(absl::Span<const int64_t> dims, size_t elem_size = 0) {
   for (int64_t d : dims) {
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat("negative dimension in shape ", ShapeToString(dims)));
+  }
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d == 0) return absl::OkStatus();
+    if (n > INT64_MAX / d) {
+      return absl::InvalidArgumentError(absl::StrCat("shape ", ShapeToString(dims), " has more than 2^63 elements"));
+    }
+    n *= d;
+  }
+  if (elem_size > 0 && static_cast<uint64_t>(n) > SIZE_MAX / elem_size) {
+    return absl::ResourceExhaustedError(absl::StrCat("shape ", ShapeToString(dims), " needs more than 2^64 bytes"));
   }
   return absl::OkStatus();
 }
@@ -63,14 +77,23 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims) {
   if (DataTypeSize(dtype) == 0) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported data type code ", static_cast<int>(dtype)));
   }
-  absl::Status s = CheckDims(dims);
+  absl::Status s = CheckDims(dims, DataTypeSize(dtype));
   if (!s.ok()) return s;
   size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
   bool keep = buffer_ && !alias_ && buffer_.use_count() == 1 && buffer_->size() >= bytes;
   if (!keep) {
-    buffer_.reset();
+    buffer_.reset();  // give the old memory back first: a full device may fit the new one then
     auto b = Buffer::Allocate(device_, bytes);
-    if (!b.ok()) return b.status();
+    if (!b.ok()) {
+      // Left empty (shape [0], no buffer), never with elements and no memory;
+      // a later Resize allocates again.
+      dims_.assign(1, 0);
+      num_elements_ = 0;
+      offset_ = 0;
+      alias_ = false;
+      return absl::Status(b.status().code(),
+                          absl::StrCat(DataTypeName(dtype), ShapeToString(dims), ": ", b.status().message()));
+    }
     buffer_ = *std::move(b);
     offset_ = 0;
     alias_ = false;
@@ -83,6 +106,8 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims) {
 
 absl::Status Tensor::ResizeOrCheckAlias(DataType dtype, Shape dims) {
   if (!alias_) return Resize(dtype, std::move(dims));
+  absl::Status s = CheckDims(dims, DataTypeSize(dtype));
+  if (!s.ok()) return s;
   size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
   if (bytes != nbytes()) {
     return absl::FailedPreconditionError(absl::StrCat("cannot resize alias ", DebugString(), " to ",

@@ -4,11 +4,16 @@
 //   loom_inspect --op Conv        one op
 //   loom_inspect --json           the same as JSON (for machines)
 //   loom_inspect --plugin PATH    load more plugins first (repeatable, or comma-separated)
-//   loom_inspect --check PATH     load PATH in a child process and report what is
-//                                 wrong with it; a crash while loading is reported,
-//                                 not inherited. Exit status 0 if it loads cleanly.
+//   loom_inspect --check PATH[,PATH...] [PATH...]
+//                                 load each plugin in its own child process and report
+//                                 what is wrong with it: an error, a crash (the signal),
+//                                 a hang (killed after --check_timeout_s seconds) or an
+//                                 exit() while loading is reported, not inherited, and
+//                                 the other plugins are still checked. One line per
+//                                 plugin; exit status 0 only if all load cleanly.
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,7 +32,12 @@
 ABSL_FLAG(std::string, op, "", "Show only this operator.");
 ABSL_FLAG(bool, json, false, "Print JSON instead of text.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
-ABSL_FLAG(std::string, check, "", "Load this plugin in a child process and report problems.");
+ABSL_FLAG(std::vector<std::string>, check, {},
+          "Load these plugins (comma-separated; more may follow as arguments), each in a child process, and report "
+          "problems.");
+ABSL_FLAG(int, check_timeout_s, 5,
+          "With --check: seconds one plugin may take to load (its LoomPluginInit) before its child process is "
+          "killed (<= 0: no limit).");
 
 namespace loom {
 namespace {
@@ -138,27 +148,61 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
   std::cout << out;
 }
 
-int Check(const std::string& path) {
-  tools::ChildResult r = tools::RunInChild([&]() -> std::string {
-    // The standard op set and the default plugins, except files named like
-    // the one checked (it would collide with its own copy).
-    auto registry = tools::MakeRegistry({}, nullptr, path.substr(path.rfind('/') + 1));
-    if (!registry.ok()) return absl::StrCat("FAIL setup: ", registry.status().message());
-    size_t before = (*registry)->Plugins().size();
-    absl::Status s = LoadPlugin(registry->get(), path);
-    if (!s.ok()) return absl::StrCat("FAIL ", s.ToString());
-    if ((*registry)->Plugins().size() == before) return "OK: already loaded from the default plugin folder";
-    const PluginRecord p = (*registry)->Plugins().back();
-    return absl::StrCat("OK plugin '", p.name, "' version ", p.version, ", ABI ", p.abi_version, ": ", p.schemas.size(),
-                        " schemas, ", p.kernels.size(), " kernels, ", p.devices.size(), " devices");
-  });
-  if (r.signal != 0) {
-    std::cout << "FAIL plugin '" << path << "' crashed while loading: signal " << r.signal << " (" << strsignal(r.signal)
-              << ")\n";
-    return 1;
+// The child's setup (the standard op set and the default plugins) gets this
+// long; --check_timeout_s counts from the load of the plugin checked.
+constexpr int kSetupTimeoutS = 120;
+
+// One plugin: one line, "OK ..." or "FAIL ...". True when it loaded cleanly.
+bool CheckOne(const std::string& path, int timeout_s) {
+  tools::ChildResult r = tools::RunInChildTimed(
+      [&](const std::function<void()>& start_timer) -> std::string {
+        // The standard op set and the default plugins, except files named like
+        // the one checked (it would collide with its own copy).
+        auto registry = tools::MakeRegistry({}, nullptr, path.substr(path.rfind('/') + 1));
+        if (!registry.ok()) return absl::StrCat("FAIL setup: ", registry.status().message());
+        size_t before = (*registry)->Plugins().size();
+        start_timer();
+        absl::Status s = LoadPlugin(registry->get(), path);
+        if (!s.ok()) return absl::StrCat("FAIL ", s.ToString());
+        if ((*registry)->Plugins().size() == before) return "OK: already loaded from the default plugin folder";
+        const PluginRecord p = (*registry)->Plugins().back();
+        return absl::StrCat("OK plugin '", p.name, "' version ", p.version, ", ABI ", p.abi_version, ": ",
+                            p.schemas.size(), " schemas, ", p.kernels.size(), " kernels, ", p.devices.size(),
+                            " devices");
+      },
+      timeout_s, kSetupTimeoutS);
+  std::string line;
+  if (r.completed) {
+    line = r.output;
+  } else if (!r.error.empty()) {
+    line = absl::StrCat("FAIL plugin '", path, "': cannot check it: ", r.Describe(timeout_s));
+  } else if (!r.started) {
+    line = absl::StrCat("FAIL plugin '", path, "': not checked: setting up the registry (the default plugins) ",
+                        r.timed_out ? absl::StrCat("timed out after ", kSetupTimeoutS, " s") : r.Describe(timeout_s));
+  } else if (r.timed_out) {
+    line = absl::StrCat("FAIL plugin '", path, "' timed out after ", timeout_s,
+                        " s while loading (killed; a hang in LoomPluginInit?)");
+  } else if (r.signal != 0) {
+    line = absl::StrCat("FAIL plugin '", path, "' crashed while loading: signal ", r.signal, " (",
+                        strsignal(r.signal), ")");
+  } else if (r.exited) {
+    line = absl::StrCat("FAIL plugin '", path, "' exited with code ", r.exit_code,
+                        " during init (it called exit() while loading)");
+  } else {
+    line = absl::StrCat("FAIL plugin '", path, "': the checking process ended without a report");
   }
-  std::cout << r.output << "\n";
-  return r.output.rfind("OK", 0) == 0 ? 0 : 1;
+  std::cout << line << std::endl;
+  return r.completed && line.rfind("OK", 0) == 0;
+}
+
+int Check(const std::vector<std::string>& paths, int timeout_s) {
+  int failed = 0;
+  for (const std::string& path : paths) failed += CheckOne(path, timeout_s) ? 0 : 1;
+  if (paths.size() > 1) {
+    std::cout << "checked " << paths.size() << " plugins: " << paths.size() - failed << " OK, " << failed
+              << " failed" << std::endl;
+  }
+  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -166,8 +210,15 @@ int Check(const std::string& path) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Lists Loom's plugins, operator schemas and kernels. See --help.");
-  absl::ParseCommandLine(argc, argv);
-  if (!absl::GetFlag(FLAGS_check).empty()) return loom::Check(absl::GetFlag(FLAGS_check));
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> check;
+  for (const std::string& p : absl::GetFlag(FLAGS_check)) {
+    if (!p.empty()) check.push_back(p);
+  }
+  if (!check.empty()) {
+    for (size_t i = 1; i < args.size(); ++i) check.push_back(args[i]);
+    return loom::Check(check, absl::GetFlag(FLAGS_check_timeout_s));
+  }
   std::vector<std::string> warnings;
   auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
   if (!registry.ok()) {

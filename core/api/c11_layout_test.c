@@ -24,6 +24,7 @@ PIN(offsetof(LoomAttrSpec, num_default_strings), 104);
 PIN(offsetof(LoomKernelDef, prepare), 80);
 PIN(offsetof(LoomApi, Prepare_Info), 496);
 PIN(offsetof(LoomApi, TimestepExecutor_Run), 592);
+PIN(offsetof(LoomApi, Ctx_Limit), 600);
 PIN(LOOM_FORMAL_PARAM_STRUCT_SIZE, 40);
 PIN(LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, 40);
 PIN(LOOM_ATTR_SPEC_STRUCT_SIZE, 112);
@@ -31,7 +32,7 @@ PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 88);
 PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 136);
 PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
 PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
-PIN(LOOM_API_STRUCT_SIZE, 600);
+PIN(LOOM_API_STRUCT_SIZE, 608);
 PIN(LOOM_ABI_VERSION, 2u);
 
 int main(void) {

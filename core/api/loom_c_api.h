@@ -402,7 +402,24 @@ typedef struct LoomApi {
   /* RunTimesteps on this executor. One run at a time per executor. */
   LoomStatus* (*TimestepExecutor_Run)(LoomTimestepExecutor* executor, LoomNet* const* nets, size_t count,
                                       const char* const* recurrent_pairs, size_t num_pairs);
+
+  /* ---- Since 2: limits against hostile models ---------------------------
+   * The value of limit `which` (a LoomLimit) for the net the operator runs
+   * in (NetOptions in the core; loom_run's --max_* flags); <= 0 means no
+   * limit, and an unknown `which` gives 0. A kernel that loops or grows a
+   * buffer on its own (Loop's iterations and scan outputs) checks these;
+   * outputs sized with Ctx_Output are checked by the core. Check for it with
+   * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Ctx_Limit) first. */
+  int64_t (*Ctx_Limit)(const LoomKernelContext* ctx, int which);
 } LoomApi;
+
+/* Since 2: what Ctx_Limit reports. */
+typedef enum LoomLimit {
+  LOOM_LIMIT_MAX_TENSOR_BYTES = 1,    /* bytes one tensor may take */
+  LOOM_LIMIT_MAX_NESTING_DEPTH = 2,   /* nets nested in nets */
+  LOOM_LIMIT_MAX_LOOP_ITERATIONS = 3, /* iterations of one Loop op per run */
+  LOOM_LIMIT_NESTING_DEPTH = 4        /* the depth of the running net (0: top level) */
+} LoomLimit;
 
 /* ---- Struct sizes -------------------------------------------------------
  * What a writer puts in struct_size for this header's layouts. A reader

@@ -300,6 +300,11 @@ class KernelContext {
   }
   int num_threads() const { return Api().Ctx_NumThreads(ctx_); }
   void* stream() const { return Api().Ctx_Stream(ctx_); }
+  // A limit of the net this op runs in (LoomLimit; ABI 2's Ctx_Limit): <= 0
+  // when there is none, or when the core is too old to say.
+  int64_t Limit(LoomLimit which) const {
+    return LOOM_SDK_API_HAS(Ctx_Limit) && Api().Ctx_Limit != nullptr ? Api().Ctx_Limit(ctx_, which) : 0;
+  }
   LoomKernelContext* handle() const { return ctx_; }
 
  private:

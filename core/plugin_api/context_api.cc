@@ -13,6 +13,12 @@ namespace {
 
 LoomStatus* Err(LoomStatusCode code, const std::string& m) { return new LoomStatus{code, m}; }
 
+// The output's blob name, when the kernel context knows its op.
+std::string OutputName(const LoomKernelContext* c, size_t i) {
+  if (c->op != nullptr && i < static_cast<size_t>(c->op->output_size())) return c->op->output(static_cast<int>(i));
+  return "";
+}
+
 size_t Ctx_NumInputs(const LoomKernelContext* c) { return c->inputs.size(); }
 const LoomTensor* Ctx_Input(const LoomKernelContext* c, size_t i) {
   return i < c->inputs.size() && c->inputs[i] ? ToHandle(c->inputs[i]) : nullptr;
@@ -37,8 +43,15 @@ LoomStatus* Ctx_Output(LoomKernelContext* c, size_t i, LoomDataType dtype, const
     *out = ToHandle(t);
     return nullptr;
   }
+  // Before allocating: the net's per-tensor cap, and no int64 overflow.
+  Shape shape(dims, dims + rank);
+  if (absl::Status s = CheckTensorSize(c->limits ? *c->limits : CurrentLimits(),
+                                       absl::StrCat(*c->label, ": output ", i, " '", OutputName(c, i), "'"), dt, shape);
+      !s.ok()) {
+    return Err(static_cast<LoomStatusCode>(s.code()), std::string(s.message()));
+  }
   // An alias (a slice linked by the recurrent-network op) keeps its memory.
-  absl::Status s = t->ResizeOrCheckAlias(dt, Shape(dims, dims + rank));
+  absl::Status s = t->ResizeOrCheckAlias(dt, std::move(shape));
   if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat(*c->label, ": output ", i, ": ", s.message()));
   *out = ToHandle(c->outputs[i]);
   return nullptr;
@@ -47,6 +60,16 @@ LoomTensor* Ctx_OutputHandle(LoomKernelContext* c, size_t i) {
   return i < c->outputs.size() && c->outputs[i] ? ToHandle(c->outputs[i]) : nullptr;
 }
 int Ctx_NumThreads(const LoomKernelContext* c) { return c->num_threads; }
+int64_t Ctx_Limit(const LoomKernelContext* c, int which) {
+  const NetLimits& l = c != nullptr && c->limits != nullptr ? *c->limits : CurrentLimits();
+  switch (which) {
+    case LOOM_LIMIT_MAX_TENSOR_BYTES: return l.max_tensor_bytes;
+    case LOOM_LIMIT_MAX_NESTING_DEPTH: return l.max_nesting_depth;
+    case LOOM_LIMIT_MAX_LOOP_ITERATIONS: return l.max_loop_iterations;
+    case LOOM_LIMIT_NESTING_DEPTH: return l.nesting_depth;
+    default: return 0;
+  }
+}
 void* Ctx_Stream(const LoomKernelContext* c) { return c->stream; }
 
 const LoomKernelInfo* Infer_Info(const LoomInferenceContext* c) { return c->info; }
@@ -106,6 +129,7 @@ void FillKernelContextApi(LoomApi* a) {
   a->Ctx_OutputHandle = Ctx_OutputHandle;
   a->Ctx_NumThreads = Ctx_NumThreads;
   a->Ctx_Stream = Ctx_Stream;
+  a->Ctx_Limit = Ctx_Limit;
   a->Infer_Info = Infer_Info;
   a->Infer_NumInputs = Infer_NumInputs;
   a->Infer_NumOutputs = Infer_NumOutputs;

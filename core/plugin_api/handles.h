@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "core/api/loom_c_api.h"
+#include "core/limits.h"
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
 #include "core/tensor.h"
@@ -53,6 +54,8 @@ struct LoomKernelContext {
   LoomWorkspace workspace_handle;                 // non-owning handle to it
   const loom::Registry* registry = nullptr;       // for nested nets
   const std::set<std::string>* net_constants = nullptr;  // the plan's constants (Plan::constants), inherited by nested nets
+  const loom::OperatorDef* op = nullptr;          // the op (for its output names in errors); may be null
+  const loom::NetLimits* limits = nullptr;        // the net's limits (nullptr: the defaults), inherited by nested nets
 };
 
 struct LoomInferenceContext {

@@ -3,13 +3,16 @@
 // If, Loop, Scan).
 #include "core/plugin_api/handles.h"
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "core/executor/multi_stream_executor.h"
 #include "core/executor/sequential_executor.h"
 #include "core/executor/timestep_executor.h"
@@ -70,8 +73,16 @@ LoomTensor* Workspace_GetBlob(LoomWorkspace* ws, const char* name) {
 
 LoomTensor* Workspace_CreateBlob(LoomWorkspace* ws, const char* name) { return ToHandle(ws->ws->CreateBlob(name)); }
 
+// No kernel context here: the limits of the net running on this thread
+// (Net::Run sets them), else the defaults.
 LoomStatus* Tensor_Resize(LoomTensor* t, LoomDataType dtype, const int64_t* dims, size_t rank) {
-  return ToLoomStatus(FromHandle(t)->ResizeOrCheckAlias(static_cast<DataType>(dtype), Shape(dims, dims + rank)));
+  Shape shape(dims, dims + rank);
+  Tensor* tensor = FromHandle(t);
+  if (tensor->dtype() != static_cast<DataType>(dtype) || tensor->dims() != shape) {
+    absl::Status s = CheckTensorSize(CurrentLimits(), "Tensor_Resize: a nested net's blob", static_cast<DataType>(dtype), shape);
+    if (!s.ok()) return ToLoomStatus(s);
+  }
+  return ToLoomStatus(tensor->ResizeOrCheckAlias(static_cast<DataType>(dtype), std::move(shape)));
 }
 
 LoomStatus* Tensor_Alias(LoomTensor* dst, const LoomTensor* src, int64_t begin, int64_t end) {
@@ -89,12 +100,37 @@ LoomStatus* Tensor_Copy(LoomTensor* dst, const LoomTensor* src) {
 
 LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data, size_t size, int num_threads,
                        LoomNet** out) {
+  // A nested net is one deeper than the net its op runs in; refused before
+  // it is parsed, so If/Loop bodies nested without end stop here.
+  const NetLimits& parent = c->limits != nullptr ? *c->limits : CurrentLimits();
+  const int depth = parent.nesting_depth + 1;
+  if (parent.max_nesting_depth > 0 && depth > parent.max_nesting_depth) {
+    return Err(LOOM_RESOURCE_EXHAUSTED,
+               absl::StrCat(*c->label, ": a nested net (If/Loop/Scan body or step net) at nesting depth ", depth,
+                            " exceeds the limit max_nesting_depth = ", parent.max_nesting_depth,
+                            "; raise it with NetOptions::max_nesting_depth or loom_run --max_nesting_depth"));
+  }
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return Err(LOOM_INVALID_ARGUMENT, absl::StrCat(*c->label, ": nested NetDef of ", size, " bytes is over 2 GiB"));
+  }
   NetDef def;
-  if (!def.ParseFromArray(data, static_cast<int>(size))) {
-    return Err(LOOM_INVALID_ARGUMENT, absl::StrCat(*c->label, ": nested NetDef does not parse"));
+  {
+    // protobuf's default recursion limit (100 messages, about 33 nested
+    // nets) would refuse nets max_nesting_depth allows, with a vague error;
+    // allow what the remaining depth needs (3 messages per nesting level).
+    google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data), static_cast<int>(size));
+    const int remaining = parent.max_nesting_depth > 0 ? parent.max_nesting_depth - depth : 1000;
+    in.SetRecursionLimit(std::max(100, 3 * remaining + 100));
+    if (!def.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      return Err(LOOM_INVALID_ARGUMENT, absl::StrCat(*c->label, ": nested NetDef does not parse"));
+    }
   }
   NetOptions opts;
   opts.num_threads = num_threads;
+  opts.max_tensor_bytes = parent.max_tensor_bytes;
+  opts.max_nesting_depth = parent.max_nesting_depth;
+  opts.max_loop_iterations = parent.max_loop_iterations;
+  opts.nesting_depth = depth;
   // What is constant in this net stays constant in the nested one: a body's
   // Conv prepacks weights it reads from the enclosing graph's initializers.
   if (c->net_constants != nullptr) opts.outer_constants = *c->net_constants;

@@ -7,7 +7,11 @@
 // element shape is then unknown).
 //
 // The body runs in one child workspace, reused across iterations and runs;
-// carried values are handled by CarriedValues (body.h).
+// carried values are handled by CarriedValues (body.h). A loop that has not
+// ended after the net's max_loop_iterations, or a scan output that would grow
+// past its max_tensor_bytes (both read through Ctx_Limit), is
+// RESOURCE_EXHAUSTED: a hostile M = 2^62 with a condition that stays true
+// fails in seconds instead of running for hours.
 #include <cstring>
 #include <limits>
 
@@ -57,8 +61,22 @@ class LoopKernel {
     std::vector<std::string> scan_bytes(scans_);
     std::vector<std::vector<int64_t>> scan_shape(scans_);
     std::vector<LoomDataType> scan_dtype(scans_, LOOM_DTYPE_UNDEFINED);
+    // Limits of the net this op runs in (NetOptions; loom_run --max_*): a
+    // hostile M (2^62 with a condition that stays true) stops with an error
+    // instead of running for hours, and scan outputs stop growing at the
+    // per-tensor byte cap instead of exhausting memory.
+    const int64_t max_iterations = ctx.Limit(LOOM_LIMIT_MAX_LOOP_ITERATIONS);
+    const int64_t max_bytes = ctx.Limit(LOOM_LIMIT_MAX_TENSOR_BYTES);
     int64_t it = 0;
     for (; it < max_trips && cond; ++it) {
+      if (max_iterations > 0 && it >= max_iterations) {
+        return sdk::Status(LOOM_RESOURCE_EXHAUSTED,
+                           label_ + ": the loop has not ended after " + std::to_string(it) +
+                               " iterations, the limit max_loop_iterations = " + std::to_string(max_iterations) +
+                               " (input 'M' = " + (m.present() ? std::to_string(max_trips) : "absent") +
+                               ", condition still true); raise it with NetOptions::max_loop_iterations or "
+                               "loom_run --max_loop_iterations");
+      }
       *static_cast<int64_t*>(Api().TensorData(iter_blob)) = it;
       *static_cast<bool*>(Api().TensorData(cond_blob)) = cond;
       LOOM_SDK_RETURN_IF_ERROR(body_.Run(ctx));
@@ -77,7 +95,15 @@ class LoopKernel {
           return sdk::InvalidArgument(label_ + ": scan output " + std::to_string(j) + " changed shape or dtype at iteration " +
                                       std::to_string(it));
         }
-        scan_bytes[j].append(static_cast<const char*>(t.raw_data()), t.num_elements() * sdk::DTypeSize(t.dtype()));
+        const size_t add = static_cast<size_t>(t.num_elements()) * sdk::DTypeSize(t.dtype());
+        if (max_bytes > 0 && scan_bytes[j].size() + add > static_cast<uint64_t>(max_bytes)) {
+          return sdk::Status(LOOM_RESOURCE_EXHAUSTED,
+                             label_ + ": scan output " + std::to_string(j) + " would grow past " +
+                                 std::to_string(max_bytes) + " bytes at iteration " + std::to_string(it) +
+                                 ", over the limit max_tensor_bytes = " + std::to_string(max_bytes) +
+                                 "; raise it with NetOptions::max_tensor_bytes or loom_run --max_tensor_bytes");
+        }
+        scan_bytes[j].append(static_cast<const char*>(t.raw_data()), add);
       }
       LOOM_SDK_RETURN_IF_ERROR(carried.Commit());
       cond = next_cond;

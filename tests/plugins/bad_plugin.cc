@@ -1,5 +1,7 @@
 // Purpose-built broken plugins for the loader's tests. One source, one
 // failure per build: the BUILD file compiles it with -DBAD_<KIND>.
+#include <signal.h>
+
 #include <cstdlib>
 
 #include "core/api/loom_sdk.h"
@@ -68,6 +70,43 @@ LOOM_PLUGIN("missing_dep", "0.0.1", reg) {
 LOOM_PLUGIN("crash", "0.0.1", reg) {
   (void)reg;
   std::abort();
+}
+
+#elif defined(BAD_SEGV)
+// Dereferences a null pointer while loading (SIGSEGV).
+LOOM_PLUGIN("segv", "0.0.1", reg) {
+  (void)reg;
+  volatile int* p = nullptr;
+  *p = 1;
+  return loom::sdk::Status::Ok();
+}
+
+#elif defined(BAD_HANG)
+// Never returns from LoomPluginInit: blocks every signal it can (so only
+// SIGKILL ends it), then spins.
+LOOM_PLUGIN("hang", "0.0.1", reg) {
+  (void)reg;
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, nullptr);
+  volatile bool forever = true;
+  while (forever) {
+  }
+  return loom::sdk::Status::Ok();
+}
+
+#elif defined(BAD_EXIT)
+// Calls exit(3) while loading.
+LOOM_PLUGIN("exit", "0.0.1", reg) {
+  (void)reg;
+  std::exit(3);
+}
+
+#elif defined(BAD_EXIT0)
+// Calls exit(0) while loading: a "success" exit code, still not a load.
+LOOM_PLUGIN("exit0", "0.0.1", reg) {
+  (void)reg;
+  std::exit(0);
 }
 
 #elif defined(BAD_NO_DECLARE)

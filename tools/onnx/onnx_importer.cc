@@ -1,12 +1,16 @@
 #include "tools/onnx/onnx_importer.h"
 
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/limits.h"
+#include "core/tensor.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 #include "tools/onnx/fold_batchnorm.h"
@@ -20,6 +24,41 @@ namespace {
 absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in) {
   if (in.data_location() == onnx::TensorProto::EXTERNAL) {
     return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data is not supported"));
+  }
+  // A hostile tensor declares dims its data does not fill (or that
+  // overflow): refused here, before anything is sized from the dims.
+  const std::string label = absl::StrCat("tensor '", in.name(), "'");
+  std::vector<int64_t> dims(in.dims().begin(), in.dims().end());
+  if (in.data_type() != onnx::TensorProto::STRING && IsSupportedDataType(in.data_type())) {
+    const DataType dt = static_cast<DataType>(in.data_type());
+    absl::StatusOr<int64_t> bytes = CheckedNumBytes(dt, dims);
+    if (!bytes.ok()) return absl::InvalidArgumentError(absl::StrCat(label, ": dims: ", bytes.status().message()));
+    const int64_t n = *bytes / static_cast<int64_t>(DataTypeSize(dt));
+    int64_t have = 0;
+    const char* field = "int32_data";
+    if (in.has_raw_data()) {
+      if (static_cast<int64_t>(in.raw_data().size()) != *bytes) {
+        return absl::InvalidArgumentError(absl::StrCat(label, ": raw_data has ", in.raw_data().size(), " bytes; ",
+                                                       DataTypeName(dt), ShapeToString(dims), " needs ", *bytes));
+      }
+    } else {
+      switch (in.data_type()) {
+        case onnx::TensorProto::FLOAT: have = in.float_data_size(); field = "float_data"; break;
+        case onnx::TensorProto::DOUBLE: have = in.double_data_size(); field = "double_data"; break;
+        case onnx::TensorProto::INT64: have = in.int64_data_size(); field = "int64_data"; break;
+        case onnx::TensorProto::UINT32:
+        case onnx::TensorProto::UINT64: have = in.uint64_data_size(); field = "uint64_data"; break;
+        default: have = in.int32_data_size(); break;
+      }
+      if (have != n) {
+        return absl::InvalidArgumentError(absl::StrCat(label, ": ", field, " has ", have, " values; ", DataTypeName(dt),
+                                                       ShapeToString(dims), " needs ", n));
+      }
+    }
+  } else if (in.data_type() != onnx::TensorProto::STRING) {
+    for (int64_t d : dims) {
+      if (d < 0) return absl::InvalidArgumentError(absl::StrCat(label, ": negative dimension in ", ShapeToString(dims)));
+    }
   }
   TensorProto out;
   out.set_name(in.name());
@@ -219,6 +258,36 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
       dt->set_s(DtypeName(out.type().tensor_type().elem_type()));
     }
   }
+  // ONNX requires nodes in topological order. A node that reads what only
+  // it or a later node writes (a cycle, or an unsorted graph) is refused
+  // here by name rather than later as a missing input.
+  {
+    std::map<std::string, int> producer;
+    for (int i = 0; i < g.node_size(); ++i) {
+      for (const auto& out : g.node(i).output()) {
+        if (!out.empty()) producer.emplace(out, i);
+      }
+    }
+    std::set<std::string> defined = inits;
+    for (const auto& in : g.input()) defined.insert(in.name());
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& node = g.node(i);
+      for (const auto& in : node.input()) {
+        if (in.empty() || defined.count(in)) continue;
+        auto p = producer.find(in);
+        if (p == producer.end() || p->second < i) continue;
+        const onnx::NodeProto& later = g.node(p->second);
+        return absl::InvalidArgumentError(absl::StrCat(
+            "node #", i, " '", node.name(), "' (", node.op_type(), "): input '", in, "' is produced by ",
+            p->second == i ? "this node itself"
+                           : absl::StrCat("a later node, #", p->second, " '", later.name(), "' (", later.op_type(), ")"),
+            "; expected nodes in topological order (ONNX requires it): the graph has a cycle or is unsorted"));
+      }
+      for (const auto& out : node.output()) {
+        if (!out.empty()) defined.insert(out);
+      }
+    }
+  }
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& node = g.node(i);
     if (node.op_type() == "Scan" && opset < 9) {
@@ -336,7 +405,21 @@ void CollectOps(const NetDef& net, std::set<std::string>* ops, std::map<std::str
 
 absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX ModelProto");
+  {
+    // protobuf's default recursion limit (100 messages, about 33 nested
+    // If/Loop/Scan bodies) would call a deep but valid model "not an ONNX
+    // ModelProto"; the runtime's max_nesting_depth (core/limits.h) is the
+    // limit that names the op.
+    if (serialized.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+      return absl::InvalidArgumentError("ONNX model over 2 GiB: external data is not supported");
+    }
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(serialized.data()),
+                                              static_cast<int>(serialized.size()));
+    in.SetRecursionLimit(1000);
+    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      return absl::InvalidArgumentError("not an ONNX ModelProto");
+    }
+  }
   int64_t opset = 0;
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();

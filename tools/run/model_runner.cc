@@ -142,6 +142,9 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
 
   NetOptions net_options;
   net_options.num_threads = options.num_threads;
+  net_options.max_tensor_bytes = options.max_tensor_bytes;
+  net_options.max_nesting_depth = options.max_nesting_depth;
+  net_options.max_loop_iterations = options.max_loop_iterations;
   auto net = Net::Create(*net_def, r.workspace.get(), r.registry.get(), net_options);
   if (!net.ok()) return Failure(net.status());
   r.net = *std::move(net);

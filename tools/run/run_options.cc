@@ -29,6 +29,12 @@ ABSL_FLAG(bool, preload_weights, true, "With --device on a non-host device, copy
 ABSL_FLAG(int, num_threads, 0, "Threads per kernel (0: all cores).");
 ABSL_FLAG(int, seed, 1, "Seed for --random.");
 ABSL_FLAG(int, show, 8, "Leading values printed per output.");
+ABSL_FLAG(int64_t, max_tensor_bytes, loom::kDefaultMaxTensorBytes,
+          "Bytes one tensor may take (checked at plan time and before each allocation; <= 0: no cap).");
+ABSL_FLAG(int, max_nesting_depth, loom::kDefaultMaxNestingDepth,
+          "Nets nested in nets (If/Loop/Scan bodies, step nets) allowed (<= 0: no limit).");
+ABSL_FLAG(int64_t, max_loop_iterations, loom::kDefaultMaxLoopIterations,
+          "Iterations one Loop op may run per run (<= 0: no limit).");
 
 namespace loom {
 namespace tools {
@@ -138,6 +144,9 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.num_threads = absl::GetFlag(FLAGS_num_threads);
   o.seed = absl::GetFlag(FLAGS_seed);
   o.show = absl::GetFlag(FLAGS_show);
+  o.max_tensor_bytes = absl::GetFlag(FLAGS_max_tensor_bytes);
+  o.max_nesting_depth = absl::GetFlag(FLAGS_max_nesting_depth);
+  o.max_loop_iterations = absl::GetFlag(FLAGS_max_loop_iterations);
   if (!o.device.empty()) {
     auto d = ParseDevice(o.device);
     if (!d.ok()) return d.status();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/limits.h"
 #include "core/proto/loom.pb.h"
 #include "core/tensor.h"
 
@@ -43,6 +44,10 @@ struct RunOptions {
   int num_threads = 0;  // per kernel; 0: all cores
   int seed = 1;         // of the first --random input (+1 per input)
   int show = 8;         // leading values printed per output
+  // Limits against hostile models (NetOptions, core/limits.h); <= 0: none.
+  int64_t max_tensor_bytes = kDefaultMaxTensorBytes;
+  int max_nesting_depth = kDefaultMaxNestingDepth;
+  int64_t max_loop_iterations = kDefaultMaxLoopIterations;
 };
 
 // Reads loom_run's command line (argv[0] is the program). Flags go through

@@ -58,7 +58,10 @@ Status InferTile(InferenceContext& ctx) {
   if (reps.size() != in.size()) return Status::Ok();  // the kernel reports it
   for (size_t i = 0; i < in.size(); ++i) {
     if (reps[i] < 0) return Status::Ok();
-    in[i] *= reps[i];
+    if (__builtin_mul_overflow(in[i], reps[i], &in[i])) {
+      return sdk::InvalidArgument("Tile: dimension " + std::to_string(i) + " times repeats " + std::to_string(reps[i]) +
+                                  " overflows int64");
+    }
   }
   ctx.SetOutputShape(0, in);
   return Status::Ok();

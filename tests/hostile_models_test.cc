@@ -133,6 +133,14 @@ TEST(HostileShapes, TileWithHugeRepeatsFails) {
     op { name: "t" type: "Tile" input: "x" input: "repeats" output: "y" })pb"),
               {{"x", Tensor::FromVector<float>({1, 1}, {1.f})}});
   ExpectError(s, absl::StatusCode::kInvalidArgument, {"op #0 't' (Tile): output 0 'y'", "overflows int64"});
+  // One dimension times its repeats overflows int64 (2 * 2^62).
+  s = RunOnce(ParseNet(R"pb(
+    name: "tile" external_input: "x" external_output: "y"
+    initializer { name: "repeats" dims: 2 data_type: 7 int64_data: 4611686018427387904 int64_data: 1 }
+    op { name: "t" type: "Tile" input: "x" input: "repeats" output: "y" })pb"),
+              {{"x", Tensor::FromVector<float>({2, 1}, {1.f, 2.f})}});
+  ExpectError(s, absl::StatusCode::kInvalidArgument,
+              {"op #0 't' (Tile): inference: Tile: dimension 0 times repeats 4611686018427387904 overflows int64"});
   ExpectGoodModelRuns();
 }
 

@@ -246,6 +246,7 @@ class EyeLikeKernel {
     const LoomDataType dt = dtype_ != LOOM_DTYPE_UNDEFINED ? dtype_ : x.dtype();
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, x.shape(), &y));
     const int64_t rows = x.dim(0), cols = x.dim(1);
+    if (y.num_elements() == 0) return Status::Ok();  // no buffer: memset(nullptr, ...) is undefined
     std::memset(y.raw_data(), 0, static_cast<size_t>(y.num_elements()) * sdk::DTypeSize(dt));
     return DispatchNumericOrBool<bool>(dt, label_, [&](auto tag) -> Status {
       using T = decltype(tag);

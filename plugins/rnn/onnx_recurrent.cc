@@ -227,7 +227,7 @@ class OnnxRecurrentKernel {
     // X as [T, N, I] (layout 1 transposed), the lengths and the mask.
     float* x = nullptr;
     LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "X", {T, N, I}, &x));
-    for (int64_t t = 0; t < T; ++t) {
+    for (int64_t t = 0; t < T && I > 0; ++t) {  // I == 0: no buffers, and memcpy(nullptr, ...) is undefined
       for (int64_t b = 0; b < N; ++b) {
         std::memcpy(x + (t * N + b) * I, X.data<float>() + (layout_ ? (b * T + t) : (t * N + b)) * I, sizeof(float) * I);
       }

@@ -1,5 +1,6 @@
 #include "core/checked_net.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -45,6 +46,20 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
     if (nout < schema->min_outputs || (schema->max_outputs >= 0 && nout > schema->max_outputs)) {
       return absl::InvalidArgumentError(absl::StrCat(label, ": expected ", Bounds(schema->min_outputs, schema->max_outputs),
                                                      " outputs, found ", nout));
+    }
+    // An output that reuses one of the op's own inputs is resized while the
+    // kernel still reads that input: only pairs the schema declares in-place
+    // (Caffe2's AllowInplace; e.g. Relu X -> Y) may do it.
+    for (int k = 0; k < nout; ++k) {
+      for (int j = 0; j < nin; ++j) {
+        if (op.output(k).empty() || op.output(k) != op.input(j)) continue;
+        if (std::find(schema->inplace.begin(), schema->inplace.end(), std::make_pair(j, k)) != schema->inplace.end()) {
+          continue;
+        }
+        return absl::InvalidArgumentError(absl::StrCat(label, ": output ", k, " '", op.output(k), "' is also input ", j,
+                                                       "; ", op.type(), " may not write an input in place (its schema "
+                                                       "declares no such pair): give the output another name"));
+      }
     }
     for (int k = 0; k < nin; ++k) {
       const FormalParam* p = schema->InputParam(k);

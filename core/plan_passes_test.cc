@@ -249,6 +249,21 @@ TEST_F(PassesTest, FoldsDataMovementOfConstantsAtPlanTime) {
   EXPECT_EQ((*plan)->constants().count("x1"), 0u);
 }
 
+// An op may write one of its own inputs only where its schema declares the
+// pair in-place; otherwise the kernel would read an input it is resizing.
+TEST_F(PassesTest, OutputsMayReuseAnInputOnlyWhereTheSchemaAllows) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2}));
+  absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "n" external_input: "x"
+      op { name: "s" type: "PScale" input: "x" input: "w" output: "x" })");
+  ASSERT_TRUE(def.ok());
+  auto checked = CheckNet(*def, registry_, ws_);
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.status().message(),
+            "op #0 's' (PScale): output 0 'x' is also input 0; PScale may not write an input in place (its schema "
+            "declares no such pair): give the output another name");
+}
+
 // A nested net (a body or step net) reading a blob its enclosing net holds
 // constant sees it as a constant at prepare, unless its own workspace
 // shadows the name or one of its ops writes it.

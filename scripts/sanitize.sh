@@ -12,7 +12,7 @@
 #                               tests whose processes stay single-threaded
 #                               (OpenMP capped to one thread), see LEAK_TESTS.
 #
-# Each mode uses a Bazel output base of its own ($HOME/.cache/loom-bazel-MODE),
+# Each mode uses a Bazel output base of its own ($HOME/.cache/loom-bazel-MODE-*),
 # so the normal build's outputs and analysis cache stay as they are; compiled
 # actions are shared through the disk cache of .bazelrc. Extra arguments go to
 # `bazel test`. Costs on the 2-core development machine: see README.md.
@@ -56,7 +56,8 @@ case "$mode" in
     ;;
   *) echo "usage: $0 asan|tsan|leaks [bazel test args]"; exit 2 ;;
 esac
-base="$HOME/.cache/loom-bazel-${mode_base:-$mode}"
+# One output base per mode and checkout (a server of its own each).
+base="$HOME/.cache/loom-bazel-${mode_base:-$mode}-$(pwd | md5sum | cut -c1-8)"
 
 log=$(mktemp)
 # No bazel-* links: they would point away from the normal build.

@@ -326,7 +326,7 @@ class MvnKernel {
     std::vector<bool> reduced(rank, axes_.empty());
     for (int64_t a : axes_) {
       int64_t ax = a;
-      if (!NormalizeAxis(&ax, rank)) {
+      if (!NormalizeAxis(&ax, rank) || ax >= rank) {  // rank 0 has no axis to reduce
         return sdk::InvalidArgument(label_ + ": axes " + ShapeStr(axes_) + " has " + std::to_string(a) +
                                     ", out of range for X of rank " + std::to_string(rank) + " " + ShapeStr(xs));
       }

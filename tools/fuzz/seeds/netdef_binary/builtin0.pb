@@ -1,0 +1,3 @@
+
+relu
+xy"Relu2x:y

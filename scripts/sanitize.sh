@@ -51,7 +51,7 @@ case "$mode" in
   tsan) args=(--config=tsan --test_env=OMP_THREAD_LIMIT=1 "${TSAN_TESTS[@]}") ;;
   leaks)
     args=(--config=asan --test_env=OMP_THREAD_LIMIT=1
-          "--test_env=ASAN_OPTIONS=detect_leaks=1:abort_on_error=1" "${LEAK_TESTS[@]}")
+          "--test_env=ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1" "${LEAK_TESTS[@]}")
     mode_base=asan  # same build as asan
     ;;
   *) echo "usage: $0 asan|tsan|leaks [bazel test args]"; exit 2 ;;

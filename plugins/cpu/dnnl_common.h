@@ -14,6 +14,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,7 +43,12 @@ inline dnnl::stream& DnnlStream() {
 // run with more threads than that. Kernels call this with the context's
 // thread count before creating a primitive and before executing it, and key
 // their primitive cache on the count.
-inline void SetDnnlThreads(int threads) { omp_set_num_threads(threads > 0 ? threads : 1); }
+// OpenMP may give fewer threads than asked (OMP_THREAD_LIMIT, a limit of
+// the process): a primitive made for more threads than its regions get
+// leaves part of its work undone, so the count is clamped to the limit.
+inline void SetDnnlThreads(int threads) {
+  omp_set_num_threads(std::max(1, std::min(threads, omp_get_thread_limit())));
+}
 
 // A oneDNN exception as a status: UNIMPLEMENTED when oneDNN has no
 // implementation for the configuration, INTERNAL otherwise.

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the build needs, builds everything and runs the whole test
-# suite, then prints a closing line "N passed, M failed" counted from Bazel's
-# per-target results (a build that fails before any test runs counts as one
-# failure). Extra arguments go to `bazel test`. Where a CUDA toolkit is
-# installed (/usr/local/cuda or $CUDA_PATH), builds with --config=cuda.
+# suite, then the suite under the sanitizers (scripts/sanitize.sh: asan =
+# AddressSanitizer + UndefinedBehaviorSanitizer over every test, tsan =
+# ThreadSanitizer over the threaded code's tests, leaks = LeakSanitizer over
+# the single-threaded tests), and prints one closing line "N passed, M
+# failed" summed over the runs (Bazel's per-target results; a build that
+# fails before any test runs counts as one failure).
+#
+# Extra arguments go to the normal run's `bazel test`. LOOM_SANITIZE picks
+# the sanitizer runs (default "asan leaks"; "" for none; "tsan" is not in the
+# default: see RELIABILITY.md, Sanitizers). Where a CUDA
+# toolkit is installed (/usr/local/cuda or $CUDA_PATH), builds with
+# --config=cuda.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
@@ -13,13 +21,25 @@ cd "$(dirname "$0")/.."
 config=()
 if [[ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]]; then config=(--config=cuda); fi
 
+total_passed=0 total_failed=0 rc_all=0
+count() {  # count LOG RC: adds LOG's per-target results to the totals
+  local passed failed
+  passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$1")
+  failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY|FAILED TO BUILD)' "$1")
+  if [[ $2 -ne 0 && $failed -eq 0 ]]; then failed=1; fi  # the build itself failed
+  echo "$3: ${passed} passed, ${failed} failed"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  if [[ $2 -ne 0 ]]; then rc_all=1; fi
+}
+
 log=$(mktemp)
 bazel test "${config[@]}" //... "$@" 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-
-passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
-failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY|FAILED TO BUILD)' "$log")
-if [[ $rc -ne 0 && $failed -eq 0 ]]; then failed=1; fi  # the build itself failed
+count "$log" "${PIPESTATUS[0]}" "suite"
+for mode in ${LOOM_SANITIZE-asan leaks}; do
+  ./scripts/sanitize.sh "$mode" 2>&1 | tee "$log"
+  count "$log" "${PIPESTATUS[0]}" "sanitizer $mode"
+done
 rm -f "$log"
-echo "${passed} passed, ${failed} failed"
-[[ $rc -eq 0 ]]
+echo "${total_passed} passed, ${total_failed} failed"
+[[ $rc_all -eq 0 ]]

@@ -6,6 +6,10 @@
 #   $1 loom_inspect  $2 SIGSEGV  $3 hang  $4 exit(3)  $5 exit(0)  $6 abort()  $7 example (good)
 set -uo pipefail
 inspect=$1 segv=$2 hang=$3 ex=$4 ex0=$5 abrt=$6 example=$7
+# Under AddressSanitizer (scripts/sanitize.sh asan) its SIGSEGV handler would
+# turn the plugin's crash into an abort: let the signal through, as it is
+# what the report must name.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 fail=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 now() { date +%s.%N; }

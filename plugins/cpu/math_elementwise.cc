@@ -23,14 +23,27 @@ namespace {
 enum class U { kRelu, kLeakyRelu, kSigmoid, kHardSigmoid, kTanh, kElu, kSelu, kSoftplus, kSoftsign, kExp, kLog,
                kSqrt, kReciprocal, kNeg, kAbs, kFloor, kCeil, kErf };
 
+// Integer arithmetic wraps around on overflow (two's complement, as numpy
+// and ONNX Runtime give), computed unsigned: signed overflow is undefined.
+template <typename C, typename F>
+inline C Wrapping(C a, C b, F op) {
+  if constexpr (std::is_integral_v<C>) {
+    // At least unsigned int: narrower types would be promoted to (signed) int.
+    using W = std::make_unsigned_t<std::common_type_t<C, int>>;
+    return static_cast<C>(op(static_cast<W>(a), static_cast<W>(b)));
+  } else {
+    return static_cast<C>(op(a, b));
+  }
+}
+
 // One element of a unary op in compute type C. Ops that the schemas allow
 // only for floating types compile to the identity for integer C (never run).
 template <U K, typename C>
 inline C ApplyUnary(C x, C alpha, C beta, C gamma) {
   if constexpr (K == U::kRelu) return x > C(0) ? x : C(0);
-  if constexpr (K == U::kNeg) return static_cast<C>(-x);
+  if constexpr (K == U::kNeg) return Wrapping(C(0), x, [](auto a, auto b) { return a - b; });
   if constexpr (K == U::kAbs) {
-    if constexpr (std::is_unsigned_v<C>) return x; else return x < C(0) ? static_cast<C>(-x) : x;
+    if constexpr (std::is_unsigned_v<C>) return x; else return x < C(0) ? Wrapping(C(0), x, [](auto a, auto b) { return a - b; }) : x;
   }
   if constexpr (std::is_floating_point_v<C>) {
     if constexpr (K == U::kLeakyRelu) return x < C(0) ? alpha * x : x;
@@ -88,9 +101,9 @@ enum class B { kAdd, kSub, kMul, kDiv, kMax, kMin, kPRelu };
 
 template <B K, typename C>
 inline C ApplyBinary(C a, C b) {
-  if constexpr (K == B::kAdd) return a + b;
-  if constexpr (K == B::kSub) return a - b;
-  if constexpr (K == B::kMul) return a * b;
+  if constexpr (K == B::kAdd) return Wrapping(a, b, [](auto x, auto y) { return x + y; });
+  if constexpr (K == B::kSub) return Wrapping(a, b, [](auto x, auto y) { return x - y; });
+  if constexpr (K == B::kMul) return Wrapping(a, b, [](auto x, auto y) { return x * y; });
   if constexpr (K == B::kDiv) {
     if constexpr (std::is_integral_v<C>) {
       // Integer division truncates (C++ and ONNX agree). x / 0 is undefined in

@@ -117,6 +117,28 @@ TEST(BinaryTest, BroadcastingMatchesReference) {
   }
 }
 
+// Integer overflow wraps around (two's complement, as numpy and ONNX
+// Runtime), without undefined behaviour (UBSan checks it under
+// scripts/sanitize.sh asan).
+TEST(BinaryTest, IntegerOverflowWrapsAround) {
+  const int32_t kMax = std::numeric_limits<int32_t>::max(), kMin = std::numeric_limits<int32_t>::min();
+  Tensor a = Tensor::FromVector<int32_t>({3}, {kMax, kMin, 65536});
+  Tensor b = Tensor::FromVector<int32_t>({3}, {1, -1, 65536});
+  auto add = testing::RunSingleOp(testing::ParseOp(R"(type: "Add" input: "a" input: "b" output: "c")"), {a, b});
+  ASSERT_TRUE(add.ok()) << add.status();
+  EXPECT_TRUE(testing::AllClose((*add)[0], Tensor::FromVector<int32_t>({3}, {kMin, kMax, 131072}), 0, 0));
+  auto mul = testing::RunSingleOp(testing::ParseOp(R"(type: "Mul" input: "a" input: "b" output: "c")"), {a, b});
+  ASSERT_TRUE(mul.ok()) << mul.status();
+  EXPECT_TRUE(testing::AllClose((*mul)[0], Tensor::FromVector<int32_t>({3}, {kMax, kMin, 0}), 0, 0));
+  auto neg = testing::RunSingleOp(testing::ParseOp(R"(type: "Neg" input: "a" output: "c")"), {a});
+  ASSERT_TRUE(neg.ok()) << neg.status();
+  EXPECT_TRUE(testing::AllClose((*neg)[0], Tensor::FromVector<int32_t>({3}, {-kMax, kMin, -65536}), 0, 0));
+  Tensor i16 = Tensor::FromVector<int16_t>({1}, {-32768});
+  auto mul16 = testing::RunSingleOp(testing::ParseOp(R"(type: "Mul" input: "a" input: "b" output: "c")"), {i16, i16});
+  ASSERT_TRUE(mul16.ok()) << mul16.status();
+  EXPECT_TRUE(testing::AllClose((*mul16)[0], Tensor::FromVector<int16_t>({1}, {0}), 0, 0));
+}
+
 TEST(BinaryTest, IncompatibleShapesAreAnError) {
   for (std::string op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean"}) {
     auto out = RunSingleOp(ParseOp("type: \"" + op + "\" name: \"bad\" input: \"a\" input: \"b\" output: \"c\""),

@@ -291,7 +291,7 @@ class LrnKernel {
             yp[r * S + s] = Num<T>::Store(static_cast<typename Num<T>::C>(v / std::pow(bias_ + scale * sq, beta_)));
           }
         },
-        S * size_);
+        S * std::min<int64_t>(size_, Ch));  // the window never spans more than C channels (size may be huge)
     return Status::Ok();
   }
 

@@ -12,10 +12,10 @@
 #include "core/tensor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "onnx/onnx_pb.h"
-#include "onnx/shape_inference/implementation.h"
 #include "tools/onnx/fold_batchnorm.h"
 #include "tools/onnx/fuse_conv_activation.h"
 #include "tools/onnx/fuse_elementwise.h"
+#include "tools/onnx/isolated_shape_inference.h"
 
 namespace loom {
 namespace onnx_import {
@@ -425,11 +425,11 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
   // ONNX's own shape inference fills the types that exporters leave out
-  // (e.g. untyped outputs of If branches), which control-flow ops need. Best
-  // effort: a model it rejects is imported as it is.
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception&) {
+  // (e.g. untyped outputs of If branches), which control-flow ops need, and
+  // the ranks older opsets' rewrites use. Best effort, and isolated: a model
+  // it rejects, crashes on or hangs is imported as it is.
+  if (NeedsShapeInference(model, opset)) {
+    (void)InferShapesIsolated(&model, absl::Seconds(30));
   }
   auto net = ConvertGraph(model.graph(), opset, /*subgraph=*/false);
   if (!net.ok()) return net.status();

@@ -8,8 +8,7 @@
 # fails before any test runs counts as one failure).
 #
 # Extra arguments go to the normal run's `bazel test`. LOOM_SANITIZE picks
-# the sanitizer runs (default "asan leaks"; "" for none; "tsan" is not in the
-# default: see RELIABILITY.md, Sanitizers). Where a CUDA
+# the sanitizer runs (default "asan leaks tsan"; "" for none). Where a CUDA
 # toolkit is installed (/usr/local/cuda or $CUDA_PATH), builds with
 # --config=cuda.
 set -uo pipefail
@@ -36,7 +35,7 @@ count() {  # count LOG RC: adds LOG's per-target results to the totals
 log=$(mktemp)
 bazel test "${config[@]}" //... "$@" 2>&1 | tee "$log"
 count "$log" "${PIPESTATUS[0]}" "suite"
-for mode in ${LOOM_SANITIZE-asan leaks}; do
+for mode in ${LOOM_SANITIZE-asan leaks tsan}; do
   ./scripts/sanitize.sh "$mode" 2>&1 | tee "$log"
   count "$log" "${PIPESTATUS[0]}" "sanitizer $mode"
 done

@@ -18,10 +18,30 @@ std::string Bounds(int mn, int mx) {
 
 }  // namespace
 
+NetDef WithoutInitializerData(const NetDef& net) {
+  NetDef d;
+  if (net.has_name()) d.set_name(net.name());
+  *d.mutable_op() = net.op();
+  if (net.has_type()) d.set_type(net.type());
+  if (net.has_device_option()) *d.mutable_device_option() = net.device_option();
+  *d.mutable_arg() = net.arg();
+  *d.mutable_external_input() = net.external_input();
+  *d.mutable_external_output() = net.external_output();
+  for (const TensorProto& t : net.initializer()) {
+    TensorProto* meta = d.add_initializer();
+    if (t.has_name()) meta->set_name(t.name());
+    if (t.has_data_type()) meta->set_data_type(t.data_type());
+    *meta->mutable_dims() = t.dims();
+  }
+  return d;
+}
+
 absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws,
                                                      const std::set<std::string>& outer_constants) {
   auto out = std::make_unique<CheckedNet>();
-  out->def = net;
+  // The checked net keeps the NetDef without its initializers' data: the
+  // weights live in the workspace, once.
+  out->def = WithoutInitializerData(net);
   std::set<std::string> external(net.external_input().begin(), net.external_input().end());
   std::set<std::string> available = external;
   std::set<std::string> input_set;

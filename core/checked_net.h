@@ -55,6 +55,10 @@ struct CheckedNet {
 absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws,
                                                      const std::set<std::string>& outer_constants = {});
 
+// `net` with each initializer reduced to its name, data type and dims (no
+// values): what CheckedNet::def keeps, the weights being in the workspace.
+NetDef WithoutInitializerData(const NetDef& net);
+
 }  // namespace loom
 
 #endif  // LOOM_CORE_CHECKED_NET_H_

@@ -1,5 +1,6 @@
 #include "core/net.h"
 
+#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -24,16 +25,41 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, options.outer_constants);
   if (!checked.ok()) return checked.status();
   options.outer_constants.clear();  // kept in CheckedNet::constants
+  if (const char* poison = std::getenv("LOOM_POISON_RELEASED_MEMORY"); poison != nullptr && poison[0] == '1') {
+    options.poison_released_memory = true;
+  }
   if (options.num_threads <= 0) {
     options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
   return std::unique_ptr<Net>(new Net(*std::move(checked), ws, registry, options));
 }
 
+absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, const Registry* registry,
+                                                 NetOptions options) {
+  for (TensorProto& init : *def.mutable_initializer()) {
+    if (!ws->HasBlob(init.name())) {
+      absl::StatusOr<Tensor> t = TensorFromProto(init);
+      if (!t.ok()) {
+        return absl::Status(t.status().code(),
+                            absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
+      }
+      ws->SetBlob(init.name(), *std::move(t));
+    }
+    // Keep name, type and dims; the values go now (Swap frees them, where
+    // clearing a string or repeated field would keep its capacity).
+    TensorProto meta;
+    meta.set_name(init.name());
+    meta.set_data_type(init.data_type());
+    *meta.mutable_dims() = init.dims();
+    init.Swap(&meta);
+  }
+  return Create(static_cast<const NetDef&>(def), ws, registry, std::move(options));
+}
+
 Net::~Net() = default;
 
 Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options)
-    : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options) {
+    : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options), pool_(BufferPool::Create()) {
   limits_.max_tensor_bytes = options_.max_tensor_bytes;
   limits_.max_nesting_depth = options_.max_nesting_depth;
   limits_.max_loop_iterations = options_.max_loop_iterations;
@@ -55,7 +81,77 @@ void Net::ResetProfile() {
   }
 }
 
-absl::StatusOr<Plan*> Net::Prepare() {
+size_t Net::arena_bytes() const {
+  size_t n = 0;
+  for (const auto& [device, arena] : arenas_) n += arena ? arena->size() : 0;
+  return n;
+}
+
+absl::Status Net::BindMemory(Plan* plan) {
+  const MemoryPlan& m = plan->memory();
+  if (!m.enabled || m.blobs.empty()) return absl::OkStatus();
+  for (const auto& [device, bytes] : m.arena_bytes) {
+    std::shared_ptr<Buffer>& arena = arenas_[device];
+    if (arena && arena->size() >= bytes) continue;
+    if (arena) {
+      // Grown for a larger plan: tensors placed in the old arena let it go
+      // first (they are placed again when their plan next runs).
+      const Buffer* old = arena.get();
+      for (auto& [sig, p] : plans_) {
+        for (const PlannedBlob& b : p->memory().blobs) {
+          if (b.tensor->buffer().get() == old) b.tensor->Release();
+        }
+      }
+      for (const PlannedBlob& b : m.blobs) {
+        if (b.tensor->buffer().get() == old) b.tensor->Release();
+      }
+      arena.reset();
+    }
+    absl::StatusOr<std::shared_ptr<Buffer>> a = Buffer::AllocateFromDevice(device, bytes);
+    if (!a.ok()) {
+      return absl::Status(a.status().code(), absl::StrCat("net '", checked_->def.name(), "': memory plan: arena of ",
+                                                          bytes, " bytes: ", a.status().message()));
+    }
+    arena = *std::move(a);
+  }
+  // Place each blob, unless it is still where the plan put it (another net
+  // on this workspace, or the caller, may have moved it).
+  for (const PlannedBlob& b : m.blobs) {
+    const std::shared_ptr<Buffer>& arena = arenas_[b.device];
+    Tensor* t = b.tensor;
+    if (t->buffer() == arena && t->is_planned() && t->raw_data() == static_cast<char*>(arena->data()) + b.offset &&
+        t->dtype() == b.dtype && t->dims() == b.dims) {
+      continue;
+    }
+    *t = Tensor::Planned(arena, b.offset, b.capacity, b.dtype, b.dims);
+  }
+  return absl::OkStatus();
+}
+
+void Net::UnplanMemory(Plan* plan) {
+  for (const PlannedBlob& b : plan->memory().blobs) {
+    if (b.tensor->is_planned()) b.tensor->Release();
+  }
+  plan->memory() = MemoryPlan();
+  for (PlanStep& s : plan->steps()) {
+    s.release_after.clear();
+    s.dead_after.clear();
+  }
+}
+
+absl::StatusOr<Plan*> Net::Prepare(bool concurrent_steps) {
+  absl::StatusOr<Plan*> plan = PrepareCached();
+  if (!plan.ok()) return plan;
+  if (concurrent_steps && options_.plan_memory) {
+    options_.plan_memory = false;
+    for (auto& [sig, p] : plans_) UnplanMemory(p.get());
+    arenas_.clear();
+  }
+  if (absl::Status s = BindMemory(*plan); !s.ok()) return s;
+  return plan;
+}
+
+absl::StatusOr<Plan*> Net::PrepareCached() {
   // The signature: dtype and dims of every input, as raw bytes.
   signature_.clear();
   for (const std::string& name : checked_->inputs) {
@@ -80,6 +176,9 @@ absl::StatusOr<Plan*> Net::Prepare() {
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
+  if (options_.plan_memory && !multi_stream_) PlanMemory(*checked_, *ws_, MemoryPlanOptions(), plan->get());
+  (*plan)->set_poison_released_memory(options_.poison_released_memory);
+  for (PlanStep& step : (*plan)->steps()) step.ctx.poison_released_memory = options_.poison_released_memory;
   for (size_t i = 0; i < (*plan)->steps().size(); ++i) {
     profile_.ops[i].kernel = (*plan)->steps()[i].kernel->Describe();
   }
@@ -88,6 +187,8 @@ absl::StatusOr<Plan*> Net::Prepare() {
 
 absl::Status Net::Run() {
   ScopedLimits scoped(&limits_);  // for ABI calls without a kernel context (Tensor_Resize)
+  // Run-time sized outputs come from the net's pool (when planning).
+  ScopedBufferPool scoped_pool(options_.plan_memory ? pool_.get() : BufferPool::Current());
   absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
   last_plan_ = *plan;

@@ -10,6 +10,7 @@
 #define LOOM_CORE_NET_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/buffer_pool.h"
 #include "core/checked_net.h"
 #include "core/limits.h"
 #include "core/plan.h"
@@ -54,6 +56,20 @@ struct NetOptions {
   int64_t max_loop_iterations = kDefaultMaxLoopIterations;  // 10,000,000
   // This net's nesting depth (0: a top-level net); set by Net_Create.
   int nesting_depth = 0;
+
+  // Memory planning (core/memory_plan.h): intermediates share one arena per
+  // device by liveness, and outputs sized only at run time come from a pool
+  // and go back to it after their last reader. Off: every blob keeps memory
+  // of its own for the net's life (and stays readable after Run). Nets run
+  // by the multi_stream executor, or as timesteps on a threaded or
+  // multi-stream timestep executor, are never planned (their ops run
+  // concurrently). loom_run --plan_memory.
+  bool plan_memory = true;
+  // Debug: fill memory with 0xFF bytes (NaN in every float type) when the
+  // planner lets it go, so a read after reuse shows. Also turned on by the
+  // environment variable LOOM_POISON_RELEASED_MEMORY=1 (CI sets it for the
+  // test suite). Nested nets inherit it.
+  bool poison_released_memory = false;
 };
 
 class StreamSet;
@@ -65,6 +81,12 @@ class Net {
   // `ws` and `registry` must outlive the net. Executor type must be empty or
   // "sequential" (INVALID_ARGUMENT otherwise). Other errors: see CheckNet.
   static absl::StatusOr<std::unique_ptr<Net>> Create(const NetDef& def, Workspace* ws, const Registry* registry,
+                                                     NetOptions options = {});
+  // The same, taking the NetDef's initializers: each one's values are freed
+  // as soon as its tensor is in `ws`, so the weights are never held twice
+  // (the memory peak of loading a model is one copy of them, not two).
+  // `def` is left with its ops and metadata, its initializers without data.
+  static absl::StatusOr<std::unique_ptr<Net>> Create(NetDef&& def, Workspace* ws, const Registry* registry,
                                                      NetOptions options = {});
 
   // Runs the net on the workspace's current inputs; outputs are left in the
@@ -89,7 +111,16 @@ class Net {
   // The plan for the workspace's current inputs, built or found in the
   // cache (what Run executes). Executors that schedule ops themselves (the
   // RNN timestep executor) use it.
-  absl::StatusOr<Plan*> Prepare();
+  // `concurrent_steps`: the caller runs the plan's ops concurrently (the
+  // timestep executors), so the plan must not share memory between ops: a
+  // planned net stops being planned.
+  absl::StatusOr<Plan*> Prepare(bool concurrent_steps = false);
+
+  // Memory: the arenas' bytes (all devices) and the pool of run-time
+  // allocations (core/buffer_pool.h).
+  size_t arena_bytes() const;
+  const BufferPool& pool() const { return *pool_; }
+  const NetOptions& options() const { return options_; }
 
   // The plan used by the last Run (nullptr before the first).
   const Plan* last_plan() const { return last_plan_; }
@@ -116,6 +147,13 @@ class Net {
   bool multi_stream_ = false;
   int max_streams_ = 4;
   std::unique_ptr<StreamSet> streams_;  // made on first use
+  // Memory plans' arenas (one per device, shared by every cached plan and
+  // grown to the largest) and the pool for run-time sizes.
+  absl::StatusOr<Plan*> PrepareCached();
+  absl::Status BindMemory(Plan* plan);
+  void UnplanMemory(Plan* plan);
+  std::map<Device*, std::shared_ptr<Buffer>> arenas_;
+  std::shared_ptr<BufferPool> pool_;
 };
 
 }  // namespace loom

@@ -228,6 +228,7 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
     state->home[name] = device;
   }
   step->ctx.output_dtypes = ictx->output_dtypes;
+  step->ctx.device = device;
   step->ctx.num_threads = state->num_threads;
   step->ctx.workspace = ws;
   step->ctx.registry = state->registry;
@@ -256,7 +257,9 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
   const OperatorDef& def = op.info->op;
   if (!inputs_constant || !IsFoldable(def.type()) || op.device_type != "CPU") return absl::OkStatus();
   if (!step->copies_before.empty() || !step->copies_after.empty()) return absl::OkStatus();
-  if (LoomStatus* st = step->kernel->compute(step->state, &step->ctx)) {
+  LoomStatus* folded = step->kernel->compute(step->state, &step->ctx);
+  step->ctx.scratch.clear();
+  if (LoomStatus* st = folded) {
     absl::Status s = FromLoomStatus(st);
     return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
   }

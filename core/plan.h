@@ -16,6 +16,7 @@
 #include "core/plugin_api/handles.h"
 #include "core/checked_net.h"
 #include "core/limits.h"
+#include "core/memory_plan.h"
 #include "core/registry.h"
 #include "core/workspace.h"
 
@@ -37,6 +38,12 @@ struct PlanStep {
   void* state = nullptr;  // from kernel->create
   LoomKernelContext ctx;
   std::vector<std::optional<Shape>> inferred_shapes;  // per output
+  // From the memory planner (core/memory_plan.h), done after the kernel:
+  // blobs allocated at run time whose last reader this op is, released to
+  // the net's pool; placed blobs whose arena place is free after this op
+  // (only poisoned, when the net asks for it).
+  std::vector<Tensor*> release_after;
+  std::vector<Tensor*> dead_after;
 };
 
 class Plan {
@@ -51,12 +58,21 @@ class Plan {
   // the outputs of ops folded at plan time (FoldConstantOp), less anything an
   // op writes otherwise. Nets nested in this plan's ops inherit them.
   const std::set<std::string>& constants() const { return constants_; }
+  // Where the intermediates live (core/memory_plan.h).
+  MemoryPlan& memory() { return memory_; }
+  const MemoryPlan& memory() const { return memory_; }
+  // Fill memory with 0xFF bytes (NaN in every float type) when the planner
+  // lets it go (NetOptions::poison_released_memory).
+  bool poison_released_memory() const { return poison_; }
+  void set_poison_released_memory(bool on) { poison_ = on; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int,
                                                          const NetLimits*);
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
+  MemoryPlan memory_;
+  bool poison_ = false;
 };
 
 // Builds a plan for the current dtypes and shapes of `net.inputs` in `ws`.

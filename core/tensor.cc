@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/api/loom_sdk.h"
+#include "core/buffer_pool.h"
 
 namespace loom {
 
@@ -22,13 +23,23 @@ std::string ShapeToString(absl::Span<const int64_t> dims) {
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(Device* device, size_t bytes) {
+  if (BufferPool* pool = BufferPool::Current(); pool != nullptr && bytes > 0) return pool->Allocate(device, bytes);
+  return AllocateFromDevice(device, bytes);
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateFromDevice(Device* device, size_t bytes) {
   absl::StatusOr<void*> p = device->Allocate(bytes);
   if (!p.ok()) return p.status();
   return std::shared_ptr<Buffer>(new Buffer(device, *p, bytes));
 }
 
 Buffer::~Buffer() {
-  if (data_) device_->Free(data_);
+  if (data_ == nullptr) return;
+  if (pool_) {
+    pool_->Return(device_, data_, bytes_);
+  } else {
+    device_->Free(data_);
+  }
 }
 
 Tensor::Tensor() : device_(CpuDevice()) {}
@@ -80,8 +91,10 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims) {
   absl::Status s = CheckDims(dims, DataTypeSize(dtype));
   if (!s.ok()) return s;
   size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
-  bool keep = buffer_ && !alias_ && buffer_.use_count() == 1 && buffer_->size() >= bytes;
+  bool keep = planned_capacity_ > 0 ? bytes <= planned_capacity_
+                                     : buffer_ && !alias_ && buffer_.use_count() == 1 && buffer_->size() >= bytes;
   if (!keep) {
+    planned_capacity_ = 0;
     buffer_.reset();  // give the old memory back first: a full device may fit the new one then
     auto b = Buffer::Allocate(device_, bytes);
     if (!b.ok()) {
@@ -130,6 +143,7 @@ absl::StatusOr<Tensor> Tensor::Slice(int64_t begin, int64_t end) const {
   t.dims_[0] = end - begin;
   t.num_elements_ = NumElements(t.dims_);
   t.alias_ = true;
+  t.planned_capacity_ = 0;
   return t;
 }
 
@@ -142,7 +156,29 @@ absl::StatusOr<Tensor> Tensor::Reshaped(Shape dims) const {
   Tensor t = *this;
   t.dims_ = std::move(dims);
   t.alias_ = true;
+  t.planned_capacity_ = 0;
   return t;
+}
+
+Tensor Tensor::Planned(std::shared_ptr<Buffer> arena, size_t offset, size_t capacity, DataType dtype, Shape dims) {
+  Tensor t;
+  t.device_ = arena->device();
+  t.buffer_ = std::move(arena);
+  t.offset_ = offset;
+  t.planned_capacity_ = capacity;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.num_elements_ = NumElements(t.dims_);
+  return t;
+}
+
+void Tensor::Release() {
+  buffer_.reset();
+  dims_.assign(1, 0);
+  num_elements_ = 0;
+  offset_ = 0;
+  alias_ = false;
+  planned_capacity_ = 0;
 }
 
 absl::StatusOr<Tensor> Tensor::Clone() const {

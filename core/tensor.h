@@ -28,10 +28,17 @@ int64_t NumElements(absl::Span<const int64_t> dims);
 // "[2, 3, 4]"
 std::string ShapeToString(absl::Span<const int64_t> dims);
 
+class BufferPool;
+
 // Device memory owned by one or more Tensors.
 class Buffer {
  public:
+  // `bytes` on `device`: from the buffer pool active on this thread for the
+  // duration of a net's Run (core/buffer_pool.h, ScopedBufferPool), else
+  // straight from the device. RESOURCE_EXHAUSTED names device and bytes.
   static absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes);
+  // Straight from the device, never from a pool (a net's arena).
+  static absl::StatusOr<std::shared_ptr<Buffer>> AllocateFromDevice(Device* device, size_t bytes);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -40,10 +47,14 @@ class Buffer {
   Device* device() const { return device_; }
 
  private:
+  friend class BufferPool;
   Buffer(Device* d, void* p, size_t n) : device_(d), data_(p), bytes_(n) {}
   Device* device_;
   void* data_;
   size_t bytes_;
+  // Set when the memory came from a pool: it goes back there, not to the
+  // device, when the last owner lets go.
+  std::shared_ptr<BufferPool> pool_;
 };
 
 class Tensor {
@@ -85,6 +96,16 @@ class Tensor {
   absl::StatusOr<Tensor> Slice(int64_t begin, int64_t end) const;
   // An alias with the same bytes and another shape (same element count).
   absl::StatusOr<Tensor> Reshaped(Shape dims) const;
+  // A tensor placed by the memory planner (core/memory_plan.h): bytes
+  // [offset, offset + capacity) of `arena`, shaped `dtype` `dims`. Resize
+  // keeps the place while the new size fits `capacity`, and moves the tensor
+  // to memory of its own otherwise (an inference that guessed the shape
+  // wrong costs an allocation, never an overrun).
+  static Tensor Planned(std::shared_ptr<Buffer> arena, size_t offset, size_t capacity, DataType dtype, Shape dims);
+  bool is_planned() const { return planned_capacity_ > 0; }
+  // Drops the memory (back to its pool or device once no other tensor
+  // shares it); the tensor becomes empty, shape [0], keeping its device.
+  void Release();
   // A copy with its own buffer (on the CPU).
   absl::StatusOr<Tensor> Clone() const;
 
@@ -101,6 +122,7 @@ class Tensor {
   std::shared_ptr<Buffer> buffer_;
   size_t offset_ = 0;  // bytes into buffer_
   bool alias_ = false;
+  size_t planned_capacity_ = 0;  // > 0: placed in a planner's arena (Planned)
 };
 
 // Copies src's bytes into dst, which may be on another device; both must have

@@ -89,6 +89,15 @@ void ExpectAllocNetOutputs(Workspace& ws) {
   EXPECT_EQ(Values(ws.GetBlob("y")), (std::vector<float>{-1.f, 2.f, -3.f, 4.f}));
 }
 
+// Without the memory planner every op output is its own allocation, so each
+// failing allocation names its op; with it, intermediates come from one
+// arena (PlannedArenaAllocationFailure below).
+NetOptions PerOpMemory() {
+  NetOptions o;
+  o.plan_memory = false;
+  return o;
+}
+
 class AllocationFaultTest : public ::testing::TestWithParam<std::string> {
  protected:
   NetDef Def() const {
@@ -108,7 +117,7 @@ TEST_P(AllocationFaultTest, EveryFailingAllocationIsAStatusAndTheNextRunRecovers
   {
     Workspace ws;
     ws.SetBlob("x", Tensor::FromVector<float>({4}, kX));
-    auto net = Net::Create(Def(), &ws, FakeRegistry());
+    auto net = Net::Create(Def(), &ws, FakeRegistry(), PerOpMemory());
     ASSERT_TRUE(net.ok()) << net.status();
     const int64_t a0 = h.allocations();
     ASSERT_TRUE((*net)->Run().ok());
@@ -126,7 +135,7 @@ TEST_P(AllocationFaultTest, EveryFailingAllocationIsAStatusAndTheNextRunRecovers
     {
       Workspace ws;
       ws.SetBlob("x", Tensor::FromVector<float>({4}, kX));
-      auto net = Net::Create(Def(), &ws, FakeRegistry());
+      auto net = Net::Create(Def(), &ws, FakeRegistry(), PerOpMemory());
       ASSERT_TRUE(net.ok()) << net.status();
       h.fail_allocation(n, 0);
       absl::Status s = (*net)->Run();
@@ -171,7 +180,7 @@ TEST_P(AllocationFaultTest, AnAllocatorReturningNoMemoryIsResourceExhausted) {
   {
     Workspace ws;
     ws.SetBlob("x", Tensor::FromVector<float>({4}, kX));
-    auto net = Net::Create(Def(), &ws, FakeRegistry());
+    auto net = Net::Create(Def(), &ws, FakeRegistry(), PerOpMemory());
     ASSERT_TRUE(net.ok()) << net.status();
     h.fail_allocation(2, /*mode=*/1);
     absl::Status s = (*net)->Run();
@@ -193,7 +202,7 @@ TEST_P(AllocationFaultTest, AFailureWhenALargerInputNeedsNewMemoryRecovers) {
   {
     Workspace ws;
     ws.SetBlob("x", Tensor::FromVector<float>({4}, kX));
-    auto net = Net::Create(Def(), &ws, FakeRegistry());
+    auto net = Net::Create(Def(), &ws, FakeRegistry(), PerOpMemory());
     ASSERT_TRUE(net.ok()) << net.status();
     ASSERT_TRUE((*net)->Run().ok());
     // A larger input: a second plan, and the FAKE tensors need more memory.
@@ -223,6 +232,36 @@ TEST_P(AllocationFaultTest, AFailureWhenALargerInputNeedsNewMemoryRecovers) {
   EXPECT_EQ(h.live_blocks(), live_before);
 }
 
+// The planner's arena is allocated when the plan is bound, before the first
+// op: 64 bytes on FAKE for a and c (Neg declares its output in place, and a
+// dies at neg2, so c takes a's place). Its failure names the net and the
+// arena, and the next Run recovers with correct outputs and no leak.
+TEST(PlannedMemoryFaultTest, ArenaAllocationFailureIsAStatusAndTheNextRunRecovers) {
+  const Hooks& h = FakeHooks();
+  ASSERT_NE(h.fail_allocation, nullptr);
+  const int64_t live_before = h.live_blocks();
+  {
+    Workspace ws;
+    ws.SetBlob("x", Tensor::FromVector<float>({4}, kX));
+    auto net = Net::Create(Parse(kAllocNet), &ws, FakeRegistry());
+    ASSERT_TRUE(net.ok()) << net.status();
+    h.fail_allocation(1, 0);
+    absl::Status s = (*net)->Run();
+    h.fail_allocation(0, 0);
+    EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "net 'alloc': memory plan: arena of 64 bytes")) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "FAKE:0: cannot allocate 64 bytes")) << s;
+    ASSERT_TRUE((*net)->Run().ok());
+    ExpectAllocNetOutputs(ws);
+    EXPECT_EQ((*net)->arena_bytes(), 64u);
+    // Steady state: nothing more from the device.
+    const int64_t a0 = h.allocations();
+    ASSERT_TRUE((*net)->Run().ok());
+    EXPECT_EQ(h.allocations(), a0);
+  }
+  EXPECT_EQ(h.live_blocks(), live_before);
+}
+
 INSTANTIATE_TEST_SUITE_P(Executors, AllocationFaultTest, ::testing::Values("", "multi_stream"),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                            return p.param.empty() ? std::string("sequential") : p.param;
@@ -240,9 +279,10 @@ std::string FailNet(const std::string& fail_device, const std::string& type) {
   )pb";
 }
 
-// p -> Sigmoid -> q -> Neg@FAKE -> other_out: another net in the same workspace.
+// p -> Sigmoid -> q -> Neg@FAKE -> other_out: another net in the same
+// workspace (q is an output too: the memory planner keeps only outputs).
 constexpr char kOtherNet[] = R"pb(
-  name: "other" external_input: "p" external_output: "other_out"
+  name: "other" external_input: "p" external_output: "other_out" external_output: "q"
   op { name: "sig" type: "Sigmoid" input: "p" output: "q" }
   op { name: "oneg" type: "Neg" input: "q" output: "other_out" device_option { device_type: "FAKE" } }
 )pb";

@@ -73,7 +73,7 @@ TEST(MultiStreamTest, SameResultAsSequentialOnARandomChain) {
     auto n2 = Net::Create(seq, &w2, FakeRegistry());
     ASSERT_TRUE(n1.ok() && n2.ok());
     ASSERT_TRUE((*n1)->Run().ok());
-    ASSERT_TRUE((*n2)->Run().ok());
+    { auto st = (*n2)->Run(); ASSERT_TRUE(st.ok()) << st; }
     EXPECT_TRUE(testing::AllClose(*w1.GetBlob("e"), *w2.GetBlob("e"), 0, 0));
   }
 }

@@ -411,6 +411,18 @@ typedef struct LoomApi {
    * outputs sized with Ctx_Output are checked by the core. Check for it with
    * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Ctx_Limit) first. */
   int64_t (*Ctx_Limit)(const LoomKernelContext* ctx, int which);
+
+  /* ---- Since 2: scratch memory for one compute call ---------------------
+   * `bytes` (> 0) of memory on the op's device, aligned to 64 bytes, valid
+   * until this compute call returns; the core takes it back then. It comes
+   * from the net's buffer pool (the memory planner's: ops' scratch shares
+   * memory instead of each kernel keeping its own for the net's life, and a
+   * steady-state run allocates nothing). On a device with streams, work the
+   * kernel queues on Ctx_Stream may use it until it completes in stream
+   * order. NULL with *status set (RESOURCE_EXHAUSTED naming the op and the
+   * bytes) when it cannot be had. Check for it with
+   * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Ctx_Scratch) first. */
+  void* (*Ctx_Scratch)(LoomKernelContext* ctx, size_t bytes, LoomStatus** status);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

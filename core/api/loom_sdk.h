@@ -305,6 +305,18 @@ class KernelContext {
   int64_t Limit(LoomLimit which) const {
     return LOOM_SDK_API_HAS(Ctx_Limit) && Api().Ctx_Limit != nullptr ? Api().Ctx_Limit(ctx_, which) : 0;
   }
+  // `bytes` of scratch on the op's device until Compute returns (ABI 2's
+  // Ctx_Scratch, from the net's pool). Cores without it: an UNIMPLEMENTED
+  // status, and the kernel keeps memory of its own instead.
+  Status Scratch(size_t bytes, void** out) {
+    *out = nullptr;
+    if (!LOOM_SDK_API_HAS(Ctx_Scratch) || Api().Ctx_Scratch == nullptr) {
+      return Status(LOOM_UNIMPLEMENTED, "the core has no Ctx_Scratch (ABI 2)");
+    }
+    LoomStatus* st = nullptr;
+    *out = Api().Ctx_Scratch(ctx_, bytes, &st);
+    return Status(st);
+  }
   LoomKernelContext* handle() const { return ctx_; }
 
  private:

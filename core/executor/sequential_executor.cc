@@ -1,6 +1,8 @@
 #include "core/executor/sequential_executor.h"
 
 #include <chrono>
+#include <cstring>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -22,25 +24,57 @@ static absl::Status RunCopies(const std::vector<DeviceCopy>& copies, const PlanS
   return absl::OkStatus();
 }
 
-absl::Status RunPlanStep(PlanStep& step) {
+// 0xFF bytes: NaN in every float type, -1 in signed integers.
+static void Poison(Tensor* t) {
+  const size_t n = t->nbytes();
+  if (n == 0 || t->raw_data() == nullptr) return;
+  if (t->device()->is_host()) {
+    std::memset(t->raw_data(), 0xFF, n);
+    return;
+  }
+  std::vector<unsigned char> ff(n, 0xFF);
+  (void)t->device()->Copy(t->raw_data(), ff.data(), n, CopyKind::kHostToDevice, nullptr);
+}
+
+void ReleaseAfterStep(PlanStep& step, bool poison) {
+  if (poison) {
+    for (Tensor* t : step.dead_after) Poison(t);
+  }
+  for (Tensor* t : step.release_after) {
+    if (poison) Poison(t);
+    t->Release();
+  }
+}
+
+absl::Status RunPlanStep(PlanStep& step, bool poison) {
   if (!step.copies_before.empty()) {
     absl::Status s = RunCopies(step.copies_before, step);
     if (!s.ok()) return s;
   }
-  if (LoomStatus* st = step.kernel->compute(step.state, &step.ctx)) return Labeled(st, step);
-  if (!step.copies_after.empty()) return RunCopies(step.copies_after, step);
+  LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
+  if (!step.ctx.scratch.empty()) step.ctx.scratch.clear();
+  if (st != nullptr) return Labeled(st, step);
+  if (!step.copies_after.empty()) {
+    absl::Status s = RunCopies(step.copies_after, step);
+    if (!s.ok()) return s;
+  }
+  if (!step.release_after.empty() || (poison && !step.dead_after.empty())) ReleaseAfterStep(step, poison);
   return absl::OkStatus();
 }
 
 absl::Status RunSequential(Plan& plan, Profile* profile) {
   std::vector<PlanStep>& steps = plan.steps();
+  const bool poison = plan.poison_released_memory();
   if (profile == nullptr) {
     for (PlanStep& step : steps) {
       if (step.copies_before.empty() && step.copies_after.empty()) {  // the common case, kept tight
-        if (LoomStatus* st = step.kernel->compute(step.state, &step.ctx)) return Labeled(st, step);
+        LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
+        if (!step.ctx.scratch.empty()) step.ctx.scratch.clear();
+        if (st != nullptr) return Labeled(st, step);
+        if (!step.release_after.empty() || (poison && !step.dead_after.empty())) ReleaseAfterStep(step, poison);
         continue;
       }
-      absl::Status s = RunPlanStep(step);
+      absl::Status s = RunPlanStep(step, poison);
       if (!s.ok()) return s;
     }
     return absl::OkStatus();
@@ -48,7 +82,7 @@ absl::Status RunSequential(Plan& plan, Profile* profile) {
   for (size_t i = 0; i < steps.size(); ++i) {
     PlanStep& step = steps[i];
     auto start = std::chrono::steady_clock::now();
-    absl::Status s = RunPlanStep(step);
+    absl::Status s = RunPlanStep(step, poison);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) return s;
     OpProfile& p = profile->ops[i];

@@ -14,8 +14,15 @@ namespace loom {
 // per step).
 absl::Status RunSequential(Plan& plan, Profile* profile);
 
-// Runs one step (one op's kernel); errors are prefixed with the op's label.
-absl::Status RunPlanStep(PlanStep& step);
+// Runs one step (one op's kernel, its device copies, and the memory
+// planner's releases after it); errors are prefixed with the op's label.
+// `poison`: fill released memory with 0xFF bytes first
+// (Plan::poison_released_memory).
+absl::Status RunPlanStep(PlanStep& step, bool poison = false);
+
+// The memory planner's work after a step: poisons (when asked) the placed
+// blobs that died at it, and releases run-time allocated ones to the pool.
+void ReleaseAfterStep(PlanStep& step, bool poison);
 
 }  // namespace loom
 

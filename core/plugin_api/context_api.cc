@@ -71,6 +71,25 @@ int64_t Ctx_Limit(const LoomKernelContext* c, int which) {
   }
 }
 void* Ctx_Stream(const LoomKernelContext* c) { return c->stream; }
+void* Ctx_Scratch(LoomKernelContext* c, size_t bytes, LoomStatus** status) {
+  if (status != nullptr) *status = nullptr;
+  const std::string label = c != nullptr && c->label != nullptr ? *c->label : std::string("Ctx_Scratch");
+  if (c == nullptr || bytes == 0) {
+    if (status != nullptr) *status = Err(LOOM_INVALID_ARGUMENT, absl::StrCat(label, ": scratch of 0 bytes"));
+    return nullptr;
+  }
+  Device* device = c->device != nullptr ? c->device : CpuDevice();
+  absl::StatusOr<std::shared_ptr<Buffer>> b = Buffer::Allocate(device, bytes);
+  if (!b.ok()) {
+    if (status != nullptr) {
+      *status = Err(static_cast<LoomStatusCode>(b.status().code()),
+                    absl::StrCat(label, ": scratch of ", bytes, " bytes: ", b.status().message()));
+    }
+    return nullptr;
+  }
+  c->scratch.push_back(*std::move(b));
+  return c->scratch.back()->data();
+}
 
 const LoomKernelInfo* Infer_Info(const LoomInferenceContext* c) { return c->info; }
 size_t Infer_NumInputs(const LoomInferenceContext* c) { return c->input_dtypes.size(); }
@@ -130,6 +149,7 @@ void FillKernelContextApi(LoomApi* a) {
   a->Ctx_NumThreads = Ctx_NumThreads;
   a->Ctx_Stream = Ctx_Stream;
   a->Ctx_Limit = Ctx_Limit;
+  a->Ctx_Scratch = Ctx_Scratch;
   a->Infer_Info = Infer_Info;
   a->Infer_NumInputs = Infer_NumInputs;
   a->Infer_NumOutputs = Infer_NumOutputs;

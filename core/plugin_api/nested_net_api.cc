@@ -131,6 +131,7 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
   opts.max_nesting_depth = parent.max_nesting_depth;
   opts.max_loop_iterations = parent.max_loop_iterations;
   opts.nesting_depth = depth;
+  opts.poison_released_memory = c->poison_released_memory;
   // What is constant in this net stays constant in the nested one: a body's
   // Conv prepacks weights it reads from the enclosing graph's initializers.
   if (c->net_constants != nullptr) opts.outer_constants = *c->net_constants;
@@ -153,7 +154,8 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
   if (count == 0) return nullptr;
   std::vector<Plan*> plans;
   for (size_t t = 0; t < count; ++t) {
-    absl::StatusOr<Plan*> p = nets[t]->net->Prepare();
+    // Threaded or multi-stream timesteps run ops of one net concurrently.
+    absl::StatusOr<Plan*> p = nets[t]->net->Prepare(/*concurrent_steps=*/exec->num_threads > 0);
     if (!p.ok()) return ToLoomStatus(absl::Status(p.status().code(), absl::StrCat("timestep ", t, ": ", p.status().message())));
     plans.push_back(*p);
   }

@@ -62,7 +62,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (!ready_) return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
-    return Execute(x, w, b, y.raw_data(), ctx.num_threads());
+    return Execute(ctx, x, w, b, y.raw_data(), ctx.num_threads());
   }
 
   // Checks the operand shapes, sizes Y and (for a non-empty convolution)

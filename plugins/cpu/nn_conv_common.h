@@ -81,8 +81,11 @@ class ConvLikeKernel {
     b_mem_ = UnboundMemory(b_md);
     x_reorder_ = pd.src_desc() != x_md;
     y_reorder_ = pd.dst_desc() != y_md;
-    x_blk_ = x_reorder_ ? memory(pd.src_desc(), DnnlEngine()) : memory();
-    y_blk_ = y_reorder_ ? memory(pd.dst_desc(), DnnlEngine()) : memory();
+    // X and Y in oneDNN's layouts live in per-run scratch (Ctx_Scratch, the
+    // net's pool), not in the kernel: every conv keeping two activations
+    // for the net's life was most of a CNN's memory.
+    x_blk_ = x_reorder_ ? UnboundMemory(pd.src_desc()) : memory();
+    y_blk_ = y_reorder_ ? UnboundMemory(pd.dst_desc()) : memory();
     w_blk_ = memory(pd.weights_desc(), DnnlEngine());
     if (x_reorder_) x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), pd.src_desc()));
     if (y_reorder_) y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), pd.dst_desc(), DnnlEngine(), y_md));
@@ -97,8 +100,10 @@ class ConvLikeKernel {
 
   // Runs the primitive from X's buffer into `dst` (Y or a scratch buffer of
   // the configured computed shape), packing W first unless it is packed.
-  Status Execute(const Tensor& x, const Tensor& w, const Tensor& b, void* dst, int threads) {
+  Status Execute(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& b, void* dst, int threads) {
     if (!w_packed_) LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+    if (x_reorder_) LOOM_SDK_RETURN_IF_ERROR(BindScratch(ctx, &x_blk_));
+    if (y_reorder_) LOOM_SDK_RETURN_IF_ERROR(BindScratch(ctx, &y_blk_));
     if (!w_constant_) w_packed_ = false;  // W may change before the next run
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(dst);
@@ -112,6 +117,14 @@ class ConvLikeKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, args, threads));
     if (y_reorder_) LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
+    return Status::Ok();
+  }
+
+  // Points `m` at scratch of its size for this compute call.
+  static Status BindScratch(KernelContext& ctx, memory* m) {
+    void* p = nullptr;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Scratch(m->get_desc().get_size(), &p));
+    m->set_data_handle(p);
     return Status::Ok();
   }
 

@@ -30,7 +30,7 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (!ready_) return FillBias(b, y);  // no input channels, or padding trims every computed output
-    LOOM_SDK_RETURN_IF_ERROR(Execute(x, w, b, direct_ ? y.raw_data() : scratch_.data(), ctx.num_threads()));
+    LOOM_SDK_RETURN_IF_ERROR(Execute(ctx, x, w, b, direct_ ? y.raw_data() : scratch_.data(), ctx.num_threads()));
     if (!direct_) CopyShifted(b, ts_, pb_, pl_, y);
     return Status::Ok();
   }

@@ -19,7 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <set>
+#include <map>
 #include <string>
 
 #include "core/api/loom_sdk.h"
@@ -27,13 +27,20 @@
 namespace {
 
 std::mutex mu;
-std::set<const void*>& Blocks() {
-  static std::set<const void*>* s = new std::set<const void*>;
+// Live blocks: start -> bytes.
+std::map<const char*, size_t>& Blocks() {
+  static std::map<const char*, size_t>* s = new std::map<const char*, size_t>;
   return *s;
 }
+// Inside a live block (the memory planner places tensors at offsets into
+// one arena allocation).
 bool Owned(const void* p) {
+  const char* c = static_cast<const char*>(p);
   std::lock_guard<std::mutex> lock(mu);
-  return Blocks().count(p) > 0;
+  auto it = Blocks().upper_bound(c);
+  if (it == Blocks().begin()) return false;
+  --it;
+  return c < it->first + it->second;
 }
 
 std::atomic<int64_t> fail_countdown{0};  // > 0: allocations until one fails
@@ -56,13 +63,13 @@ LoomStatus* Allocate(void*, int, size_t bytes, void** ptr) {
   *ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (*ptr == nullptr) return loom::sdk::Status(LOOM_RESOURCE_EXHAUSTED, "FAKE allocator: out of memory").release();
   std::lock_guard<std::mutex> lock(mu);
-  Blocks().insert(*ptr);
+  Blocks()[static_cast<const char*>(*ptr)] = bytes;
   return nullptr;
 }
 void Deallocate(void*, int, void* ptr) {
   {
     std::lock_guard<std::mutex> lock(mu);
-    Blocks().erase(ptr);
+    Blocks().erase(static_cast<const char*>(ptr));
   }
   std::free(ptr);
 }

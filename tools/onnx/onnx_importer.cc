@@ -11,6 +11,7 @@
 #include "core/limits.h"
 #include "core/tensor.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
 #include "tools/onnx/fold_batchnorm.h"
 #include "tools/onnx/fuse_conv_activation.h"
@@ -21,7 +22,8 @@ namespace loom {
 namespace onnx_import {
 namespace {
 
-absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in) {
+// `copy_raw` false: raw_data is left out (the caller moves it in).
+absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in, bool copy_raw = true) {
   if (in.data_location() == onnx::TensorProto::EXTERNAL) {
     return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data is not supported"));
   }
@@ -65,7 +67,7 @@ absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in) {
   out.set_data_type(in.data_type());
   for (int64_t d : in.dims()) out.add_dims(d);
   if (in.has_raw_data()) {
-    out.set_raw_data(in.raw_data());
+    if (copy_raw) out.set_raw_data(in.raw_data());
     return out;
   }
   switch (in.data_type()) {
@@ -122,7 +124,10 @@ bool Droppable(const onnx::NodeProto& node, const onnx::AttributeProto& a) {
   return false;
 }
 
-absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph);
+// `take_data` (the same graph, mutable; may be null): move initializers'
+// raw bytes out of it instead of copying them.
+absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph,
+                                    onnx::GraphProto* take_data = nullptr);
 
 absl::Status ConvertAttribute(const onnx::AttributeProto& a, int64_t opset, Argument* out) {
   out->set_name(a.name());
@@ -205,14 +210,20 @@ std::vector<std::string> OuterScopeNames(const onnx::GraphProto& g, const NetDef
   return outer;
 }
 
-absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph) {
+absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph,
+                                    onnx::GraphProto* take_data) {
   NetDef net;
   net.set_name(g.name());
   std::set<std::string> inits;
-  for (const auto& t : g.initializer()) {
-    auto c = ConvertTensor(t);
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    const onnx::TensorProto& t = g.initializer(i);
+    const bool take = take_data != nullptr && t.has_raw_data();
+    auto c = ConvertTensor(t, /*copy_raw=*/!take);
     if (!c.ok()) return c.status();
-    *net.add_initializer() = *c;
+    // With `take_data`, raw bytes move from the model instead of being
+    // copied (its initializers keep name, type and dims).
+    if (take) c->set_raw_data(std::move(*take_data->mutable_initializer(i)->mutable_raw_data()));
+    *net.add_initializer() = std::move(*c);
     inits.insert(t.name());
   }
   if (g.sparse_initializer_size() > 0) return absl::InvalidArgumentError("sparse initializers are not supported");
@@ -403,6 +414,9 @@ void CollectOps(const NetDef& net, std::set<std::string>* ops, std::map<std::str
 
 }  // namespace
 
+// The import proper, from a parsed model (initializer bytes move out of it).
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model);
+
 absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   onnx::ModelProto model;
   {
@@ -420,6 +434,10 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
       return absl::InvalidArgumentError("not an ONNX ModelProto");
     }
   }
+  return ImportParsed(model);
+}
+
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
   int64_t opset = 0;
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
@@ -431,7 +449,7 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   if (NeedsShapeInference(model, opset)) {
     (void)InferShapesIsolated(&model, absl::Seconds(30));
   }
-  auto net = ConvertGraph(model.graph(), opset, /*subgraph=*/false);
+  auto net = ConvertGraph(model.graph(), opset, /*subgraph=*/false, model.mutable_graph());
   if (!net.ok()) return net.status();
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
@@ -452,11 +470,20 @@ absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
 }
 
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto net = ImportOnnxModel(ss.str());
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  // Parsed from the stream: the file's bytes are never all in memory next
+  // to the parsed model (weights once; see ImportOnnxModel for the limit).
+  onnx::ModelProto model;
+  {
+    google::protobuf::io::IstreamInputStream stream(&file);
+    google::protobuf::io::CodedInputStream in(&stream);
+    in.SetRecursionLimit(1000);
+    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
+    }
+  }
+  auto net = ImportParsed(model);
   if (!net.ok()) return absl::Status(net.status().code(), absl::StrCat(path, ": ", net.status().message()));
   return net;
 }

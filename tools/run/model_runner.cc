@@ -145,9 +145,13 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
   net_options.max_tensor_bytes = options.max_tensor_bytes;
   net_options.max_nesting_depth = options.max_nesting_depth;
   net_options.max_loop_iterations = options.max_loop_iterations;
-  auto net = Net::Create(*net_def, r.workspace.get(), r.registry.get(), net_options);
+  net_options.plan_memory = options.plan_memory;
+  net_options.poison_released_memory = options.poison_released_memory;
+  // Moved: the NetDef's weights are freed as they go into the workspace.
+  auto net = Net::Create(std::move(*net_def), r.workspace.get(), r.registry.get(), net_options);
   if (!net.ok()) return Failure(net.status());
   r.net = *std::move(net);
+  net_def = r.net->def();  // ops and metadata (initializers without data)
   r.warmup = options.warmup;
   for (int i = 0; i < options.warmup; ++i) {
     absl::Status s = r.net->Run();

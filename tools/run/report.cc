@@ -1,9 +1,12 @@
 #include "tools/run/report.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +57,40 @@ void PrintTimes(const RunResult& result, std::ostream& out) {
                          static_cast<int>(ms.size()), result.warmup, mean, pct(0.5), pct(0.9));
 }
 
+std::string Mib(size_t bytes) { return absl::StrFormat("%.1f MiB", bytes / 1048576.0); }
+
+// Weights: the bytes of the blobs the net reads that are not external
+// inputs (initializers and what else the workspace held). Peak RSS from
+// getrusage (the whole process so far: model loading included).
+void PrintMemory(const RunResult& result, std::ostream& out) {
+  const Net& net = *result.net;
+  std::set<std::string> external(net.def().external_input().begin(), net.def().external_input().end());
+  size_t weights = 0;
+  for (const std::string& name : net.inputs()) {
+    if (external.count(name)) continue;
+    if (const Tensor* t = result.workspace->GetBlob(name)) weights += t->nbytes();
+  }
+  out << "memory: weights " << Mib(weights) << " (" << weights << " bytes)\n";
+  const Plan* plan = net.last_plan();
+  if (plan != nullptr && plan->memory().enabled) {
+    const MemoryPlan& m = plan->memory();
+    size_t arena = 0;
+    for (const auto& [device, bytes] : m.arena_bytes) arena += bytes;
+    out << absl::StrFormat(
+        "memory: planned arena %s for %d intermediates (%d in place), %s without reuse (%.2fx); net arena %s\n",
+        Mib(arena), static_cast<int>(m.blobs.size()), static_cast<int>(m.in_place), Mib(m.no_reuse_bytes),
+        m.no_reuse_bytes ? static_cast<double>(arena) / m.no_reuse_bytes : 0.0, Mib(net.arena_bytes()));
+    out << absl::StrFormat("memory: %d outputs sized at run time from the pool: high water %s, %d device allocations\n",
+                           static_cast<int>(m.dynamic_blobs), Mib(net.pool().high_water_bytes()),
+                           static_cast<int>(net.pool().device_allocations()));
+  } else {
+    out << "memory: not planned (--plan_memory=false, a multi_stream net, or a net with no external output)\n";
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  out << "memory: peak RSS " << Mib(static_cast<size_t>(ru.ru_maxrss) * 1024) << "\n";
+}
+
 }  // namespace
 
 absl::Status WriteReport(const RunResult& result, const RunOptions& options, std::ostream& out) {
@@ -66,6 +103,7 @@ absl::Status WriteReport(const RunResult& result, const RunOptions& options, std
     }
   }
   PrintTimes(result, out);
+  if (options.memory) PrintMemory(result, out);
   if (options.profile) out << "\n" << result.profile.ToString();
   return absl::OkStatus();
 }

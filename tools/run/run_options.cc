@@ -35,6 +35,13 @@ ABSL_FLAG(int, max_nesting_depth, loom::kDefaultMaxNestingDepth,
           "Nets nested in nets (If/Loop/Scan bodies, step nets) allowed (<= 0: no limit).");
 ABSL_FLAG(int64_t, max_loop_iterations, loom::kDefaultMaxLoopIterations,
           "Iterations one Loop op may run per run (<= 0: no limit).");
+ABSL_FLAG(bool, plan_memory, true,
+          "Memory planner: intermediates share one arena by liveness, run-time sizes come from a pool (false: every "
+          "blob keeps its own memory).");
+ABSL_FLAG(bool, memory, false,
+          "Print memory figures: weights, planned arena, the same without reuse, dynamic pool high water, peak RSS.");
+ABSL_FLAG(bool, poison_released_memory, false,
+          "Debug: fill memory the planner lets go with 0xFF bytes (NaN), so a read after reuse shows.");
 
 namespace loom {
 namespace tools {
@@ -147,6 +154,9 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.max_tensor_bytes = absl::GetFlag(FLAGS_max_tensor_bytes);
   o.max_nesting_depth = absl::GetFlag(FLAGS_max_nesting_depth);
   o.max_loop_iterations = absl::GetFlag(FLAGS_max_loop_iterations);
+  o.plan_memory = absl::GetFlag(FLAGS_plan_memory);
+  o.memory = absl::GetFlag(FLAGS_memory);
+  o.poison_released_memory = absl::GetFlag(FLAGS_poison_released_memory);
   if (!o.device.empty()) {
     auto d = ParseDevice(o.device);
     if (!d.ok()) return d.status();

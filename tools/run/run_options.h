@@ -48,6 +48,11 @@ struct RunOptions {
   int64_t max_tensor_bytes = kDefaultMaxTensorBytes;
   int max_nesting_depth = kDefaultMaxNestingDepth;
   int64_t max_loop_iterations = kDefaultMaxLoopIterations;
+  // Memory planning (NetOptions::plan_memory, poison_released_memory) and
+  // the --memory report.
+  bool plan_memory = true;
+  bool memory = false;
+  bool poison_released_memory = false;
 };
 
 // Reads loom_run's command line (argv[0] is the program). Flags go through

@@ -1,0 +1,115 @@
+#include "core/buffer_pool.h"
+
+#include "core/tensor.h"
+
+namespace loom {
+namespace {
+thread_local BufferPool* current_pool = nullptr;
+}  // namespace
+
+std::shared_ptr<BufferPool> BufferPool::Create() { return std::shared_ptr<BufferPool>(new BufferPool()); }
+
+BufferPool::~BufferPool() {
+  // Buffers hold the pool alive, so none is out now: free the lists.
+  for (auto& [key, list] : free_) {
+    for (void* p : list) key.first->Free(p);
+  }
+}
+
+size_t BufferPool::BucketSize(size_t bytes) {
+  constexpr size_t kSmall = 4096;
+  if (bytes <= kSmall) return (bytes + 63) / 64 * 64;
+  // 1/8 steps between powers of two: keep the top four bits.
+  size_t top = 63 - static_cast<size_t>(__builtin_clzll(bytes));  // 2^top <= bytes
+  size_t step = size_t{1} << (top - 3);
+  if (bytes > SIZE_MAX - step) return bytes;  // a size no device gives anyway
+  return (bytes + step - 1) / step * step;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, size_t bytes) {
+  const size_t size = BucketSize(bytes);
+  size_t taken = size;  // the bytes of the buffer handed out
+  void* data = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    // The smallest free buffer of at least `size` and at most twice it.
+    for (auto it = free_.lower_bound({device, size}); it != free_.end() && it->first.first == device &&
+                                                      it->first.second <= 2 * size;
+         ++it) {
+      if (it->second.empty()) continue;
+      data = it->second.back();
+      it->second.pop_back();
+      free_bytes_ -= it->first.second;
+      taken = it->first.second;
+      break;
+    }
+  }
+  if (data == nullptr) {
+    absl::StatusOr<void*> p = device->Allocate(size);
+    if (!p.ok()) {
+      // Memory waiting in the free lists may be what the device lacks.
+      std::vector<std::pair<Device*, void*>> release;
+      {
+        absl::MutexLock lock(&mu_);
+        for (auto& [key, list] : free_) {
+          for (void* q : list) release.push_back({key.first, q});
+          list.clear();
+        }
+        free_bytes_ = 0;
+      }
+      if (release.empty()) return p.status();
+      for (auto& [d, q] : release) d->Free(q);
+      p = device->Allocate(size);
+      if (!p.ok()) return p.status();
+    }
+    data = *p;
+    absl::MutexLock lock(&mu_);
+    ++device_allocations_;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    in_use_ += taken;
+    if (in_use_ > high_water_) high_water_ = in_use_;
+  }
+  std::shared_ptr<Buffer> b(new Buffer(device, data, taken));
+  b->pool_ = shared_from_this();
+  return b;
+}
+
+void BufferPool::Return(Device* device, void* data, size_t bytes) {
+  bool keep = false;
+  {
+    absl::MutexLock lock(&mu_);
+    in_use_ -= bytes;
+    if (free_bytes_ + bytes <= 2 * high_water_) {
+      free_[{device, bytes}].push_back(data);
+      free_bytes_ += bytes;
+      keep = true;
+    }
+  }
+  if (!keep) device->Free(data);
+}
+
+size_t BufferPool::in_use_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return in_use_;
+}
+size_t BufferPool::high_water_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return high_water_;
+}
+size_t BufferPool::free_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return free_bytes_;
+}
+int64_t BufferPool::device_allocations() const {
+  absl::MutexLock lock(&mu_);
+  return device_allocations_;
+}
+
+BufferPool* BufferPool::Current() { return current_pool; }
+
+ScopedBufferPool::ScopedBufferPool(BufferPool* pool) : previous_(current_pool) { current_pool = pool; }
+ScopedBufferPool::~ScopedBufferPool() { current_pool = previous_; }
+
+}  // namespace loom

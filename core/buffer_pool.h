@@ -1,0 +1,90 @@
+// BufferPool: device memory kept for reuse between a net's runs.
+//
+// Outputs whose size the planner cannot know before the run (a shape that
+// depends on input values: NonZero, a Reshape to a computed shape) are
+// allocated while the net runs and released after their last reader
+// (core/memory_plan.h). Through a pool, the memory goes back to a free list
+// instead of the device, and the next allocation of a size in the same
+// bucket takes it: after the first run, a net with a fixed signature stops
+// calling the device's allocator (ONNX Runtime's BFC arena and MXNet's
+// pooled storage manager do the same job).
+//
+// Buckets: sizes are rounded up to a multiple of 64 bytes below 4 KiB, and
+// to 1/8 steps between powers of two above (at most 12.5% slack); a request
+// takes the smallest free buffer of its bucket size up to twice that. The
+// free lists hold at most twice as many bytes as the pool ever had in use at
+// once (its high water); memory beyond that goes back to the device.
+// Thread-safe: buffers may be released on any thread.
+#ifndef LOOM_CORE_BUFFER_POOL_H_
+#define LOOM_CORE_BUFFER_POOL_H_
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "core/device.h"
+
+namespace loom {
+
+class Buffer;
+
+class BufferPool : public std::enable_shared_from_this<BufferPool> {
+ public:
+  static std::shared_ptr<BufferPool> Create();
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  // At least `bytes` (> 0) on `device`, from the free list of its bucket or
+  // from the device (RESOURCE_EXHAUSTED as Device::Allocate).
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes);
+
+  // Bytes handed out now, the most ever handed out at once, bytes waiting
+  // in the free lists, and device allocations made (all devices).
+  size_t in_use_bytes() const;
+  size_t high_water_bytes() const;
+  size_t free_bytes() const;
+  int64_t device_allocations() const;
+
+  // The pool Buffer::Allocate uses on this thread (nullptr: none).
+  static BufferPool* Current();
+
+  // The bucket size for a request of `bytes`.
+  static size_t BucketSize(size_t bytes);
+
+ private:
+  friend class Buffer;
+  BufferPool() = default;
+  // From ~Buffer: memory of a pooled buffer coming back.
+  void Return(Device* device, void* data, size_t bytes);
+
+  mutable absl::Mutex mu_;
+  std::map<std::pair<Device*, size_t>, std::vector<void*>> free_ ABSL_GUARDED_BY(mu_);
+  size_t in_use_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t high_water_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t free_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t device_allocations_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Makes `pool` the current pool of this thread for its scope (restoring
+// the previous one after): a net's Run, so that kernels' outputs come from
+// it without knowing.
+class ScopedBufferPool {
+ public:
+  explicit ScopedBufferPool(BufferPool* pool);
+  ~ScopedBufferPool();
+  ScopedBufferPool(const ScopedBufferPool&) = delete;
+  ScopedBufferPool& operator=(const ScopedBufferPool&) = delete;
+
+ private:
+  BufferPool* previous_;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_BUFFER_POOL_H_

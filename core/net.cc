@@ -1,6 +1,7 @@
 #include "core/net.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -87,6 +88,47 @@ size_t Net::arena_bytes() const {
   return n;
 }
 
+absl::Status Net::PlanBuckets(const std::vector<std::vector<std::pair<std::string, Shape>>>& buckets) {
+  std::vector<size_t> order(buckets.size());
+  std::vector<int64_t> size(buckets.size(), 0);
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    order[i] = i;
+    for (const auto& [name, shape] : buckets[i]) size[i] += NumElements(shape);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+  // Inputs as they are, put back at the end.
+  std::map<std::string, Tensor> saved;
+  for (const auto& bucket : buckets) {
+    for (const auto& [name, shape] : bucket) {
+      const Tensor* t = ws_->GetBlob(name);
+      if (t == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("net '", checked_->def.name(), "': PlanBuckets: input '", name,
+                                                       "' is not set in the workspace (its dtype is needed)"));
+      }
+      saved.emplace(name, *t);
+    }
+  }
+  absl::Status result;
+  for (size_t i : order) {
+    for (const auto& [name, shape] : buckets[i]) {
+      absl::StatusOr<Tensor> t = Tensor::Create(saved[name].dtype(), shape, saved[name].device());
+      if (!t.ok()) {
+        result = absl::Status(t.status().code(), absl::StrCat("bucket ", i, ": input '", name, "': ", t.status().message()));
+        break;
+      }
+      ws_->SetBlob(name, *std::move(t));
+    }
+    if (!result.ok()) break;
+    absl::StatusOr<Plan*> plan = Prepare();
+    if (!plan.ok()) {
+      result = absl::Status(plan.status().code(), absl::StrCat("bucket ", i, ": ", plan.status().message()));
+      break;
+    }
+  }
+  for (auto& [name, t] : saved) ws_->SetBlob(name, std::move(t));
+  return result;
+}
+
 absl::Status Net::BindMemory(Plan* plan) {
   const MemoryPlan& m = plan->memory();
   if (!m.enabled || m.blobs.empty()) return absl::OkStatus();
@@ -113,6 +155,7 @@ absl::Status Net::BindMemory(Plan* plan) {
                                                           bytes, " bytes: ", a.status().message()));
     }
     arena = *std::move(a);
+    ++arena_allocations_;
   }
   // Place each blob, unless it is still where the plan put it (another net
   // on this workspace, or the caller, may have moved it).

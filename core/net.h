@@ -116,9 +116,23 @@ class Net {
   // planned net stops being planned.
   absl::StatusOr<Plan*> Prepare(bool concurrent_steps = false);
 
-  // Memory: the arenas' bytes (all devices) and the pool of run-time
-  // allocations (core/buffer_pool.h).
+  // Buckets (MXNet's BucketingModule): builds the plans for these input
+  // signatures up front, largest first (by the sum of the inputs' element
+  // counts), so the arena is allocated once, at the largest size, and every
+  // bucket's plan draws from it. Each bucket names inputs and their shapes;
+  // an input keeps the dtype it has in the workspace (it must be set), and
+  // inputs a bucket does not name keep their current value. The workspace's
+  // inputs are restored afterwards. Errors: an input not set
+  // (INVALID_ARGUMENT naming it), or planning a bucket failing (its error,
+  // prefixed "bucket <i>"). Without it, the arena grows to the largest
+  // signature seen.
+  absl::Status PlanBuckets(const std::vector<std::vector<std::pair<std::string, Shape>>>& buckets);
+
+  // Memory: the arenas' bytes (all devices), how many times an arena was
+  // allocated (a plan larger than the arena grows it), and the pool of
+  // run-time allocations (core/buffer_pool.h).
   size_t arena_bytes() const;
+  int64_t arena_allocations() const { return arena_allocations_; }
   const BufferPool& pool() const { return *pool_; }
   const NetOptions& options() const { return options_; }
 
@@ -153,6 +167,7 @@ class Net {
   absl::Status BindMemory(Plan* plan);
   void UnplanMemory(Plan* plan);
   std::map<Device*, std::shared_ptr<Buffer>> arenas_;
+  int64_t arena_allocations_ = 0;
   std::shared_ptr<BufferPool> pool_;
 };
 

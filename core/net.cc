@@ -223,7 +223,13 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   (*plan)->set_poison_released_memory(options_.poison_released_memory);
   for (PlanStep& step : (*plan)->steps()) step.ctx.poison_released_memory = options_.poison_released_memory;
   for (size_t i = 0; i < (*plan)->steps().size(); ++i) {
-    profile_.ops[i].kernel = (*plan)->steps()[i].kernel->Describe();
+    const PlanStep& step = (*plan)->steps()[i];
+    profile_.ops[i].kernel = step.kernel->Describe();
+    int64_t bytes = 0;
+    for (size_t k = 0; k < step.inferred_shapes.size() && k < step.ctx.output_dtypes.size(); ++k) {
+      if (step.inferred_shapes[k]) bytes += NumElements(*step.inferred_shapes[k]) * DataTypeSize(step.ctx.output_dtypes[k]);
+    }
+    profile_.ops[i].output_bytes = bytes;
   }
   return (plans_[signature_] = *std::move(plan)).get();
 }

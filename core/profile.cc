@@ -9,10 +9,10 @@ namespace loom {
 std::string Profile::ToString() const {
   std::string out;
   double runs_d = runs > 0 ? static_cast<double>(runs) : 1.0;
-  absl::StrAppendFormat(&out, "%-48s %12s %8s  %s\n", "op", "ms/run", "share", "kernel");
+  absl::StrAppendFormat(&out, "%-48s %12s %8s %12s  %s\n", "op", "ms/run", "share", "out KiB", "kernel");
   for (const OpProfile& p : ops) {
-    absl::StrAppendFormat(&out, "%-48s %12.4f %7.1f%%  %s\n", p.label, p.total_ms / runs_d,
-                          total_ms > 0 ? 100.0 * p.total_ms / total_ms : 0.0, p.kernel);
+    absl::StrAppendFormat(&out, "%-48s %12.4f %7.1f%% %12.1f  %s\n", p.label, p.total_ms / runs_d,
+                          total_ms > 0 ? 100.0 * p.total_ms / total_ms : 0.0, p.output_bytes / 1024.0, p.kernel);
   }
   std::vector<std::pair<std::string, TypeProfile>> types(by_type.begin(), by_type.end());
   std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.second.total_ms > b.second.total_ms; });

@@ -15,6 +15,9 @@ struct OpProfile {
   std::string kernel;   // "CPU/DNNL from plugin 'cpu'"
   double total_ms = 0;  // summed over runs
   int64_t runs = 0;
+  // Bytes of the op's outputs whose shapes the plan knew (the memory
+  // planner's view of the op), for the last plan built.
+  int64_t output_bytes = 0;
 };
 
 struct TypeProfile {

@@ -14,8 +14,9 @@ PACKAGES=(
   libonnx-dev libonnx-testdata
   binutils
   # Real input for tests/real_models_test.sh and tools/real_models/ocr_demo:
-  # text rendered by ImageMagick (DejaVu fonts), speech from espeak-ng.
-  imagemagick fonts-dejavu-core espeak-ng
+  # text rendered by ImageMagick (DejaVu fonts), speech from espeak-ng;
+  # GNU time measures peak RSS in tools/bench/bench.sh.
+  imagemagick fonts-dejavu-core espeak-ng time
 )
 
 missing=()

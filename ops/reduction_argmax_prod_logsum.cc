@@ -55,8 +55,8 @@ sdk::Status RegisterReductionArgMaxProdLogSumSchemas(sdk::Registrar& reg) {
                          {"ReduceLogSum", 18, "natural log of the sum", "-inf"},
                          {"ReduceLogSumExp", 18, "log of the sum of exponentials (max-shifted)", "-inf"},
                          {"ReduceSumSquare", 18, "sum of squares", "0"}},
-                        " Integer inputs compute in 64-bit integers (Prod, L1, SumSquare) or double (the others) and "
-                        "cast back.");
+                        " Integer inputs compute in 64-bit integers (Prod, L1, SumSquare; cast back wrapping) or "
+                        "double (the others; cast back truncated and clamped to the dtype's range, NaN to 0).");
 }
 
 }  // namespace ops

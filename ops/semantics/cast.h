@@ -49,6 +49,28 @@ To FloatToInt(double x) {
   return static_cast<To>(i);  // modulo 2^bits (GCC; C++20 defines it)
 }
 
+// A float value to the integer type To, saturating: NaN gives 0, values
+// beyond To's range its min or max, the others truncate toward zero. For
+// the kernels that compute an integer result in floating point (Clip's
+// float bounds, Shrink, Pow with a float exponent, the integer log
+// reductions): no undefined conversion, and the nearest value To holds.
+// Cast itself keeps FloatToInt's numpy rules.
+template <typename To>
+To SaturateCast(double x) {
+  static_assert(std::is_integral_v<To>, "SaturateCast converts to integer types");
+  if (std::isnan(x)) return To(0);
+  if constexpr (std::is_same_v<To, bool>) {
+    return x != 0.0;
+  } else {
+    // min is 0 or -2^digits and max + 1 is 2^digits: both exact in double.
+    const double lo = static_cast<double>(std::numeric_limits<To>::min());
+    const double hi = std::ldexp(1.0, std::numeric_limits<To>::digits);
+    if (x <= lo) return std::numeric_limits<To>::min();
+    if (x >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(x);  // in (lo, hi): truncates to a value To holds
+  }
+}
+
 // One element of storage type From converted to storage type To by ONNX
 // Cast's rules (the file comment).
 template <typename To, typename From>

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/semantics/cast.h"
 #include "ops/semantics/data_movement.h"
 #include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/cpu_common.h"
@@ -170,9 +171,9 @@ inline C ApplyUnary(C x, const UnaryParams& p) {
     const double v = static_cast<double>(x);
     const double r = v < -p.lambd ? v + p.bias : (v > p.lambd ? v - p.bias : 0.0);
     if constexpr (std::is_integral_v<C>) {
-      // Truncate through int64 then wrap: a negative double cast straight to
-      // an unsigned type is undefined.
-      return static_cast<C>(static_cast<int64_t>(r));
+      // Truncated and clamped to C's range (a huge bias, a negative result
+      // for an unsigned type): a plain cast would be undefined.
+      return semantics::SaturateCast<C>(r);
     } else {
       return static_cast<C>(r);
     }

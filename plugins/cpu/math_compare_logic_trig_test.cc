@@ -290,6 +290,15 @@ TEST(UnaryTest, KnownValues) {
   EXPECT_TRUE(AllClose(run("Shrink", Tensor::FromVector<uint8_t>({4}, {0, 1, 2, 5}),
                            "arg { name: \"bias\" f: 1 } arg { name: \"lambd\" f: 1.5 }"),
                        Tensor::FromVector<uint8_t>({4}, {0, 0, 1, 4}), 0, 0));
+  // Integer results out of the dtype's range clamp to it: 5 - 1e30 and
+  // -5 + 1e30 on int32; 1 - 2 on uint8 gives 0.
+  EXPECT_TRUE(AllClose(run("Shrink", Tensor::FromVector<int32_t>({3}, {5, -5, 0}),
+                           "arg { name: \"bias\" f: 1e30 } arg { name: \"lambd\" f: 0.5 }"),
+                       Tensor::FromVector<int32_t>({3}, {std::numeric_limits<int32_t>::min(),
+                                                         std::numeric_limits<int32_t>::max(), 0}), 0, 0));
+  EXPECT_TRUE(AllClose(run("Shrink", Tensor::FromVector<uint8_t>({2}, {1, 0}),
+                           "arg { name: \"bias\" f: 2 } arg { name: \"lambd\" f: 0.5 }"),
+                       Tensor::FromVector<uint8_t>({2}, {0, 0}), 0, 0));
   EXPECT_TRUE(AllClose(run("HardSwish", Tensor::FromVector<float>({4}, {-4, -3, 0, 3})),
                        Tensor::FromVector<float>({4}, {0, 0, 0, 3}), 0, 0));
   EXPECT_FALSE(RunSingleOp(Op("Gelu", 1, "arg { name: \"approximate\" s: \"erf\" }"),

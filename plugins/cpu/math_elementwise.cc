@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/semantics/cast.h"
 #include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
@@ -128,7 +129,7 @@ inline C ApplyBinary(C a, C b) {
     if constexpr (std::is_floating_point_v<C>) return (b < a || std::isnan(b)) ? b : a;
     else return b < a ? b : a;
   }
-  if constexpr (K == B::kPRelu) return a < C(0) ? static_cast<C>(a * b) : a;
+  if constexpr (K == B::kPRelu) return a < C(0) ? Wrapping(a, b, [](auto x, auto y) { return x * y; }) : a;
   return a;
 }
 
@@ -249,6 +250,10 @@ inline XC PowElement(XC x, EC e) {
     return IntPow(x, e);
   } else if constexpr (std::is_same_v<XC, float> && std::is_same_v<EC, float>) {
     return std::pow(x, e);
+  } else if constexpr (std::is_integral_v<XC>) {
+    // An integer base with a float exponent: the double result truncated and
+    // clamped to XC (2^100 gives XC's max, NaN 0).
+    return semantics::SaturateCast<XC>(std::pow(static_cast<double>(x), static_cast<double>(e)));
   } else {
     return static_cast<XC>(std::pow(static_cast<double>(x), static_cast<double>(e)));
   }
@@ -347,8 +352,14 @@ class ClipKernel {
       using S = decltype(tag);
       using C = typename Num<S>::C;
       C mn = std::numeric_limits<C>::lowest(), mx = std::numeric_limits<C>::max();
-      if (lo.present()) mn = Num<S>::Load(lo.data<S>()[0]); else if (has_min_attr_) mn = static_cast<C>(min_attr_);
-      if (hi.present()) mx = Num<S>::Load(hi.data<S>()[0]); else if (has_max_attr_) mx = static_cast<C>(max_attr_);
+      // The opset-6 float attributes on an integer input: truncated and
+      // clamped to its range (-inf: no lower bound; -1.5 on uint32: 0).
+      auto bound = [](float f) {
+        if constexpr (std::is_integral_v<C>) return semantics::SaturateCast<C>(f);
+        else return static_cast<C>(f);
+      };
+      if (lo.present()) mn = Num<S>::Load(lo.data<S>()[0]); else if (has_min_attr_) mn = bound(min_attr_);
+      if (hi.present()) mx = Num<S>::Load(hi.data<S>()[0]); else if (has_max_attr_) mx = bound(max_attr_);
       const S* in = x.data<S>();
       S* out = y.data<S>();
       ParallelRange(n, n, ctx.num_threads(), [&](int64_t b, int64_t e) {

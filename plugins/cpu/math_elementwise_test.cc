@@ -1,5 +1,6 @@
 // Elementwise kernels against naive references on random inputs.
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -300,6 +301,23 @@ TEST(BinaryTest, IntegerDivisionEdgeCases) {
   EXPECT_EQ((*out64)[0].data<int64_t>()[0], std::numeric_limits<int64_t>::min());
 }
 
+TEST(BinaryTest, IntegerPReluWrapsAndPowWithFloatExponentSaturates) {
+  // PRelu on int32: X * slope wraps like Mul (-2^31 * -2^31 = 2^62 = 0 mod 2^32).
+  auto prelu = RunSingleOp(ParseOp(R"(type: "PRelu" input: "x" input: "s" output: "y")"),
+                           {Tensor::FromVector<int32_t>({3}, {std::numeric_limits<int32_t>::min(), -3, 5}),
+                            Tensor::FromVector<int32_t>({3}, {std::numeric_limits<int32_t>::min(), 2, 7})});
+  ASSERT_TRUE(prelu.ok()) << prelu.status();
+  EXPECT_TRUE(AllClose((*prelu)[0], Tensor::FromVector<int32_t>({3}, {0, -6, 5}), 0, 0));
+  // int64 ^ double: 2^100 and (-2)^101 clamp to int64's range, 2^0.5
+  // truncates to 1, (-8)^0.5 = NaN gives 0.
+  auto pow = RunSingleOp(ParseOp(R"(type: "Pow" input: "x" input: "y" output: "z")"),
+                         {Tensor::FromVector<int64_t>({4}, {2, -2, 2, -8}),
+                          Tensor::FromVector<double>({4}, {100, 101, 0.5, 0.5})});
+  ASSERT_TRUE(pow.ok()) << pow.status();
+  EXPECT_TRUE(SameTensor((*pow)[0], Tensor::FromVector<int64_t>({4}, {std::numeric_limits<int64_t>::max(),
+                                                                      std::numeric_limits<int64_t>::min(), 1, 0})));
+}
+
 TEST(PowTest, MixedDtypesMatchReference) {
   auto pow_ref = [](double a, double b) { return std::pow(a, b); };
   const OperatorDef op = ParseOp(R"(type: "Pow" input: "x" input: "y" output: "z")");
@@ -400,6 +418,23 @@ TEST(ClipTest, MinAboveMaxIntegersAndLargeInputs) {
                          {big, Tensor::FromVector<double>({2}, {0, 1})});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("Clip"), std::string::npos) << bad.status();
+}
+
+TEST(ClipTest, FloatAttributesOnIntegersSaturate) {
+  // The opset-6 float bounds on integer inputs: truncated and clamped to the
+  // dtype's range. uint32 with min -1.45 (0) and max inf (2^32 - 1): no change.
+  Tensor x = Tensor::Zeros(DataType::kUInt32, {3});
+  const uint32_t values[3] = {0, 5, 4000000000u};
+  std::memcpy(x.data<uint32_t>(), values, sizeof(values));
+  auto u = RunSingleOp(ParseOp(R"(type: "Clip" input: "x" output: "y" arg { name: "min" f: -1.45 } arg { name: "max" f: inf })"),
+                       {x});
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_TRUE(SameTensor((*u)[0], x));
+  // int32 with min -inf (INT32_MIN) and max 2.7 (2).
+  auto i = RunSingleOp(ParseOp(R"(type: "Clip" input: "x" output: "y" arg { name: "min" f: -inf } arg { name: "max" f: 2.7 })"),
+                       {Tensor::FromVector<int32_t>({3}, {std::numeric_limits<int32_t>::min(), 1, 3})});
+  ASSERT_TRUE(i.ok()) << i.status();
+  EXPECT_TRUE(SameTensor((*i)[0], Tensor::FromVector<int32_t>({3}, {std::numeric_limits<int32_t>::min(), 1, 2})));
 }
 
 // Softmax / LogSoftmax reference over any axis of a 3-D double tensor.

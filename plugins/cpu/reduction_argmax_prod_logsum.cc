@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/semantics/cast.h"
 #include "ops/semantics/reduction.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
@@ -133,10 +134,10 @@ struct Rule {
       if (K == R::kL2) r = std::sqrt(a);
       if (K == R::kLogSum) r = std::log(a);
       if (K == R::kLogSumExp) r = std::log(a) + shift;
-      if constexpr (std::is_integral_v<C>) {
-        if (!std::isfinite(r)) return C(0);  // no integer for -inf / NaN; avoid UB
-      }
-      return static_cast<C>(r);
+      // Integers: truncated and clamped to C's range (log(0) = -inf gives
+      // C's min, NaN 0), never an undefined conversion.
+      if constexpr (std::is_integral_v<C>) return semantics::SaturateCast<C>(r);
+      else return static_cast<C>(r);
     }
   }
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,23 @@ TEST(ReduceExtTest, KnownValues) {
   auto ip = RunReduce("ReduceProd", Tensor::FromVector<int64_t>({3}, {-3, 4, 5}), {}, true, true);
   ASSERT_TRUE(ip.ok()) << ip.status();
   EXPECT_EQ((*ip)[0].data<int64_t>()[0], -60);
+}
+
+TEST(ReduceExtTest, IntegerLogResultsClampToTheDtype) {
+  // The double result truncated and clamped: uint64 max (2^64 in double)
+  // stays uint64 max, log(0) = -inf gives int32's min, 100 + log(2) gives 100.
+  const uint64_t umax = std::numeric_limits<uint64_t>::max();
+  Tensor x = Tensor::Zeros(DataType::kUInt64, {1});
+  x.data<uint64_t>()[0] = umax;
+  auto u = RunReduce("ReduceLogSumExp", x, {}, false, false);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ((*u)[0].data<uint64_t>()[0], umax);
+  auto z = RunReduce("ReduceLogSum", Tensor::FromVector<int32_t>({2}, {0, 0}), {}, false, false);
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ((*z)[0].data<int32_t>()[0], std::numeric_limits<int32_t>::min());
+  auto h = RunReduce("ReduceLogSumExp", Tensor::FromVector<int64_t>({2}, {100, 100}), {}, false, false);
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ((*h)[0].data<int64_t>()[0], 100);
 }
 
 TEST(ReduceExtTest, MatchesReference) {

@@ -1,5 +1,6 @@
 // Schema of OneHot (ONNX opset 11).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ops/dtype_sets.h"
@@ -18,12 +19,21 @@ sdk::Status InferOneHot(sdk::InferenceContext& ctx) {
   sdk::Tensor d = ctx.InputConstant(1);
   if (!ctx.InputShape(0, &in) || !d.present() || d.num_elements() != 1) return sdk::Status::Ok();
   int64_t depth = 0;
+  double depth_d = 0;
   switch (d.dtype()) {
     case LOOM_DTYPE_INT64: depth = *d.data<int64_t>(); break;
     case LOOM_DTYPE_INT32: depth = *d.data<int32_t>(); break;
-    case LOOM_DTYPE_FLOAT: depth = static_cast<int64_t>(*d.data<float>()); break;
-    case LOOM_DTYPE_DOUBLE: depth = static_cast<int64_t>(*d.data<double>()); break;
+    case LOOM_DTYPE_FLOAT: depth_d = *d.data<float>(); break;
+    case LOOM_DTYPE_DOUBLE: depth_d = *d.data<double>(); break;
     default: return sdk::Status::Ok();
+  }
+  if (d.dtype() == LOOM_DTYPE_FLOAT || d.dtype() == LOOM_DTYPE_DOUBLE) {
+    // Truncated to an integer as the kernel does, after its range check.
+    if (!(depth_d >= 1) || !(depth_d < 1e12)) {
+      return sdk::InvalidArgument("input 'depth' must be a finite number >= 1 and < 1e12; found " +
+                                  std::to_string(depth_d));
+    }
+    depth = static_cast<int64_t>(depth_d);
   }
   int64_t axis = ctx.info().IntOr("axis", -1);
   // Out of range: the kernel reports it.
@@ -40,7 +50,8 @@ sdk::Status RegisterTensorOneHotSchemas(sdk::Registrar& reg) {
       "ONNX OneHot-11: values[1] where the new axis' index equals the index (negative ones count from "
       "the end, in [-depth, depth-1]), values[0] elsewhere; an index out of range gives an all-off row. "
       "Output: indices' dims with depth inserted at axis; dtype of values.",
-      {"indices:T1|any shape; non-integer values are truncated", "depth:T2|one element, >= 1 (cast to an integer)",
+      {"indices:T1|any shape; non-integer values are truncated",
+       "depth:T2|one element, finite, >= 1 and < 1e12 (truncated to an integer)",
        "values:T3|1-D [off_value, on_value]"},
       {"output:T3"}, {{"T1", NumericTypes()}, {"T2", NumericTypes()}, {"T3", AllTypes()}},
       {"axis:int=-1|where the depth axis goes, in [-r-1, r] for indices' rank r"}, Fn<&InferOneHot>()}});

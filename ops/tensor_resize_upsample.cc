@@ -48,7 +48,8 @@ LoomStatus* ResizeInfer(LoomInferenceContext* c) {
     }
   }
   std::vector<double> scales;
-  if (upsample && ctx.num_inputs() < 2) {
+  const bool scales_attr = upsample && ctx.num_inputs() < 2;
+  if (scales_attr) {
     for (float f : info.FloatsOr("scales", {})) scales.push_back(f);
   } else {
     const size_t idx = (upsample || ctx.num_inputs() == 2) ? 1 : 2;
@@ -61,8 +62,18 @@ LoomStatus* ResizeInfer(LoomInferenceContext* c) {
   if (info.StringOr("coordinate_transformation_mode", "") == "tf_crop_and_resize") return nullptr;
   std::vector<int64_t> out(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
-    if (!(scales[i] > 0)) return nullptr;
-    out[i] = static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * scales[i]));
+    if (!(scales[i] > 0)) return nullptr;  // the kernel reports it
+    // An infinite scale, or one that takes the dim past int64, has no
+    // output shape (and no int64 conversion).
+    const double d = std::floor(static_cast<double>(x[i]) * scales[i]);
+    if (!std::isfinite(scales[i]) || !(d < 9223372036854775808.0)) {
+      return sdk::InvalidArgument(std::string(scales_attr ? "attribute" : "input") +
+                                  " 'scales' must be finite and > 0 with floor(dim * scale) below 2^63; found " +
+                                  std::to_string(scales[i]) + " for dim " + std::to_string(x[i]) + " of axis " +
+                                  std::to_string(i))
+          .release();
+    }
+    out[i] = static_cast<int64_t>(d);
   }
   ctx.SetOutputShape(0, out);
   return nullptr;

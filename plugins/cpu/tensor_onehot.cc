@@ -39,11 +39,13 @@ class OneHotKernel {
       return sdk::InvalidArgument(label_ + ": input 'depth' must be a one-element numeric tensor, found " +
                                   std::string(sdk::DTypeName(depth_t.dtype())) + ShapeStr(depth_t.shape()));
     }
-    // ONNX: a non-integer depth is cast to an integer.
-    const int64_t depth = static_cast<int64_t>(depth_d);
+    // ONNX: a non-integer depth is cast to an integer (after the range check:
+    // NaN, inf or a huge value has no int64).
     if (!(depth_d >= 1) || !(depth_d < 1e12)) {
-      return sdk::InvalidArgument(label_ + ": input 'depth' must be >= 1, found " + std::to_string(depth_d));
+      return sdk::InvalidArgument(label_ + ": input 'depth' must be a finite number >= 1 and < 1e12; found " +
+                                  std::to_string(depth_d));
     }
+    const int64_t depth = static_cast<int64_t>(depth_d);
     if (values.rank() != 1 || values.num_elements() != 2) {
       return sdk::InvalidArgument(label_ + ": input 'values' must be 1-D [off_value, on_value], found shape " +
                                   ShapeStr(values.shape()));

@@ -65,5 +65,16 @@ TEST(OneHot, KnownValuesAndErrors) {
               {I64({1}), I64({3}), Tensor::FromVector<float>({2}, {0, 1})}, {"OneHot", "axis", "2"});
 }
 
+TEST(OneHot, NonFiniteOrHugeDepthIsAnError) {
+  // A float depth truncates (2.7 -> 2); NaN, inf and 1e30 have no int64 depth.
+  const OperatorDef op = ParseOp(R"(type: "OneHot" input: "i" input: "d" input: "v" output: "y")");
+  const Tensor v = Tensor::FromVector<float>({2}, {0, 1});
+  Tensor y = Run1(op, {I64({1, 0}), Tensor::FromVector<float>({}, {2.7f}), v});
+  EXPECT_TRUE(SameTensor(y, Tensor::FromVector<float>({2, 2}, {0, 1, 1, 0})));
+  ExpectError(op, {I64({1}), Tensor::FromVector<float>({}, {std::nanf("")}), v}, {"OneHot", "'depth'", "finite", "nan"});
+  ExpectError(op, {I64({1}), Tensor::FromVector<double>({}, {-INFINITY}), v}, {"OneHot", "'depth'", "-inf"});
+  ExpectError(op, {I64({1}), Tensor::FromVector<float>({}, {1e30f}), v}, {"OneHot", "'depth'", "1e12"});
+}
+
 }  // namespace
 }  // namespace loom

@@ -357,7 +357,16 @@ class ResizeKernel {
         }
         scale[k] = scales[k];
         width[k] = static_cast<double>(xs[k]) * extent * scales[k];
-        ys[k] = static_cast<int64_t>(std::floor(width[k]));
+        // An infinite scale (or roi extent), or an output dim past int64,
+        // has no shape (and no int64 conversion).
+        const double d = std::floor(width[k]);
+        if (!std::isfinite(scales[k]) || !(d >= 0 && d < 9223372036854775808.0)) {
+          return sdk::InvalidArgument(label_ + ": scales must be finite and > 0 with floor(dim * scale) in [0, 2^63); "
+                                      "found " + std::to_string(scales[k]) + " for dim " + std::to_string(xs[k]) +
+                                      " of axis " + std::to_string(k) +
+                                      (crop ? " (roi extent " + std::to_string(extent) + ")" : std::string()));
+        }
+        ys[k] = static_cast<int64_t>(d);
         if (!crop) width[k] = static_cast<double>(xs[k]) * scales[k];
       } else {
         if (sizes[k] < 0) return sdk::InvalidArgument(label_ + ": sizes must be >= 0; found " + ShapeStr(sizes));

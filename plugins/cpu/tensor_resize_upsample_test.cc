@@ -369,5 +369,22 @@ TEST(Upsample, KnownValuesAndReference) {
   ExpectError(ParseOp(R"(type: "Upsample" input: "x" input: "s" output: "y")"), {x, Floats({1, 2})}, "3 values");
 }
 
+TEST(Upsample, InfiniteScalesAreErrors) {
+  // inf has no output dim: from the Upsample-7 attribute (shape inference),
+  // the scales input (the kernel) and Resize's scales input; 0 * inf is NaN.
+  const Tensor x = RandomTensor(DataType::kFloat32, {2, 3}, 5);
+  ExpectError(ParseOp(R"(type: "Upsample" input: "x" output: "y" arg { name: "scales" floats: [1, inf] })"), {x},
+              {"Upsample", "attribute 'scales'", "finite", "inf"});
+  ExpectError(ParseOp(R"(type: "Upsample" input: "x" input: "s" output: "y")"), {x, Floats({INFINITY, 1})},
+              {"Upsample", "scales", "finite", "inf", "axis 0"});
+  ExpectError(ParseOp(R"(type: "Upsample" input: "x" input: "s" output: "y")"),
+              {Tensor::Zeros(DataType::kFloat32, {0, 3}), Floats({INFINITY, 1})}, {"Upsample", "scales", "inf"});
+  ResizeCfg c;
+  ExpectError(ParseOp(ResizeText(c)), {x, Empty(), Floats({2, INFINITY}), I64({})},
+              {"Resize", "scales", "finite", "inf", "axis 1"});
+  // 1e30 * 3 is finite but past int64.
+  ExpectError(ParseOp(ResizeText(c)), {x, Empty(), Floats({1, 1e30f}), I64({})}, {"Resize", "scales", "2^63"});
+}
+
 }  // namespace
 }  // namespace loom

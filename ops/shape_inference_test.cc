@@ -30,7 +30,8 @@ LOOM_DEFINE_PLUGIN_INIT(ShapeTestKernelsInit, "shape_test_kernels", "1.0", reg) 
   for (const char* op : {"Add", "Mul", "Where", "Less", "Concat", "Gather", "Softmax", "Squeeze", "Unsqueeze",
                          "ReduceSum", "ReduceMax", "ReduceMean", "ReduceProd", "ArgMax", "Split", "Transpose", "Relu",
                          "MatMul", "Gemm", "Reshape", "Shape", "Size", "Conv", "ConvTranspose", "MaxPool",
-                         "AveragePool", "LpPool", "GlobalAveragePool"}) {
+                         "AveragePool", "LpPool", "GlobalAveragePool", "OneHot", "Upsample", "Resize", "Pad",
+                         "DepthToSpace", "SpaceToDepth", "GatherND"}) {
     LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<Nothing>(op));
   }
   return loom::sdk::Status::Ok();
@@ -428,6 +429,62 @@ TEST_F(ShapeInferenceTest, PoolOutputSizes) {
   EXPECT_EQ(ShapeOf(R"(type: "LpPool" input: "x" output: "y" arg { name: "kernel_shape" ints: 3 ints: 2 })"),
             (Shape{1, 3, 3, 4}));
   EXPECT_EQ(ShapeOf(R"(type: "GlobalAveragePool" input: "x" output: "y")"), (Shape{1, 3, 1, 1}));
+}
+
+// ---- values with no int64 shape: errors, never an overflow -----------------------------
+TEST_F(ShapeInferenceTest, ConstantDepthAndScalesWithoutAnInt64Dim) {
+  In("i", Ints({0, 1}));
+  In("x", Floats({2, 3}));
+  In("v", Floats({2}));
+  Const("depth_nan", Tensor::FromVector<float>({}, {std::nanf("")}));
+  Const("depth_2_7", Tensor::FromVector<double>({}, {2.7}));
+  Const("scales_inf", Tensor::FromVector<float>({2}, {1, INFINITY}));
+  Const("scales_huge", Tensor::FromVector<float>({2}, {1e30f, 1}));
+  std::string e = ErrorOf(R"(type: "OneHot" input: "i" input: "depth_nan" input: "v" output: "y")");
+  EXPECT_NE(e.find("OneHot"), std::string::npos) << e;
+  EXPECT_NE(e.find("'depth'"), std::string::npos) << e;
+  EXPECT_NE(e.find("nan"), std::string::npos) << e;
+  EXPECT_EQ(ShapeOf(R"(type: "OneHot" input: "i" input: "depth_2_7" input: "v" output: "y")"), (Shape{2, 2}));
+  e = ErrorOf(R"(type: "Upsample" input: "x" input: "scales_inf" output: "y")");
+  EXPECT_NE(e.find("Upsample"), std::string::npos) << e;
+  EXPECT_NE(e.find("input 'scales'"), std::string::npos) << e;
+  EXPECT_NE(e.find("inf"), std::string::npos) << e;
+  e = ErrorOf(R"(type: "Resize" input: "x" input: "" input: "scales_huge" output: "y")");
+  EXPECT_NE(e.find("Resize"), std::string::npos) << e;
+  EXPECT_NE(e.find("2^63"), std::string::npos) << e;
+}
+
+TEST_F(ShapeInferenceTest, DimsPastInt64AreErrors) {
+  In("x", Floats({2, 3}));
+  In("x4", Floats({1, 4, 2, 1}));
+  In("z", Floats({1, 1, 0, 0}));
+  In("c0", Floats({1, 0, 1, 0}));
+  In("d", Floats({2, 3}));
+  In("idx", IntsShaped({1, 2}));
+  Const("pads_max", Ints({0, 1, 0, 9223372036854775807}));
+  // Pad: 3 + 1 + (2^63 - 1) on axis 1.
+  std::string e = ErrorOf(R"(type: "Pad" input: "x" input: "pads_max" output: "y")");
+  EXPECT_NE(e.find("Pad"), std::string::npos) << e;
+  EXPECT_NE(e.find("pads"), std::string::npos) << e;
+  EXPECT_NE(e.find("9223372036854775807"), std::string::npos) << e;
+  // DepthToSpace: H * b = 2 * 2^62; SpaceToDepth: C * b^2 with b^2 past int64.
+  e = ErrorOf(R"(type: "DepthToSpace" input: "x4" output: "y" arg { name: "blocksize" i: 4611686018427387904 })");
+  EXPECT_NE(e.find("blocksize"), std::string::npos) << e;
+  EXPECT_NE(e.find("H * b"), std::string::npos) << e;
+  e = ErrorOf(R"(type: "SpaceToDepth" input: "z" output: "y" arg { name: "blocksize" i: 4294967296 })");
+  EXPECT_NE(e.find("C * b^2"), std::string::npos) << e;
+  // With C = 0 and b^2 past int64, DepthToSpace's C / b^2 is 0.
+  EXPECT_EQ(ShapeOf(R"(type: "DepthToSpace" input: "c0" output: "y" arg { name: "blocksize" i: 4294967296 })"),
+            (Shape{1, 0, 4294967296, 0}));
+  // GatherND: batch_dims 2^63 - 1 plus k = 2 is not computed; the kernel reports it.
+  auto g = Infer(R"(type: "GatherND" input: "d" input: "idx" output: "y" arg { name: "batch_dims" i: 9223372036854775807 })");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_FALSE((*g)[0].shape.has_value());
+  // Split: sizes whose sum wraps to the dim.
+  Const("split_wraps", Ints({9223372036854775807, 9223372036854775807, 5}));
+  e = ErrorOf(R"(type: "Split" input: "x" input: "split_wraps" output: "a" output: "b" output: "c" arg { name: "axis" i: 1 })");
+  EXPECT_NE(e.find("Split"), std::string::npos) << e;
+  EXPECT_NE(e.find("summing to dim 3"), std::string::npos) << e;
 }
 
 }  // namespace

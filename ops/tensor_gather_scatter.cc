@@ -19,7 +19,8 @@ sdk::Status InferGatherND(sdk::InferenceContext& ctx) {
   std::vector<int64_t> ds, is;
   if (!ctx.InputShape(0, &ds) || !ctx.InputShape(1, &is) || is.empty()) return sdk::Status::Ok();
   const int64_t b = ctx.info().IntOr("batch_dims", 0), k = is.back();
-  if (k < 0 || b < 0 || b + k > static_cast<int64_t>(ds.size())) return sdk::Status::Ok();  // the kernel reports it
+  const int64_t r = static_cast<int64_t>(ds.size());
+  if (k < 0 || b < 0 || b > r || k > r - b) return sdk::Status::Ok();  // the kernel reports it
   std::vector<int64_t> out(is.begin(), is.end() - 1);
   out.insert(out.end(), ds.begin() + b + k, ds.end());
   ctx.SetOutputShape(0, out);

@@ -6,11 +6,13 @@
 // style inputs, from their values when those are constants. Anything
 // unknown leaves the output shape unknown; the kernel repeats the checks.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
 #include "ops/schema_helpers.h"
+#include "ops/semantics/common.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -40,7 +42,12 @@ Status InferPad(InferenceContext& ctx) {
     int64_t axis = axes[a];
     if (axis < -rank || axis >= rank) return Status::Ok();
     if (axis < 0) axis += rank;
-    in[axis] += pads[a] + pads[a + axes.size()];
+    const int64_t begin = pads[a], end = pads[a + axes.size()], dim = in[axis];
+    if (__builtin_add_overflow(dim, begin, &in[axis]) || __builtin_add_overflow(in[axis], end, &in[axis])) {
+      return sdk::InvalidArgument("pads " + std::to_string(begin) + " and " + std::to_string(end) + " on axis " +
+                                  std::to_string(axis) + " of dim " + std::to_string(dim) +
+                                  " give a dim outside int64");
+    }
     if (in[axis] < 0) return Status::Ok();
   }
   ctx.SetOutputShape(0, in);
@@ -53,12 +60,24 @@ Status InferDepthSpace(InferenceContext& ctx) {
   std::vector<int64_t> in;
   const int64_t b = ctx.info().IntOr("blocksize", 0);
   if (!ctx.InputShape(0, &in) || in.size() != 4 || b <= 0) return Status::Ok();
+  // Every output dim must fit in int64 (b^2 itself may not: then only C = 0
+  // is a multiple of it).
+  const auto too_big = [&](const char* what) {
+    return sdk::InvalidArgument("attribute 'blocksize' " + std::to_string(b) + " makes " + what +
+                                " overflow int64 for input shape " + semantics::ShapeStr(in));
+  };
+  int64_t bb = 0;
+  const bool bb_overflows = __builtin_mul_overflow(b, b, &bb);
   if (kToSpace) {
-    if (in[1] % (b * b) != 0) return Status::Ok();
-    ctx.SetOutputShape(0, {in[0], in[1] / (b * b), in[2] * b, in[3] * b});
+    int64_t h = 0, w = 0;
+    if (__builtin_mul_overflow(in[2], b, &h) || __builtin_mul_overflow(in[3], b, &w)) return too_big("H * b or W * b");
+    if (bb_overflows ? in[1] != 0 : in[1] % bb != 0) return Status::Ok();  // the kernel reports it
+    ctx.SetOutputShape(0, {in[0], bb_overflows ? 0 : in[1] / bb, h, w});
   } else {
     if (in[2] % b != 0 || in[3] % b != 0) return Status::Ok();
-    ctx.SetOutputShape(0, {in[0], in[1] * b * b, in[2] / b, in[3] / b});
+    int64_t c = 0;
+    if (in[1] != 0 && (bb_overflows || __builtin_mul_overflow(in[1], bb, &c))) return too_big("C * b^2");
+    ctx.SetOutputShape(0, {in[0], c, in[2] / b, in[3] / b});
   }
   return Status::Ok();
 }

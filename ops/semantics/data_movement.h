@@ -23,7 +23,7 @@ namespace semantics {
 
 // Concat-13: the inputs' `shapes` (at least one) agree in rank and in every
 // dim but `axis` (attribute value, normalized into *axis); *out is input 0's
-// shape with the axis dims summed.
+// shape with the axis dims summed (an error when the sum overflows int64).
 inline sdk::Status ConcatShape(const std::string& label, const std::vector<std::vector<int64_t>>& shapes,
                                int64_t axis_attr, int64_t* axis, std::vector<int64_t>* out) {
   *out = shapes[0];
@@ -39,7 +39,10 @@ inline sdk::Status ConcatShape(const std::string& label, const std::vector<std::
                                   "; expected rank " + std::to_string(rank) + " and the dims of input 0 " +
                                   ShapeStr(shapes[0]) + " except on axis " + std::to_string(*axis));
     }
-    (*out)[*axis] += s[*axis];
+    if (__builtin_add_overflow((*out)[*axis], s[*axis], &(*out)[*axis])) {
+      return sdk::InvalidArgument(label + ": the sum of the inputs' dims on axis " + std::to_string(*axis) +
+                                  " overflows int64 (input " + std::to_string(i) + " has shape " + ShapeStr(s) + ")");
+    }
   }
   return sdk::Status::Ok();
 }
@@ -50,7 +53,7 @@ inline sdk::Status ConcatShape(const std::string& label, const std::vector<std::
 // each, the last one smaller; as ONNX Runtime, also for an empty split),
 // with n = `num_outputs` (attribute; -1 if absent) which must equal n_out.
 // Errors: num_outputs != n_out; sizes not n_out non-negative values summing
-// to the dim.
+// to the dim (a sum past int64 included).
 inline sdk::Status SplitSizes(const std::string& label, const std::vector<int64_t>& in, int64_t axis,
                               std::vector<int64_t> given, int64_t num_outputs, int64_t n_out,
                               std::vector<int64_t>* sizes) {
@@ -61,16 +64,19 @@ inline sdk::Status SplitSizes(const std::string& label, const std::vector<int64_
       return sdk::InvalidArgument(label + ": attribute num_outputs is " + std::to_string(n) + " but the op has " +
                                   std::to_string(n_out) + " outputs");
     }
-    const int64_t chunk = (in[axis] + n - 1) / n;
-    for (int64_t i = 0; i < n; ++i) sizes->push_back(std::max<int64_t>(0, std::min(chunk, in[axis] - i * chunk)));
+    // ceil(dim / n) each, the rest to the last ones (no dim + n - 1 overflow).
+    const int64_t chunk = in[axis] / n + (in[axis] % n != 0);
+    int64_t rest = in[axis];
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t take = std::min(chunk, rest);
+      sizes->push_back(take);
+      rest -= take;
+    }
   }
   int64_t sum = 0;
-  bool negative = false;
-  for (int64_t s : *sizes) {
-    sum += s;
-    negative = negative || s < 0;
-  }
-  if (static_cast<int64_t>(sizes->size()) != n_out || sum != in[axis] || negative) {
+  bool bad = false;  // a negative size, or a sum past int64
+  for (int64_t s : *sizes) bad = bad || s < 0 || __builtin_add_overflow(sum, s, &sum);
+  if (static_cast<int64_t>(sizes->size()) != n_out || bad || sum != in[axis]) {
     return sdk::InvalidArgument(label + ": split " + ShapeStr(*sizes) + " must be " + std::to_string(n_out) +
                                 " non-negative sizes summing to dim " + std::to_string(in[axis]) + " of axis " +
                                 std::to_string(axis) + " of input " + ShapeStr(in));
@@ -273,11 +279,12 @@ inline std::vector<int64_t> GatherShape(const std::vector<int64_t>& in, int64_t 
 // Reshape-14: `shape` entries 0 (copy the input dim, unless `allowzero`) and
 // at most one -1 (inferred) for data of shape `in`. Errors: two -1s, a dim
 // below -1, a 0 past the data's rank, a -1 that cannot be inferred, an
-// element count that differs.
+// element count that overflows int64 or differs.
 inline sdk::Status ReshapeShape(const std::string& label, const std::vector<int64_t>& in, std::vector<int64_t> shape,
                                 bool allowzero, std::vector<int64_t>* out) {
   const std::string found = ": input 'shape' " + ShapeStr(shape) + " for data " + ShapeStr(in);
   int64_t infer_at = -1, product = 1;
+  bool zero = false, overflow = false;  // a 0 dim makes any overflow moot
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (infer_at >= 0) return sdk::InvalidArgument(label + found + " has more than one -1");
@@ -289,7 +296,13 @@ inline sdk::Status ReshapeShape(const std::string& label, const std::vector<int6
       if (i >= in.size()) return sdk::InvalidArgument(label + found + ": a 0 copies a dim the data does not have");
       shape[i] = in[i];
     }
-    product *= shape[i];
+    zero = zero || shape[i] == 0;
+    overflow = overflow || __builtin_mul_overflow(product, shape[i], &product);
+  }
+  if (zero) {
+    product = 0;
+  } else if (overflow) {
+    return sdk::InvalidArgument(label + found + ": the element count of the shape overflows int64");
   }
   const int64_t n = Product(in);
   if (infer_at >= 0) {

@@ -115,7 +115,10 @@ class TileKernel : public LabeledKernel {
       if (reps[i] < 0) {
         return sdk::InvalidArgument(label_ + ": input 'repeats' must be >= 0, found " + ShapeStr(reps));
       }
-      out[i] = in[i] * reps[i];
+      if (__builtin_mul_overflow(in[i], reps[i], &out[i])) {
+        return sdk::InvalidArgument(label_ + ": dim " + std::to_string(i) + " of input shape " + ShapeStr(in) +
+                                    " times repeats " + std::to_string(reps[i]) + " overflows int64");
+      }
       // Output dim i = [reps[i], in[i]] row-major: the copy index reads
       // input index j of the inner part whatever the repeat.
       view.push_back(reps[i]);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,17 @@ TEST(Tile, KnownValuesAndErrors) {
               {Tensor::FromVector<float>({2}, {1, 2}), I64({2, 2})}, {"Tile", "repeats", "1", "2"});
   ExpectError(ParseOp(R"(type: "Tile" input: "x" input: "r" output: "y")"),
               {Tensor::FromVector<float>({2}, {1, 2}), I64({-1})}, {"Tile", "repeats", ">= 0"});
+}
+
+TEST(Tile, DimTimesRepeatsPastInt64IsAnError) {
+  // 2 * 2^62 = 2^63 does not fit int64 (repeats fed, so the kernel's check);
+  // 0 * (2^63 - 1) is 0: an empty output.
+  ExpectError(ParseOp(R"(type: "Tile" input: "x" input: "r" output: "y")"),
+              {Tensor::FromVector<float>({2}, {1, 2}), I64({int64_t{1} << 62})},
+              {"Tile", "repeats", "4611686018427387904", "overflows int64"});
+  Tensor y = Run1(ParseOp(R"(type: "Tile" input: "x" input: "r" output: "y")"),
+                  {Tensor::Zeros(DataType::kFloat32, {0}), I64({std::numeric_limits<int64_t>::max()})});
+  EXPECT_EQ(y.dims(), (Shape{0}));
 }
 
 // ---- Range -----------------------------------------------------------------------------

@@ -90,7 +90,7 @@ class GatherNDKernel {
                                   " must be in [0, min(rank(data), rank(indices)) - 1]");
     }
     const int64_t k = is.back();
-    if (k < 1 || b + k > r) {
+    if (k < 1 || k > r - b) {  // b < r: no overflow
       return sdk::InvalidArgument(label_ + ": the last dim of input 'indices' (" + std::to_string(k) +
                                   ") must be in [1, rank(data) - batch_dims] = [1, " + std::to_string(r - b) + "]");
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,18 @@ TEST(GatherNDTest, Errors) {
   EXPECT_FALSE(RunGND(d, Tensor::FromVector<int64_t>({1, 3}, {0, 0, 0}), 0).ok());  // k > rank
   EXPECT_FALSE(RunGND(d, Tensor::FromVector<int64_t>({3, 1}, {0, 0, 0}), 1).ok());  // batch dims differ
   EXPECT_FALSE(RunGND(d, Tensor::FromVector<int64_t>({2, 1}, {0, 0}), 2).ok());     // batch_dims too large
+}
+
+TEST(GatherNDTest, HugeBatchDimsIsAnErrorNotAnOverflow) {
+  // batch_dims 2^63 - 1 plus k = 2 would overflow int64 (shape inference and
+  // kernel compare k with rank - batch_dims instead).
+  auto out = RunGND(RandomTensor(DataType::kFloat32, {2, 3}, 1), Tensor::FromVector<int64_t>({1, 2}, {0, 0}),
+                    std::numeric_limits<int64_t>::max());
+  ASSERT_FALSE(out.ok());
+  const std::string m(out.status().message());
+  EXPECT_NE(m.find("GatherND"), std::string::npos) << m;
+  EXPECT_NE(m.find("batch_dims"), std::string::npos) << m;
+  EXPECT_NE(m.find("9223372036854775807"), std::string::npos) << m;
 }
 
 // ---------------------------------------------------------- ScatterElements

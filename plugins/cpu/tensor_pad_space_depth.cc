@@ -61,7 +61,10 @@ class PadKernel {
       end[axis] = pads[a + axes.size()];
     }
     for (int64_t d = 0; d < rank; ++d) {
-      out[d] = in[d] + begin[d] + end[d];
+      if (__builtin_add_overflow(in[d], begin[d], &out[d]) || __builtin_add_overflow(out[d], end[d], &out[d])) {
+        return sdk::InvalidArgument(label_ + ": pads " + ShapeStr(pads) + " give a dim outside int64 on axis " +
+                                    std::to_string(d) + " of input shape " + ShapeStr(in));
+      }
       if (out[d] < 0) {
         return sdk::InvalidArgument(label_ + ": pads " + ShapeStr(pads) + " give a negative dim for input shape " +
                                     ShapeStr(in));
@@ -71,6 +74,10 @@ class PadKernel {
                                     " of size 0 (input shape " + ShapeStr(in) + ")");
       }
     }
+    // The output first: its size check (the memory cap) bounds the maps.
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
+    const int64_t total = y.num_elements();
+    if (total == 0) return Status::Ok();
     // Source index per output index per axis; -1: the constant.
     std::vector<std::vector<int64_t>> map(rank);
     for (int64_t d = 0; d < rank; ++d) {
@@ -96,9 +103,6 @@ class PadKernel {
         map[d][o] = j;
       }
     }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
-    const int64_t total = y.num_elements();
-    if (total == 0) return Status::Ok();
 
     Tensor cv = ctx.Input(2);
     if (cv.present() && cv.num_elements() > 1) {
@@ -172,23 +176,35 @@ class DepthSpaceKernel {
     }
     const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = b_;
     std::vector<int64_t> view, perm, out;
+    // Every output dim must fit in int64 (b^2 itself may not: then only
+    // C = 0 is a multiple of it).
+    const auto too_big = [&](const char* what) {
+      return sdk::InvalidArgument(label_ + ": attribute 'blocksize' " + std::to_string(b) + " makes " + what +
+                                  " overflow int64 for input shape " + ShapeStr(x.shape()));
+    };
+    int64_t bb = 0;
+    const bool bb_overflows = __builtin_mul_overflow(b, b, &bb);
     if (to_space_) {
-      if (c % (b * b) != 0) {
+      int64_t oh = 0, ow = 0;
+      if (__builtin_mul_overflow(h, b, &oh) || __builtin_mul_overflow(w, b, &ow)) return too_big("H * b or W * b");
+      if (bb_overflows ? c != 0 : c % bb != 0) {
         return sdk::InvalidArgument(label_ + ": channels " + std::to_string(c) + " must be a multiple of blocksize^2 = " +
-                                    std::to_string(b * b));
+                                    (bb_overflows ? std::to_string(b) + "^2" : std::to_string(bb)));
       }
-      const int64_t oc = c / (b * b);
+      const int64_t oc = bb_overflows ? 0 : c / bb;
       if (crd_) { view = {n, oc, b, b, h, w}; perm = {0, 1, 4, 2, 5, 3}; }
       else { view = {n, b, b, oc, h, w}; perm = {0, 3, 4, 1, 5, 2}; }
-      out = {n, oc, h * b, w * b};
+      out = {n, oc, oh, ow};
     } else {
       if (h % b != 0 || w % b != 0) {
         return sdk::InvalidArgument(label_ + ": height " + std::to_string(h) + " and width " + std::to_string(w) +
                                     " must be multiples of blocksize " + std::to_string(b));
       }
+      int64_t oc = 0;
+      if (c != 0 && (bb_overflows || __builtin_mul_overflow(c, bb, &oc))) return too_big("C * b^2");
       view = {n, c, h / b, b, w / b, b};
       perm = {0, 3, 5, 1, 2, 4};
-      out = {n, c * b * b, h / b, w / b};
+      out = {n, oc, h / b, w / b};
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     if (y.num_elements() == 0) return Status::Ok();

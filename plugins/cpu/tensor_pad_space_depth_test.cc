@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,19 @@ TEST(Pad, Errors) {
               {x, I64({0, 0, 0, 0}), Tensor::FromVector<int32_t>({}, {1})}, {"Pad", "int32", "float32"});
 }
 
+TEST(Pad, DimsPastInt64AreErrors) {
+  // dim 2 + 2^63 - 1 overflows: from the pads input (the kernel's check) and
+  // from the opset-2 attribute (shape inference's). 2 - 3 + 2^63 - 1 fits
+  // but is past the memory cap: an error before anything is allocated.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const Tensor x = Tensor::FromVector<float>({2}, {1, 2});
+  ExpectError(ParseOp(R"(type: "Pad" input: "x" input: "p" output: "y")"), {x, I64({max, 0})},
+              {"Pad", "pads", "int64", std::to_string(max)});
+  ExpectError(ParseOp(R"(type: "Pad" input: "x" output: "y" arg { name: "pads" ints: [1, 9223372036854775807] })"),
+              {x}, {"Pad", "pads", "int64", std::to_string(max)});
+  ExpectError(ParseOp(R"(type: "Pad" input: "x" input: "p" output: "y")"), {x, I64({-3, max})}, {"Pad"});
+}
+
 // ---- DepthToSpace / SpaceToDepth -------------------------------------------------------
 TEST(DepthToSpace, MatchesNaiveBothModes) {
   uint32_t seed = 700;
@@ -193,6 +207,25 @@ TEST(DepthToSpace, KnownValuesAndErrors) {
               {Tensor::Zeros(DataType::kFloat32, {1, 1, 3, 2})}, {"SpaceToDepth", "3", "multiples"});
   ExpectError(ParseOp(R"(type: "SpaceToDepth" input: "x" output: "y" arg { name: "blocksize" i: 0 })"),
               {Tensor::Zeros(DataType::kFloat32, {1, 1, 2, 2})}, {"SpaceToDepth", "blocksize", "> 0"});
+}
+
+TEST(DepthToSpace, HugeBlocksizes) {
+  // b = 2^32: b^2 overflows int64, so only C = 0 is a multiple of it; with
+  // C = 0 the output [1, 0, 2^32, 2^32] is empty. b = 2^62: H * b = 2^64
+  // overflows.
+  const std::string b32 = R"( output: "y" arg { name: "blocksize" i: 4294967296 })";
+  const std::string b62 = R"( output: "y" arg { name: "blocksize" i: 4611686018427387904 })";
+  ExpectError(ParseOp(R"(type: "DepthToSpace" input: "x")" + b32), {Tensor::Zeros(DataType::kFloat32, {1, 4, 1, 1})},
+              {"DepthToSpace", "4294967296^2"});
+  Tensor y = Run1(ParseOp(R"(type: "DepthToSpace" input: "x")" + b32), {Tensor::Zeros(DataType::kFloat32, {1, 0, 1, 1})});
+  EXPECT_EQ(y.dims(), (Shape{1, 0, 4294967296, 4294967296}));
+  ExpectError(ParseOp(R"(type: "DepthToSpace" input: "x")" + b62), {Tensor::Zeros(DataType::kFloat32, {1, 0, 4, 1})},
+              {"DepthToSpace", "blocksize", "4611686018427387904", "H * b or W * b", "overflow"});
+  // SpaceToDepth: C * b^2 with C = 1 overflows; with C = 0 it is 0.
+  ExpectError(ParseOp(R"(type: "SpaceToDepth" input: "x")" + b32), {Tensor::Zeros(DataType::kFloat32, {1, 1, 0, 0})},
+              {"SpaceToDepth", "blocksize", "4294967296", "C * b^2", "overflow"});
+  Tensor z = Run1(ParseOp(R"(type: "SpaceToDepth" input: "x")" + b32), {Tensor::Zeros(DataType::kFloat32, {1, 0, 0, 0})});
+  EXPECT_EQ(z.dims(), (Shape{1, 0, 0, 0}));
 }
 
 }  // namespace

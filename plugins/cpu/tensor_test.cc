@@ -153,6 +153,20 @@ TEST(Reshape, Errors) {
   ExpectError(op, {x, I64({0, 5, -1})}, {"-1"});
 }
 
+TEST(Reshape, ElementCountPastInt64) {
+  // 2^32 * 2^32 = 2^64 overflows: an error, not a wrapped count. With a 0 dim
+  // (allowzero) the count is 0 whatever the other dims: [0, 2^40, 2^40] holds
+  // the 0 elements of a [0, 3].
+  const OperatorDef op = ParseOp(R"(type: "Reshape" name: "r" input: "x" input: "s" output: "y")");
+  const int64_t k32 = int64_t{1} << 32, k40 = int64_t{1} << 40;
+  ExpectError(op, {RandomTensor(DataType::kFloat32, {2, 3}, 3), I64({k32, k32})},
+              {"Reshape", "'shape'", "[4294967296, 4294967296]", "overflows int64"});
+  auto out = RunOp(ParseOp(R"(type: "Reshape" input: "x" input: "s" output: "y" )" + Int("allowzero", 1)),
+                   {RandomTensor(DataType::kFloat32, {0, 3}, 2), I64({0, k40, k40})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims(), (Shape{0, k40, k40}));
+}
+
 // ---- Flatten --------------------------------------------------------------------
 TEST(Flatten, AllAxes) {
   const Tensor x = RandomTensor(DataType::kInt16, {2, 3, 4, 5}, 4, -100, 100);
@@ -399,6 +413,15 @@ TEST(Concat, Errors) {
   ExpectError(op, {a, RandomTensor(DataType::kFloat64, {2, 3}, 26)}, {"float64"});  // one dtype for T
 }
 
+TEST(Concat, AxisSumPastInt64) {
+  // Empty inputs [0, 2^63 - 1] and [0, 1]: the axis-1 sum overflows int64.
+  const OperatorDef op = ParseOp(R"(type: "Concat" name: "cat" input: "a" input: "b" output: "y" )" + Int("axis", 1));
+  ExpectError(op,
+              {Tensor::Zeros(DataType::kFloat32, {0, std::numeric_limits<int64_t>::max()}),
+               Tensor::Zeros(DataType::kFloat32, {0, 1})},
+              {"Concat", "axis 1", "overflows int64"});
+}
+
 // ---- Split -----------------------------------------------------------------------------
 // Checks outputs against slices of x along axis with the given sizes.
 void ExpectSplit(const std::vector<Tensor>& out, const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes) {
@@ -456,6 +479,14 @@ TEST(Split, Errors) {
   ExpectError(ParseOp(R"(type: "Split" input: "x" output: "a" output: "b" )" + Int("num_outputs", 3)), {x},
               {"num_outputs"});
   ExpectError(ParseOp(R"(type: "Split" input: "x" output: "a" output: "b" )" + Int("axis", 2)), {x}, {"axis 2"});
+}
+
+TEST(Split, SizesWhoseSumOverflows) {
+  // (2^63 - 1) + (2^63 - 1) + 8 wraps to 6, dim 0 of x: still an error.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  ExpectError(ParseOp(R"(type: "Split" name: "sp" input: "x" input: "s" output: "a" output: "b" output: "c")"),
+              {RandomTensor(DataType::kFloat32, {6, 4}, 31), I64({max, max, 8})},
+              {"Split", "9223372036854775807", "summing to dim 6"});
 }
 
 // ---- Slice ---------------------------------------------------------------------------------

@@ -271,27 +271,59 @@ class LrnKernel {
     if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
     const int64_t N = xs[0], Ch = xs[1], S = Prod(xs, 2, xs.size());
-    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;  // floor and ceil of (size-1)/2
+    if (y.num_elements() == 0) return Status::Ok();
+    // Channels more than C - 1 away are never in a window: clamping lo and hi
+    // keeps every window (size may be huge) and bounds its width W.
+    const int64_t lo = std::min((size_ - 1) / 2, Ch - 1), hi = std::min(size_ - 1 - (size_ - 1) / 2, Ch - 1);
+    const int64_t W = lo + hi + 1;
     const double scale = static_cast<double>(alpha_) / static_cast<double>(size_);
     const T* xp = x.data<T>();
     T* yp = y.data<T>();
-    // One task per (n, c) plane of S elements.
+    // Window sums of squares in O(1) per element whatever W (van Herk /
+    // Gil-Werman): the channels split into blocks of W; pre[c] sums the
+    // squares from c's block start to c, suf[c] from c to its block end.
+    // A window [a, b] (at most W wide, clipped to [0, C-1]) is suf[a] +
+    // pre[b] across two blocks, else pre[b] (a starts the block) or suf[a]
+    // (b ends it). Only non-negative terms are added: no cancellation.
+    // One task per n and run of B <= 256 spatial positions (B contiguous
+    // values per channel; the scratch at most 2 * 2^16 doubles).
+    const int64_t B = std::max<int64_t>(1, std::min<int64_t>({S, 256, (int64_t{1} << 16) / Ch}));
+    const int64_t blocks = (S + B - 1) / B;
     ParallelFor(
-        N * Ch, ctx.num_threads(),
-        [&](int64_t r) {
-          const int64_t n = r / Ch, c = r % Ch;
-          const int64_t c0 = std::max<int64_t>(0, c - lo), c1 = std::min<int64_t>(Ch - 1, c + hi);
-          for (int64_t s = 0; s < S; ++s) {
-            double sq = 0;
-            for (int64_t i = c0; i <= c1; ++i) {
-              const double v = static_cast<double>(Num<T>::Load(xp[(n * Ch + i) * S + s]));
-              sq += v * v;
+        N * blocks, ctx.num_threads(),
+        [&](int64_t task) {
+          const int64_t n = task / blocks, s0 = (task % blocks) * B, nb = std::min(B, S - s0);
+          std::vector<double> pre(Ch * nb), suf(Ch * nb);
+          auto load = [&](int64_t c, int64_t j) {
+            return static_cast<double>(Num<T>::Load(xp[(n * Ch + c) * S + s0 + j]));
+          };
+          for (int64_t c = 0; c < Ch; ++c) {
+            const bool first = c % W == 0;
+            for (int64_t j = 0; j < nb; ++j) {
+              const double v = load(c, j);
+              pre[c * nb + j] = (first ? 0.0 : pre[(c - 1) * nb + j]) + v * v;
             }
-            const double v = static_cast<double>(Num<T>::Load(xp[r * S + s]));
-            yp[r * S + s] = Num<T>::Store(static_cast<typename Num<T>::C>(v / std::pow(bias_ + scale * sq, beta_)));
+          }
+          for (int64_t c = Ch - 1; c >= 0; --c) {
+            const bool last = c == Ch - 1 || (c + 1) % W == 0;
+            for (int64_t j = 0; j < nb; ++j) {
+              const double v = load(c, j);
+              suf[c * nb + j] = (last ? 0.0 : suf[(c + 1) * nb + j]) + v * v;
+            }
+          }
+          for (int64_t c = 0; c < Ch; ++c) {
+            const int64_t a = std::max<int64_t>(0, c - lo), b = std::min<int64_t>(Ch - 1, c + hi);
+            const bool two = a / W != b / W, from_start = a % W == 0;
+            for (int64_t j = 0; j < nb; ++j) {
+              const double sq =
+                  two ? suf[a * nb + j] + pre[b * nb + j] : from_start ? pre[b * nb + j] : suf[a * nb + j];
+              const double v = load(c, j);
+              yp[(n * Ch + c) * S + s0 + j] =
+                  Num<T>::Store(static_cast<typename Num<T>::C>(v / std::pow(bias_ + scale * sq, beta_)));
+            }
           }
         },
-        S * std::min<int64_t>(size_, Ch));  // the window never spans more than C channels (size may be huge)
+        3 * Ch * B);
     return Status::Ok();
   }
 

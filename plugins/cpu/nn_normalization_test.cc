@@ -289,6 +289,23 @@ TEST(LrnTest, MatchesReference) {
   EXPECT_TRUE(AllClose((*out)[0], LrnRef(big, 5, 1e-4, 0.75, 1.0)));
 }
 
+TEST(LrnTest, HugeSizeAndManyChannels) {
+  // size 2^62 covers every channel: square_sum = 1 + 4 + 9 = 14 and, with
+  // alpha = size (a float power of two), Y = X / (1 + 14).
+  const int64_t k62 = int64_t{1} << 62;
+  auto out = RunLrn(Tensor::FromVector<float>({1, 3, 1, 1}, {1, 2, 3}), k62, static_cast<double>(k62), 1.0, 1.0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Tensor::FromVector<float>({1, 3, 1, 1}, {1.0f / 15, 2.0f / 15, 3.0f / 15})));
+  // 2^16 channels of ones, size 2^17 + 1 (alpha = size): every window is all
+  // channels, Y = 1 / (1 + 65536). Linear in C (the fuzzed case of a 30 s
+  // timeout: a window loop per element is C^2).
+  const int64_t C = 65536, size = 2 * C + 1;
+  auto wide = RunLrn(Tensor::FromVector<float>({1, C}, std::vector<float>(C, 1.0f)), size, static_cast<double>(size),
+                     1.0, 1.0);
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_TRUE(AllClose((*wide)[0], Tensor::FromVector<float>({1, C}, std::vector<float>(C, 1.0f / 65537))));
+}
+
 TEST(LrnTest, Errors) {
   EXPECT_FALSE(RunLrn(RandomTensor(DataType::kFloat32, {2, 3}, 1), 0, 1e-4, 0.75, 1.0).ok());
   auto rank1 = RunLrn(RandomTensor(DataType::kFloat32, {3}, 1), 3, 1e-4, 0.75, 1.0);

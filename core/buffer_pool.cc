@@ -32,7 +32,9 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
   void* data = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    // The smallest free buffer of at least `size` and at most twice it.
+    // The smallest free buffer of at least `size` and at most twice it
+    // (a small request taking a large buffer would make the next large one
+    // allocate).
     for (auto it = free_.lower_bound({device, size}); it != free_.end() && it->first.first == device &&
                                                       it->first.second <= 2 * size;
          ++it) {

@@ -11,9 +11,13 @@
 //
 // Buckets: sizes are rounded up to a multiple of 64 bytes below 4 KiB, and
 // to 1/8 steps between powers of two above (at most 12.5% slack); a request
-// takes the smallest free buffer of its bucket size up to twice that. The
-// free lists hold at most twice as many bytes as the pool ever had in use at
-// once (its high water); memory beyond that goes back to the device.
+// takes the smallest free buffer of at least its bucket size and at most
+// twice that. The free lists hold at most twice as many bytes as the pool
+// ever had in use at once (its high water); memory beyond that goes back to
+// the device. (Measured on ResNet-18 at batch 8, whose requests are mostly
+// convolutions' scratch: a cap of one high water made 344 device
+// allocations in 11 runs where two made 7, the first run's; taking any
+// larger buffer raised the high water from 31 to 57 MiB.)
 // Thread-safe: buffers may be released on any thread.
 #ifndef LOOM_CORE_BUFFER_POOL_H_
 #define LOOM_CORE_BUFFER_POOL_H_

@@ -38,11 +38,17 @@ TSAN_TESTS=(
 # LeakSanitizer stops the world with ptrace, which this machine refuses while
 # other threads run ("does not work under ptrace"); these tests run in one
 # thread when OpenMP is capped to one (they start no threads of their own).
+# Not //tools/onnx:onnx_importer_test: since the importer forks a child for
+# ONNX's shape inference, LeakSanitizer's tracer crashes at that test's exit
+# under `bazel test` ("Tracer caught signal 11", no leak reported; it passes
+# run directly, and every subset of its cases passes under Bazel too); the
+# forking import is leak-checked by isolated_shape_inference_test.
 LEAK_TESTS=(
   //core:abi_reader_test //core:net_test //core:plan_passes_test //core:tensor_test
   //tests:plugin_loader_test //tests:abi_v1_plugin_test //tests:device_copy_test
   //ops/... //plugins/cpu/... //plugins/example/... //plugins/rnn:onnx_recurrent_test
-  //plugins/rnn:cell_builder_test //plugins/controlflow:if_loop_scan_test //tools/...
+  //plugins/rnn:cell_builder_test //plugins/controlflow:if_loop_scan_test
+  //tools/run:run_options_test //tools/onnx:isolated_shape_inference_test //tools/fuzz:all
 )
 
 # The suite's packages, named rather than //...: with another output base,

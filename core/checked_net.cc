@@ -18,10 +18,19 @@ std::string Bounds(int mn, int mx) {
 
 }  // namespace
 
+// Initializers of nets nested in `op`'s arguments, reduced the same way.
+static void StripNested(OperatorDef* op) {
+  for (Argument& a : *op->mutable_arg()) {
+    if (a.has_n()) *a.mutable_n() = WithoutInitializerData(a.n());
+    for (NetDef& n : *a.mutable_nets()) n = WithoutInitializerData(n);
+  }
+}
+
 NetDef WithoutInitializerData(const NetDef& net) {
   NetDef d;
   if (net.has_name()) d.set_name(net.name());
   *d.mutable_op() = net.op();
+  for (OperatorDef& op : *d.mutable_op()) StripNested(&op);
   if (net.has_type()) d.set_type(net.type());
   if (net.has_device_option()) *d.mutable_device_option() = net.device_option();
   *d.mutable_arg() = net.arg();

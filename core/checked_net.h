@@ -56,7 +56,9 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
                                                      const std::set<std::string>& outer_constants = {});
 
 // `net` with each initializer reduced to its name, data type and dims (no
-// values): what CheckedNet::def keeps, the weights being in the workspace.
+// values), in nets nested in its ops' arguments too: what CheckedNet::def
+// keeps, the weights being in the workspace (nested bodies are created from
+// the ops' own attributes, CheckedOp::info).
 NetDef WithoutInitializerData(const NetDef& net);
 
 }  // namespace loom

@@ -151,7 +151,8 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
   auto net = Net::Create(std::move(*net_def), r.workspace.get(), r.registry.get(), net_options);
   if (!net.ok()) return Failure(net.status());
   r.net = *std::move(net);
-  net_def = r.net->def();  // ops and metadata (initializers without data)
+  *net_def = NetDef();  // what is left of it (nested bodies' weights) is the net's now
+  const NetDef& def = r.net->def();  // ops and metadata (initializers without data)
   r.warmup = options.warmup;
   for (int i = 0; i < options.warmup; ++i) {
     absl::Status s = r.net->Run();
@@ -167,11 +168,11 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
   }
   r.profile = r.net->profile();
 
-  r.net_name = net_def->name();
-  r.num_ops = net_def->op_size();
-  std::vector<std::string> outputs(net_def->external_output().begin(), net_def->external_output().end());
-  if (outputs.empty() && net_def->op_size() > 0) {
-    const OperatorDef& last = net_def->op(net_def->op_size() - 1);
+  r.net_name = def.name();
+  r.num_ops = def.op_size();
+  std::vector<std::string> outputs(def.external_output().begin(), def.external_output().end());
+  if (outputs.empty() && def.op_size() > 0) {
+    const OperatorDef& last = def.op(def.op_size() - 1);
     outputs.assign(last.output().begin(), last.output().end());
   }
   for (const std::string& name : outputs) {

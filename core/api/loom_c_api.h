@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 2u
+#define LOOM_ABI_VERSION 3u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -412,7 +412,7 @@ typedef struct LoomApi {
    * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Ctx_Limit) first. */
   int64_t (*Ctx_Limit)(const LoomKernelContext* ctx, int which);
 
-  /* ---- Since 2: scratch memory for one compute call ---------------------
+  /* ---- Since 3: scratch memory for one compute call ---------------------
    * `bytes` (> 0) of memory on the op's device, aligned to 64 bytes, valid
    * until this compute call returns; the core takes it back then. It comes
    * from the net's buffer pool (the memory planner's: ops' scratch shares

@@ -305,13 +305,13 @@ class KernelContext {
   int64_t Limit(LoomLimit which) const {
     return LOOM_SDK_API_HAS(Ctx_Limit) && Api().Ctx_Limit != nullptr ? Api().Ctx_Limit(ctx_, which) : 0;
   }
-  // `bytes` of scratch on the op's device until Compute returns (ABI 2's
-  // Ctx_Scratch, from the net's pool). Cores without it: an UNIMPLEMENTED
-  // status, and the kernel keeps memory of its own instead.
+  // `bytes` of scratch on the op's device until Compute returns (ABI 3's
+  // Ctx_Scratch, from the net's pool). A core without it (ABI 2 or older):
+  // an UNIMPLEMENTED status.
   Status Scratch(size_t bytes, void** out) {
     *out = nullptr;
     if (!LOOM_SDK_API_HAS(Ctx_Scratch) || Api().Ctx_Scratch == nullptr) {
-      return Status(LOOM_UNIMPLEMENTED, "the core has no Ctx_Scratch (ABI 2)");
+      return Status(LOOM_UNIMPLEMENTED, "the core has no Ctx_Scratch (ABI 3)");
     }
     LoomStatus* st = nullptr;
     *out = Api().Ctx_Scratch(ctx_, bytes, &st);

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "onnx/shape_inference/implementation.h"
+#include "tools/onnx/legacy_ops.h"
 
 // Under a sanitizer (the fuzz and asan builds), a crash in the child would
 // run the parent's death callback (libFuzzer's saves the input as a crash of
@@ -26,18 +27,6 @@ namespace loom {
 namespace onnx_import {
 namespace {
 
-bool IsSoftmaxFamily(const std::string& op) { return op == "Softmax" || op == "LogSoftmax" || op == "Hardmax"; }
-
-bool IsLegacyBroadcast(const onnx::NodeProto& node) {
-  const std::string& op = node.op_type();
-  if (op == "PRelu") return true;
-  if (op != "Add" && op != "Sub" && op != "Mul" && op != "Div" && op != "Pow") return false;
-  for (const auto& a : node.attribute()) {
-    if (a.name() == "broadcast") return true;
-  }
-  return false;
-}
-
 bool GraphNeeds(const onnx::GraphProto& g, int64_t opset, bool body) {
   if (body) {
     for (const auto& out : g.output()) {
@@ -45,8 +34,7 @@ bool GraphNeeds(const onnx::GraphProto& g, int64_t opset, bool body) {
     }
   }
   for (const auto& node : g.node()) {
-    if (opset < 13 && IsSoftmaxFamily(node.op_type())) return true;
-    if (opset < 7 && IsLegacyBroadcast(node)) return true;
+    if (RewriteUsesRanks(node, opset)) return true;
     for (const auto& a : node.attribute()) {
       if (a.has_g() && GraphNeeds(a.g(), opset, true)) return true;
       for (const auto& sub : a.graphs()) {

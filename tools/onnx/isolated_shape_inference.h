@@ -26,10 +26,11 @@ namespace loom {
 namespace onnx_import {
 
 // True when importing `model` (default-domain opset `opset`) uses what
-// ONNX's shape inference adds: a Softmax/LogSoftmax/Hardmax before opset 13,
-// an Add/Sub/Mul/Div/Pow with the legacy `broadcast` attribute or a PRelu
-// before opset 7, or an If/Loop/Scan body output without an element type.
-// Looks into every nested graph.
+// ONNX's shape inference adds: a node the importer rewrites by its inputs'
+// ranks (legacy_ops.h, RewriteUsesRanks: a Softmax/LogSoftmax/Hardmax
+// before opset 13, an Add/Sub/Mul/Div/Pow with the legacy `broadcast`
+// attribute or a PRelu before opset 7), or an If/Loop/Scan body output
+// without an element type. Looks into every nested graph.
 bool NeedsShapeInference(const onnx::ModelProto& model, int64_t opset);
 
 // Runs InferShapes on a copy of `model` in a child process (fork) and copies

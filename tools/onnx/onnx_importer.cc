@@ -17,6 +17,7 @@
 #include "tools/onnx/fuse_conv_activation.h"
 #include "tools/onnx/fuse_elementwise.h"
 #include "tools/onnx/isolated_shape_inference.h"
+#include "tools/onnx/legacy_ops.h"
 
 namespace loom {
 namespace onnx_import {
@@ -96,21 +97,6 @@ absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in, bool copy
       break;
   }
   return out;
-}
-
-bool HasAttribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == name) return true;
-  }
-  return false;
-}
-
-// Binary ops of opsets 1-6 with `broadcast` = 1: B is aligned with A
-// starting at dimension `axis` (default: trailing alignment). LegacyBroadcast
-// turns that into numpy broadcasting; the attributes are then dropped.
-bool IsLegacyBinary(const onnx::NodeProto& node) {
-  const std::string& op = node.op_type();
-  return (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") && HasAttribute(node, "broadcast");
 }
 
 // Attributes of older opsets that have no effect on inference (or that the
@@ -337,7 +323,7 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
       // PRelu-6's slope [C] is per channel (dimension 1).
       unsqueeze_trailing(1, ranks[inputs[0]] - 2);
     }
-    if ((node.op_type() == "Softmax" || node.op_type() == "LogSoftmax" || node.op_type() == "Hardmax") && opset < 13 &&
+    if (IsSoftmaxFamily(node.op_type()) && opset < 13 &&
         !inputs.empty() && node.output_size() == 1) {
       // Before opset 13 these flatten the input to 2-D at `axis` (default 1)
       // and normalize each row; from 13 they normalize along `axis` alone.

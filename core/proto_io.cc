@@ -115,14 +115,20 @@ bool ParseText(const std::string& text, google::protobuf::Message* m) {
   return parser.ParseFromString(text, m);
 }
 
-bool ParseBinary(const std::string& data, google::protobuf::Message* m) {
+}  // namespace
+
+bool ParseBinaryProto(absl::string_view data, google::protobuf::Message* m) {
   if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(data.data()), static_cast<int>(data.size()));
   in.SetRecursionLimit(kNetDefRecursionLimit);
   return m->ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
-}  // namespace
+bool ParseBinaryProto(google::protobuf::io::ZeroCopyInputStream* stream, google::protobuf::Message* m) {
+  google::protobuf::io::CodedInputStream in(stream);
+  in.SetRecursionLimit(kNetDefRecursionLimit);
+  return m->ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
 
 absl::StatusOr<NetDef> ParseNetDefText(const std::string& text) {
   NetDef net;
@@ -136,7 +142,7 @@ absl::StatusOr<NetDef> ReadNetDef(const std::string& path) {
   auto data = ReadFile(path);
   if (!data.ok()) return data.status();
   NetDef net;
-  if (!IsTextPath(path) && ParseBinary(*data, &net)) return net;
+  if (!IsTextPath(path) && ParseBinaryProto(*data, &net)) return net;
   net.Clear();
   if (ParseText(*data, &net)) return net;
   return absl::InvalidArgumentError(absl::StrCat("'", path, "' is neither a binary nor a text-format NetDef"));

@@ -6,6 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/io/zero_copy_stream.h"
+#include "google/protobuf/message.h"
 #include "core/proto/loom.pb.h"
 #include "core/tensor.h"
 
@@ -24,6 +27,13 @@ absl::StatusOr<NetDef> ReadNetDef(const std::string& path);
 absl::Status WriteNetDef(const NetDef& net, const std::string& path);
 absl::StatusOr<NetDef> ParseNetDefText(const std::string& text);
 absl::StatusOr<TensorProto> ReadTensorProto(const std::string& path);
+// Parses binary protobuf `data` (or what `in` yields) into `m`, allowing
+// 1000 nested messages rather than protobuf's default 100 (about 330 nested
+// nets; NetOptions::max_nesting_depth is the limit that names the op). False
+// when it does not parse or does not end where the data ends, and for data
+// over 2 GiB. For any message type (NetDef, onnx::ModelProto).
+bool ParseBinaryProto(absl::string_view data, google::protobuf::Message* m);
+bool ParseBinaryProto(google::protobuf::io::ZeroCopyInputStream* in, google::protobuf::Message* m);
 absl::Status WriteTensorProto(const TensorProto& t, const std::string& path);
 
 }  // namespace loom

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
+#include "core/proto_io.h"
 #include "onnx/shape_inference/implementation.h"
 #include "tools/onnx/legacy_ops.h"
 
@@ -196,10 +196,7 @@ absl::Status InferShapesIsolated(onnx::ModelProto* model, absl::Duration timeout
   }
   if (reply[0] == 'E') return absl::InvalidArgumentError(absl::StrCat("ONNX shape inference: ", reply.substr(1)));
   onnx::ModelProto inferred;
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(reply.data()) + 1,
-                                            static_cast<int>(reply.size() - 1));
-  in.SetRecursionLimit(1000);  // as deep as the importer parses the model
-  if (reply[0] != 'T' || !inferred.ParseFromCodedStream(&in)) {
+  if (reply[0] != 'T' || !ParseBinaryProto(absl::string_view(reply).substr(1), &inferred)) {
     return absl::InternalError("ONNX shape inference: the child's reply does not parse");
   }
   CopyTypes(inferred.graph(), model->mutable_graph());

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/limits.h"
+#include "core/proto_io.h"
 #include "core/tensor.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
 #include "tools/onnx/fold_batchnorm.h"
@@ -404,22 +404,13 @@ void CollectOps(const NetDef& net, std::set<std::string>* ops, std::map<std::str
 static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model);
 
 absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
-  onnx::ModelProto model;
-  {
-    // protobuf's default recursion limit (100 messages, about 33 nested
-    // If/Loop/Scan bodies) would call a deep but valid model "not an ONNX
-    // ModelProto"; the runtime's max_nesting_depth (core/limits.h) is the
-    // limit that names the op.
-    if (serialized.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-      return absl::InvalidArgumentError("ONNX model over 2 GiB: external data is not supported");
-    }
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(serialized.data()),
-                                              static_cast<int>(serialized.size()));
-    in.SetRecursionLimit(1000);
-    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-      return absl::InvalidArgumentError("not an ONNX ModelProto");
-    }
+  if (serialized.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::InvalidArgumentError("ONNX model over 2 GiB: external data is not supported");
   }
+  // Deep but valid models parse (ParseBinaryProto's recursion limit); the
+  // runtime's max_nesting_depth (core/limits.h) is the limit that names the op.
+  onnx::ModelProto model;
+  if (!ParseBinaryProto(serialized, &model)) return absl::InvalidArgumentError("not an ONNX ModelProto");
   return ImportParsed(model);
 }
 
@@ -461,14 +452,8 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
   // Parsed from the stream: the file's bytes are never all in memory next
   // to the parsed model (weights once; see ImportOnnxModel for the limit).
   onnx::ModelProto model;
-  {
-    google::protobuf::io::IstreamInputStream stream(&file);
-    google::protobuf::io::CodedInputStream in(&stream);
-    in.SetRecursionLimit(1000);
-    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
-    }
-  }
+  google::protobuf::io::IstreamInputStream stream(&file);
+  if (!ParseBinaryProto(&stream, &model)) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
   auto net = ImportParsed(model);
   if (!net.ok()) return absl::Status(net.status().code(), absl::StrCat(path, ": ", net.status().message()));
   return net;

@@ -46,7 +46,8 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
       break;
     }
   }
-  if (data == nullptr) {
+  const bool from_device = data == nullptr;
+  if (from_device) {
     absl::StatusOr<void*> p = device->Allocate(size);
     if (!p.ok()) {
       // Memory waiting in the free lists may be what the device lacks.
@@ -65,11 +66,10 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
       if (!p.ok()) return p.status();
     }
     data = *p;
-    absl::MutexLock lock(&mu_);
-    ++device_allocations_;
   }
   {
     absl::MutexLock lock(&mu_);
+    if (from_device) ++device_allocations_;
     in_use_ += taken;
     if (in_use_ > high_water_) high_water_ = in_use_;
   }

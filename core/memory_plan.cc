@@ -22,19 +22,25 @@ bool HasNestedNet(const OperatorDef& op) {
   return false;
 }
 
-// Every blob name a nested net mentions (its ops' inputs and outputs, its
-// external inputs and outputs), at any depth.
+void NamesIn(const NetDef& net, std::set<std::string>* names);
+
+// Every blob name `op` reads or writes, and every one its nested nets
+// mention, at any depth.
+void NamesOf(const OperatorDef& op, std::set<std::string>* names) {
+  names->insert(op.input().begin(), op.input().end());
+  names->insert(op.output().begin(), op.output().end());
+  for (const Argument& a : op.arg()) {
+    if (a.has_n()) NamesIn(a.n(), names);
+    for (const NetDef& n : a.nets()) NamesIn(n, names);
+  }
+}
+
+// Every blob name a nested net mentions (its ops', its external inputs and
+// outputs).
 void NamesIn(const NetDef& net, std::set<std::string>* names) {
   names->insert(net.external_input().begin(), net.external_input().end());
   names->insert(net.external_output().begin(), net.external_output().end());
-  for (const OperatorDef& op : net.op()) {
-    names->insert(op.input().begin(), op.input().end());
-    names->insert(op.output().begin(), op.output().end());
-    for (const Argument& a : op.arg()) {
-      if (a.has_n()) NamesIn(a.n(), names);
-      for (const NetDef& n : a.nets()) NamesIn(n, names);
-    }
-  }
+  for (const OperatorDef& op : net.op()) NamesOf(op, names);
 }
 
 // Storages of one device: best fit within a size range (MXNet's
@@ -87,7 +93,6 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
   // memonger, too, needed the blobs to keep named).
   if (net.def.external_output_size() == 0) return;
   m.enabled = true;
-  m.output_bytes.assign(steps.size(), 0);
 
   // Blobs that keep their own memory.
   absl::flat_hash_set<const Tensor*> pinned;
@@ -102,12 +107,8 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
   for (const CheckedOp& op : net.ops) {
     const OperatorDef& def = op.info->op;
     if (!HasNestedNet(def)) continue;
-    std::set<std::string> names(def.input().begin(), def.input().end());
-    names.insert(def.output().begin(), def.output().end());
-    for (const Argument& a : def.arg()) {
-      if (a.has_n()) NamesIn(a.n(), &names);
-      for (const NetDef& n : a.nets()) NamesIn(n, &names);
-    }
+    std::set<std::string> names;
+    NamesOf(def, &names);
     for (const std::string& n : names) pin(n);
   }
   for (const PlanStep& s : steps) {
@@ -121,7 +122,6 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
   // Liveness: the writing step and the last reading step of each output.
   struct Life {
     int first = -1, last = -1, writers = 0;
-    int step_output = -1;  // the output index at `first`
   };
   absl::flat_hash_map<const Tensor*, Life> life;
   for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
@@ -135,14 +135,10 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
       auto it = life.find(c.src);
       if (it != life.end()) it->second.last = i;
     }
-    for (int k = 0; k < static_cast<int>(s.ctx.outputs.size()); ++k) {
-      Tensor* t = s.ctx.outputs[k];
+    for (Tensor* t : s.ctx.outputs) {
       if (t == nullptr) continue;
       Life& l = life[t];
-      if (l.writers++ == 0) {
-        l.first = l.last = i;
-        l.step_output = k;
-      }
+      if (l.writers++ == 0) l.first = l.last = i;
       if (t->is_alias()) pinned.insert(t);
     }
   }
@@ -163,11 +159,8 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
       if (l.writers != 1 || l.first != i) continue;
       order.push_back(k);
     }
-    auto bytes_of = [&](int k) -> size_t {
-      if (k >= static_cast<int>(s.inferred_shapes.size()) || !s.inferred_shapes[k]) return 0;
-      return static_cast<size_t>(NumElements(*s.inferred_shapes[k])) * DataTypeSize(s.ctx.output_dtypes[k]);
-    };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bytes_of(a) > bytes_of(b); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return InferredOutputBytes(s, a) > InferredOutputBytes(s, b); });
     std::set<const Tensor*> taken_inputs;  // inputs whose place an output took
     for (int k : order) {
       Tensor* t = s.ctx.outputs[k];
@@ -178,7 +171,7 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
         steps[l.last].release_after.push_back(t);
         continue;
       }
-      const size_t bytes = bytes_of(k);
+      const size_t bytes = InferredOutputBytes(s, k);
       if (bytes == 0) continue;  // nothing to place
       PlannedBlob b;
       b.tensor = t;
@@ -209,7 +202,6 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
       storage[t] = id;
       storage_of_blob.push_back(id);
       m.no_reuse_bytes += Aligned(bytes);
-      m.output_bytes[i] += bytes;
       m.blobs.push_back(std::move(b));
     }
     // Then what dies here: inputs read for the last time (unless an

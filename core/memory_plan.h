@@ -62,9 +62,6 @@ struct MemoryPlan {
   int64_t dynamic_blobs = 0;              // released to the pool after their last reader
   int64_t pinned_blobs = 0;               // outputs kept as before (see above)
   int64_t in_place = 0;                   // outputs placed on their input
-  // Per step (parallel to Plan::steps()): planned bytes each op's outputs
-  // take (the profile's bytes per op).
-  std::vector<size_t> output_bytes;
 };
 
 struct MemoryPlanOptions {

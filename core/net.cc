@@ -226,9 +226,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     const PlanStep& step = (*plan)->steps()[i];
     profile_.ops[i].kernel = step.kernel->Describe();
     int64_t bytes = 0;
-    for (size_t k = 0; k < step.inferred_shapes.size() && k < step.ctx.output_dtypes.size(); ++k) {
-      if (step.inferred_shapes[k]) bytes += NumElements(*step.inferred_shapes[k]) * DataTypeSize(step.ctx.output_dtypes[k]);
-    }
+    for (size_t k = 0; k < step.inferred_shapes.size(); ++k) bytes += InferredOutputBytes(step, k);
     profile_.ops[i].output_bytes = bytes;
   }
   return (plans_[signature_] = *std::move(plan)).get();

@@ -30,6 +30,11 @@ std::optional<DataType> FixedTypeOf(const std::string& type_str) {
   return it->second;
 }
 
+size_t InferredOutputBytes(const PlanStep& step, size_t k) {
+  if (k >= step.inferred_shapes.size() || k >= step.ctx.output_dtypes.size() || !step.inferred_shapes[k]) return 0;
+  return static_cast<size_t>(NumElements(*step.inferred_shapes[k])) * DataTypeSize(step.ctx.output_dtypes[k]);
+}
+
 static std::string AllowedList(const std::vector<DataType>& allowed) {
   std::vector<std::string> n;
   for (DataType d : allowed) n.push_back(DataTypeName(d));

@@ -97,6 +97,10 @@ class Plan {
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads, const NetLimits* limits = nullptr);
 
+// Bytes of `step`'s output k by its shape inferred at plan time; 0 when the
+// shape was not inferred (sized only at run time).
+size_t InferredOutputBytes(const PlanStep& step, size_t k);
+
 // A formal parameter typed "any" takes any dtype, unchecked and unbound (a
 // heterogeneous variadic, like ONNX's is_homogeneous = false); its schema's
 // inference must set such outputs' dtypes.

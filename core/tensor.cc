@@ -100,10 +100,7 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims) {
     if (!b.ok()) {
       // Left empty (shape [0], no buffer), never with elements and no memory;
       // a later Resize allocates again.
-      dims_.assign(1, 0);
-      num_elements_ = 0;
-      offset_ = 0;
-      alias_ = false;
+      Release();
       return absl::Status(b.status().code(),
                           absl::StrCat(DataTypeName(dtype), ShapeToString(dims), ": ", b.status().message()));
     }

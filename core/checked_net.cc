@@ -36,13 +36,16 @@ NetDef WithoutInitializerData(const NetDef& net) {
   *d.mutable_arg() = net.arg();
   *d.mutable_external_input() = net.external_input();
   *d.mutable_external_output() = net.external_output();
-  for (const TensorProto& t : net.initializer()) {
-    TensorProto* meta = d.add_initializer();
-    if (t.has_name()) meta->set_name(t.name());
-    if (t.has_data_type()) meta->set_data_type(t.data_type());
-    *meta->mutable_dims() = t.dims();
-  }
+  for (const TensorProto& t : net.initializer()) *d.add_initializer() = InitializerMetadata(t);
   return d;
+}
+
+TensorProto InitializerMetadata(const TensorProto& t) {
+  TensorProto meta;
+  if (t.has_name()) meta.set_name(t.name());
+  if (t.has_data_type()) meta.set_data_type(t.data_type());
+  *meta.mutable_dims() = t.dims();
+  return meta;
 }
 
 absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws,

@@ -60,6 +60,8 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
 // keeps, the weights being in the workspace (nested bodies are created from
 // the ops' own attributes, CheckedOp::info).
 NetDef WithoutInitializerData(const NetDef& net);
+// `t`'s name, data type and dims, without its values.
+TensorProto InitializerMetadata(const TensorProto& t);
 
 }  // namespace loom
 

@@ -80,14 +80,18 @@ class StorageAllocator {
 
 }  // namespace
 
-void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOptions& options, Plan* plan) {
-  std::vector<PlanStep>& steps = plan->steps();
-  MemoryPlan& m = plan->memory();
-  m = MemoryPlan();
-  for (PlanStep& s : steps) {
+void ClearMemoryPlan(Plan* plan) {
+  plan->memory() = MemoryPlan();
+  for (PlanStep& s : plan->steps()) {
     s.release_after.clear();
     s.dead_after.clear();
   }
+}
+
+void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOptions& options, Plan* plan) {
+  ClearMemoryPlan(plan);
+  std::vector<PlanStep>& steps = plan->steps();
+  MemoryPlan& m = plan->memory();
   // A NetDef that names no external output leaves every blob to the caller
   // (Caffe2's convention: any blob may be fetched after the run; its
   // memonger, too, needed the blobs to keep named).

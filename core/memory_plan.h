@@ -75,6 +75,10 @@ struct MemoryPlanOptions {
 // was built from.
 void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOptions& options, Plan* plan);
 
+// Leaves `plan` unplanned: plan->memory() empty, nothing released or dead
+// after any step. (Tensors already placed stay where they are.)
+void ClearMemoryPlan(Plan* plan);
+
 }  // namespace loom
 
 #endif  // LOOM_CORE_MEMORY_PLAN_H_

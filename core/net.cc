@@ -11,6 +11,16 @@
 
 namespace loom {
 
+// Puts initializer `init` of `def` into `ws` unless a blob of its name is
+// there; its error names the net.
+static absl::Status AddInitializer(const NetDef& def, const TensorProto& init, Workspace* ws) {
+  if (ws->HasBlob(init.name())) return absl::OkStatus();
+  absl::StatusOr<Tensor> t = TensorFromProto(init);
+  if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
+  ws->SetBlob(init.name(), *std::move(t));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* ws, const Registry* registry,
                                                  NetOptions options) {
   if (!def.type().empty() && def.type() != "sequential" && def.type() != "simple" && def.type() != "multi_stream") {
@@ -18,10 +28,7 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
                                                    "' is not available; expected 'sequential' or 'multi_stream'"));
   }
   for (const TensorProto& init : def.initializer()) {
-    if (ws->HasBlob(init.name())) continue;
-    absl::StatusOr<Tensor> t = TensorFromProto(init);
-    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
-    ws->SetBlob(init.name(), *std::move(t));
+    if (absl::Status s = AddInitializer(def, init, ws); !s.ok()) return s;
   }
   absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, options.outer_constants);
   if (!checked.ok()) return checked.status();
@@ -38,20 +45,10 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
 absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, const Registry* registry,
                                                  NetOptions options) {
   for (TensorProto& init : *def.mutable_initializer()) {
-    if (!ws->HasBlob(init.name())) {
-      absl::StatusOr<Tensor> t = TensorFromProto(init);
-      if (!t.ok()) {
-        return absl::Status(t.status().code(),
-                            absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
-      }
-      ws->SetBlob(init.name(), *std::move(t));
-    }
+    if (absl::Status s = AddInitializer(def, init, ws); !s.ok()) return s;
     // Keep name, type and dims; the values go now (Swap frees them, where
     // clearing a string or repeated field would keep its capacity).
-    TensorProto meta;
-    meta.set_name(init.name());
-    meta.set_data_type(init.data_type());
-    *meta.mutable_dims() = init.dims();
+    TensorProto meta = InitializerMetadata(init);
     init.Swap(&meta);
   }
   return Create(static_cast<const NetDef&>(def), ws, registry, std::move(options));
@@ -139,14 +136,13 @@ absl::Status Net::BindMemory(Plan* plan) {
       // Grown for a larger plan: tensors placed in the old arena let it go
       // first (they are placed again when their plan next runs).
       const Buffer* old = arena.get();
-      for (auto& [sig, p] : plans_) {
-        for (const PlannedBlob& b : p->memory().blobs) {
+      auto release_old = [old](const MemoryPlan& placed) {
+        for (const PlannedBlob& b : placed.blobs) {
           if (b.tensor->buffer().get() == old) b.tensor->Release();
         }
-      }
-      for (const PlannedBlob& b : m.blobs) {
-        if (b.tensor->buffer().get() == old) b.tensor->Release();
-      }
+      };
+      for (auto& [sig, p] : plans_) release_old(p->memory());
+      release_old(m);  // a plan just built is not in plans_ yet
       arena.reset();
     }
     absl::StatusOr<std::shared_ptr<Buffer>> a = Buffer::AllocateFromDevice(device, bytes);
@@ -175,11 +171,7 @@ void Net::UnplanMemory(Plan* plan) {
   for (const PlannedBlob& b : plan->memory().blobs) {
     if (b.tensor->is_planned()) b.tensor->Release();
   }
-  plan->memory() = MemoryPlan();
-  for (PlanStep& s : plan->steps()) {
-    s.release_after.clear();
-    s.dead_after.clear();
-  }
+  ClearMemoryPlan(plan);
 }
 
 absl::StatusOr<Plan*> Net::Prepare(bool concurrent_steps) {
@@ -220,7 +212,6 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   if (!plan.ok()) return plan.status();
   ++plans_built_;
   if (options_.plan_memory && !multi_stream_) PlanMemory(*checked_, *ws_, MemoryPlanOptions(), plan->get());
-  (*plan)->set_poison_released_memory(options_.poison_released_memory);
   for (PlanStep& step : (*plan)->steps()) step.ctx.poison_released_memory = options_.poison_released_memory;
   for (size_t i = 0; i < (*plan)->steps().size(); ++i) {
     const PlanStep& step = (*plan)->steps()[i];

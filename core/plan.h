@@ -61,10 +61,6 @@ class Plan {
   // Where the intermediates live (core/memory_plan.h).
   MemoryPlan& memory() { return memory_; }
   const MemoryPlan& memory() const { return memory_; }
-  // Fill memory with 0xFF bytes (NaN in every float type) when the planner
-  // lets it go (NetOptions::poison_released_memory).
-  bool poison_released_memory() const { return poison_; }
-  void set_poison_released_memory(bool on) { poison_ = on; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int,
@@ -72,7 +68,6 @@ class Plan {
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
   MemoryPlan memory_;
-  bool poison_ = false;
 };
 
 // Builds a plan for the current dtypes and shapes of `net.inputs` in `ws`.

@@ -36,7 +36,13 @@ static void Poison(Tensor* t) {
   (void)t->device()->Copy(t->raw_data(), ff.data(), n, CopyKind::kHostToDevice, nullptr);
 }
 
-void ReleaseAfterStep(PlanStep& step, bool poison) {
+// Whether the memory planner left work after this step.
+static inline bool HasReleases(const PlanStep& step) {
+  return !step.release_after.empty() || (step.ctx.poison_released_memory && !step.dead_after.empty());
+}
+
+void ReleaseAfterStep(PlanStep& step) {
+  const bool poison = step.ctx.poison_released_memory;
   if (poison) {
     for (Tensor* t : step.dead_after) Poison(t);
   }
@@ -46,7 +52,7 @@ void ReleaseAfterStep(PlanStep& step, bool poison) {
   }
 }
 
-absl::Status RunPlanStep(PlanStep& step, bool poison) {
+absl::Status RunPlanStep(PlanStep& step) {
   if (!step.copies_before.empty()) {
     absl::Status s = RunCopies(step.copies_before, step);
     if (!s.ok()) return s;
@@ -58,23 +64,22 @@ absl::Status RunPlanStep(PlanStep& step, bool poison) {
     absl::Status s = RunCopies(step.copies_after, step);
     if (!s.ok()) return s;
   }
-  if (!step.release_after.empty() || (poison && !step.dead_after.empty())) ReleaseAfterStep(step, poison);
+  if (HasReleases(step)) ReleaseAfterStep(step);
   return absl::OkStatus();
 }
 
 absl::Status RunSequential(Plan& plan, Profile* profile) {
   std::vector<PlanStep>& steps = plan.steps();
-  const bool poison = plan.poison_released_memory();
   if (profile == nullptr) {
     for (PlanStep& step : steps) {
       if (step.copies_before.empty() && step.copies_after.empty()) {  // the common case, kept tight
         LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
         if (!step.ctx.scratch.empty()) step.ctx.scratch.clear();
         if (st != nullptr) return Labeled(st, step);
-        if (!step.release_after.empty() || (poison && !step.dead_after.empty())) ReleaseAfterStep(step, poison);
+        if (HasReleases(step)) ReleaseAfterStep(step);
         continue;
       }
-      absl::Status s = RunPlanStep(step, poison);
+      absl::Status s = RunPlanStep(step);
       if (!s.ok()) return s;
     }
     return absl::OkStatus();
@@ -82,7 +87,7 @@ absl::Status RunSequential(Plan& plan, Profile* profile) {
   for (size_t i = 0; i < steps.size(); ++i) {
     PlanStep& step = steps[i];
     auto start = std::chrono::steady_clock::now();
-    absl::Status s = RunPlanStep(step, poison);
+    absl::Status s = RunPlanStep(step);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) return s;
     OpProfile& p = profile->ops[i];

@@ -16,13 +16,12 @@ absl::Status RunSequential(Plan& plan, Profile* profile);
 
 // Runs one step (one op's kernel, its device copies, and the memory
 // planner's releases after it); errors are prefixed with the op's label.
-// `poison`: fill released memory with 0xFF bytes first
-// (Plan::poison_released_memory).
-absl::Status RunPlanStep(PlanStep& step, bool poison = false);
+absl::Status RunPlanStep(PlanStep& step);
 
-// The memory planner's work after a step: poisons (when asked) the placed
-// blobs that died at it, and releases run-time allocated ones to the pool.
-void ReleaseAfterStep(PlanStep& step, bool poison);
+// The memory planner's work after a step: poisons (when the net asks for it,
+// LoomKernelContext::poison_released_memory: 0xFF bytes) the placed blobs
+// that died at it, and releases run-time allocated ones to the pool.
+void ReleaseAfterStep(PlanStep& step);
 
 }  // namespace loom
 

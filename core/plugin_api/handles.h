@@ -56,7 +56,7 @@ struct LoomKernelContext {
   const std::set<std::string>* net_constants = nullptr;  // the plan's constants (Plan::constants), inherited by nested nets
   const loom::OperatorDef* op = nullptr;          // the op (for its output names in errors); may be null
   const loom::NetLimits* limits = nullptr;        // the net's limits (nullptr: the defaults), inherited by nested nets
-  bool poison_released_memory = false;            // NetOptions::poison_released_memory, inherited by nested nets
+  bool poison_released_memory = false;            // NetOptions::poison_released_memory: the executor's, and nested nets inherit it
   loom::Device* device = nullptr;                 // the op's device (for Ctx_Scratch)
   // Ctx_Scratch memory of the compute call under way; the executor drops it
   // when compute returns.

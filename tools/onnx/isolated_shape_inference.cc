@@ -70,20 +70,16 @@ bool HasElemType(const onnx::ValueInfoProto& v) {
 // has the same structure unless the child's reply is corrupt; then stops.
 void CopyTypes(const onnx::GraphProto& from, onnx::GraphProto* to) {
   *to->mutable_value_info() = from.value_info();
-  if (from.input_size() == to->input_size()) {
-    for (int i = 0; i < to->input_size(); ++i) {
-      if (!HasElemType(to->input(i)) && from.input(i).has_type()) {
-        *to->mutable_input(i)->mutable_type() = from.input(i).type();
-      }
+  // Graph inputs and outputs that had no type take the inferred one.
+  auto fill_types = [](const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& src,
+                       google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* dst) {
+    if (src.size() != dst->size()) return;
+    for (int i = 0; i < dst->size(); ++i) {
+      if (!HasElemType(dst->Get(i)) && src.Get(i).has_type()) *dst->Mutable(i)->mutable_type() = src.Get(i).type();
     }
-  }
-  if (from.output_size() == to->output_size()) {
-    for (int i = 0; i < to->output_size(); ++i) {
-      if (!HasElemType(to->output(i)) && from.output(i).has_type()) {
-        *to->mutable_output(i)->mutable_type() = from.output(i).type();
-      }
-    }
-  }
+  };
+  fill_types(from.input(), to->mutable_input());
+  fill_types(from.output(), to->mutable_output());
   if (from.node_size() != to->node_size()) return;
   for (int n = 0; n < to->node_size(); ++n) {
     const onnx::NodeProto& fn = from.node(n);

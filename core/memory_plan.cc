@@ -78,6 +78,35 @@ class StorageAllocator {
   std::map<Device*, std::multimap<size_t, int>> free_;
 };
 
+// Blobs that keep their own memory (memory_plan.h lists them); blobs an
+// op writes as aliases are added by the callers' liveness pass.
+absl::flat_hash_set<const Tensor*> PinnedBlobs(const CheckedNet& net, const Workspace& ws, const Plan& plan) {
+  absl::flat_hash_set<const Tensor*> pinned;
+  auto pin = [&](const std::string& name) {
+    if (const Tensor* t = ws.GetBlob(name)) pinned.insert(t);
+  };
+  for (const std::string& n : net.inputs) pin(n);
+  for (const std::string& n : net.def.external_input()) pin(n);
+  for (const std::string& n : net.def.external_output()) pin(n);
+  for (const std::string& n : plan.constants()) pin(n);
+  for (const std::string& n : net.constants) pin(n);
+  for (const CheckedOp& op : net.ops) {
+    const OperatorDef& def = op.info->op;
+    if (!HasNestedNet(def)) continue;
+    std::set<std::string> names;
+    NamesOf(def, &names);
+    for (const std::string& n : names) pin(n);
+  }
+  for (const PlanStep& s : plan.steps()) {
+    for (const DeviceCopy& c : s.copies_before) pinned.insert(c.dst);
+    for (const DeviceCopy& c : s.copies_after) {
+      pinned.insert(c.src);
+      pinned.insert(c.dst);
+    }
+  }
+  return pinned;
+}
+
 }  // namespace
 
 void ClearMemoryPlan(Plan* plan) {
@@ -98,30 +127,7 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
   if (net.def.external_output_size() == 0) return;
   m.enabled = true;
 
-  // Blobs that keep their own memory.
-  absl::flat_hash_set<const Tensor*> pinned;
-  auto pin = [&](const std::string& name) {
-    if (const Tensor* t = ws.GetBlob(name)) pinned.insert(t);
-  };
-  for (const std::string& n : net.inputs) pin(n);
-  for (const std::string& n : net.def.external_input()) pin(n);
-  for (const std::string& n : net.def.external_output()) pin(n);
-  for (const std::string& n : plan->constants()) pin(n);
-  for (const std::string& n : net.constants) pin(n);
-  for (const CheckedOp& op : net.ops) {
-    const OperatorDef& def = op.info->op;
-    if (!HasNestedNet(def)) continue;
-    std::set<std::string> names;
-    NamesOf(def, &names);
-    for (const std::string& n : names) pin(n);
-  }
-  for (const PlanStep& s : steps) {
-    for (const DeviceCopy& c : s.copies_before) pinned.insert(c.dst);
-    for (const DeviceCopy& c : s.copies_after) {
-      pinned.insert(c.src);
-      pinned.insert(c.dst);
-    }
-  }
+  absl::flat_hash_set<const Tensor*> pinned = PinnedBlobs(net, ws, *plan);
 
   // Liveness: the writing step and the last reading step of each output.
   struct Life {
@@ -240,6 +246,31 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
     m.blobs[j].offset = storage_offset[storage_of_blob[j]];
     m.blobs[j].capacity = alloc.size(storage_of_blob[j]);
   }
+}
+
+
+void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan) {
+  ClearMemoryPlan(plan);
+  MemoryPlan& m = plan->memory();
+  m.enabled = true;
+  m.timestep = true;
+  absl::flat_hash_set<const Tensor*> pinned = PinnedBlobs(net, ws, *plan);
+  absl::flat_hash_map<const Tensor*, int> writers;
+  for (const PlanStep& s : plan->steps()) {
+    for (const Tensor* t : s.ctx.outputs) {
+      if (t == nullptr) continue;
+      ++writers[t];
+      if (t->is_alias()) pinned.insert(t);  // a link: a row of an outer tensor
+    }
+  }
+  for (const PlanStep& s : plan->steps()) {
+    for (Tensor* t : s.ctx.outputs) {
+      if (t == nullptr || pinned.count(t) || writers[t] != 1) continue;
+      m.release_after_run.push_back(t);
+      ++m.dynamic_blobs;
+    }
+  }
+  m.pinned_blobs = static_cast<int64_t>(pinned.size());
 }
 
 }  // namespace loom

@@ -22,7 +22,8 @@
 // (RecurrentNetwork links), cross-device copies, and every blob an op with a
 // nested net (If/Loop/Scan bodies, step nets) reads or writes or names in
 // its nested nets, since those reach blobs by name. The multi_stream
-// executor runs ops of one net concurrently, so its nets are not planned.
+// executor runs ops of one net concurrently, so its nets are not planned;
+// nets run as timesteps get timestep plans (PlanTimestepMemory).
 #ifndef LOOM_CORE_MEMORY_PLAN_H_
 #define LOOM_CORE_MEMORY_PLAN_H_
 
@@ -62,6 +63,10 @@ struct MemoryPlan {
   int64_t dynamic_blobs = 0;              // released to the pool after their last reader
   int64_t pinned_blobs = 0;               // outputs kept as before (see above)
   int64_t in_place = 0;                   // outputs placed on their input
+  // A timestep plan (PlanTimestepMemory): nothing placed; these blobs go
+  // back to the pool once the whole run of the plan (one timestep) is done.
+  bool timestep = false;
+  std::vector<Tensor*> release_after_run;
 };
 
 struct MemoryPlanOptions {
@@ -74,6 +79,18 @@ struct MemoryPlanOptions {
 // dead lists). `ws` is the net's workspace, `net` the checked net the plan
 // was built from.
 void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOptions& options, Plan* plan);
+
+// Plans a net that runs as one timestep of a recurrent network, whose ops
+// may run concurrently with each other and with other timesteps' ops (the
+// threaded and multi-stream timestep executors), so liveness inside the
+// step says nothing: no arena; every intermediate the planner would place
+// or pool (the same exclusions, and the step's links, which are aliases of
+// outer tensors) is listed in memory().release_after_run and goes back to
+// the pool once the timestep is done (ReleaseAfterRun). With T timesteps
+// and P in flight, the intermediates of about P timesteps are alive at
+// once, not T (Caffe2 recycled forward-only step workspaces for the same
+// reason). Forward only: a backward pass needs them kept.
+void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan);
 
 // Leaves `plan` unplanned: plan->memory() empty, nothing released or dead
 // after any step. (Tensors already placed stay where they are.)

@@ -174,16 +174,23 @@ void Net::UnplanMemory(Plan* plan) {
   ClearMemoryPlan(plan);
 }
 
-absl::StatusOr<Plan*> Net::Prepare(bool concurrent_steps) {
+absl::StatusOr<Plan*> Net::Prepare() {
   absl::StatusOr<Plan*> plan = PrepareCached();
   if (!plan.ok()) return plan;
-  if (concurrent_steps && options_.plan_memory) {
-    options_.plan_memory = false;
-    for (auto& [sig, p] : plans_) UnplanMemory(p.get());
-    arenas_.clear();
-  }
   if (absl::Status s = BindMemory(*plan); !s.ok()) return s;
   return plan;
+}
+
+absl::StatusOr<Plan*> Net::PrepareTimestep() {
+  if (!timestep_) {
+    timestep_ = true;
+    for (auto& [sig, p] : plans_) {
+      UnplanMemory(p.get());
+      if (options_.plan_memory && !multi_stream_) PlanTimestepMemory(*checked_, *ws_, p.get());
+    }
+    arenas_.clear();
+  }
+  return PrepareCached();
 }
 
 absl::StatusOr<Plan*> Net::PrepareCached() {
@@ -211,7 +218,13 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
-  if (options_.plan_memory && !multi_stream_) PlanMemory(*checked_, *ws_, MemoryPlanOptions(), plan->get());
+  if (options_.plan_memory && !multi_stream_) {
+    if (timestep_) {
+      PlanTimestepMemory(*checked_, *ws_, plan->get());
+    } else {
+      PlanMemory(*checked_, *ws_, MemoryPlanOptions(), plan->get());
+    }
+  }
   for (PlanStep& step : (*plan)->steps()) step.ctx.poison_released_memory = options_.poison_released_memory;
   for (size_t i = 0; i < (*plan)->steps().size(); ++i) {
     const PlanStep& step = (*plan)->steps()[i];
@@ -237,7 +250,9 @@ absl::Status Net::Run() {
       return RunMultiStream(**plan, streams_.get(), max_streams_);
     }
   }
-  return RunSequential(**plan, options_.enable_profiling ? &profile_ : nullptr);
+  absl::Status s = RunSequential(**plan, options_.enable_profiling ? &profile_ : nullptr);
+  ReleaseAfterRun(**plan);
+  return s;
 }
 
 }  // namespace loom

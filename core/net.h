@@ -61,9 +61,9 @@ struct NetOptions {
   // device by liveness, and outputs sized only at run time come from a pool
   // and go back to it after their last reader. Off: every blob keeps memory
   // of its own for the net's life (and stays readable after Run). Nets run
-  // by the multi_stream executor, or as timesteps on a threaded or
-  // multi-stream timestep executor, are never planned (their ops run
-  // concurrently). loom_run --plan_memory.
+  // by the multi_stream executor are never planned (their ops run
+  // concurrently); nets run as timesteps get timestep plans
+  // (PlanTimestepMemory). loom_run --plan_memory.
   bool plan_memory = true;
   // Debug: fill memory with 0xFF bytes (NaN in every float type) when the
   // planner lets it go, so a read after reuse shows. Also turned on by the
@@ -111,10 +111,13 @@ class Net {
   // The plan for the workspace's current inputs, built or found in the
   // cache (what Run executes). Executors that schedule ops themselves (the
   // RNN timestep executor) use it.
-  // `concurrent_steps`: the caller runs the plan's ops concurrently (the
-  // timestep executors), so the plan must not share memory between ops: a
-  // planned net stops being planned.
-  absl::StatusOr<Plan*> Prepare(bool concurrent_steps = false);
+  absl::StatusOr<Plan*> Prepare();
+  // The same for a net run as timesteps of a recurrent network (the
+  // timestep executors run its ops concurrently): from the first call on,
+  // its plans share no memory between ops (PlanTimestepMemory, no arena);
+  // their intermediates go back to the pool when the caller runs
+  // ReleaseAfterRun after the timestep.
+  absl::StatusOr<Plan*> PrepareTimestep();
 
   // Buckets (MXNet's BucketingModule): builds the plans for these input
   // signatures up front, largest first (by the sum of the inputs' element
@@ -160,6 +163,7 @@ class Net {
   // NetDef argument "max_streams", default 4), read once at creation.
   bool multi_stream_ = false;
   int max_streams_ = 4;
+  bool timestep_ = false;  // PrepareTimestep was called
   std::unique_ptr<StreamSet> streams_;  // made on first use
   // Memory plans' arenas (one per device, shared by every cached plan and
   // grown to the largest) and the pool for run-time sizes.

@@ -52,6 +52,16 @@ void ReleaseAfterStep(PlanStep& step) {
   }
 }
 
+void ReleaseAfterRun(Plan& plan) {
+  const std::vector<Tensor*>& release = plan.memory().release_after_run;
+  if (release.empty()) return;
+  const bool poison = plan.steps().front().ctx.poison_released_memory;
+  for (Tensor* t : release) {
+    if (poison) Poison(t);
+    t->Release();
+  }
+}
+
 absl::Status RunPlanStep(PlanStep& step) {
   if (!step.copies_before.empty()) {
     absl::Status s = RunCopies(step.copies_before, step);

@@ -23,6 +23,11 @@ absl::Status RunPlanStep(PlanStep& step);
 // that died at it, and releases run-time allocated ones to the pool.
 void ReleaseAfterStep(PlanStep& step);
 
+// A timestep plan's work after the whole timestep (PlanTimestepMemory):
+// poisons (as above) and releases memory().release_after_run to its pool.
+// Call it only when no op of the plan is running or queued on a stream.
+void ReleaseAfterRun(Plan& plan);
+
 }  // namespace loom
 
 #endif  // LOOM_CORE_EXECUTOR_SEQUENTIAL_EXECUTOR_H_

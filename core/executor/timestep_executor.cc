@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "core/buffer_pool.h"
 #include "core/executor/sequential_executor.h"
 
 namespace loom {
@@ -89,6 +90,7 @@ void ThreadedTimestepExecutor::Finish(int t, int j, absl::Status s) {
       }
     }
     if (++done_in_step_[t] == ops_per_step_) {
+      ReleaseAfterRun(*(*plans_)[t]);  // before t + max_parallel may reuse the memory
       ++steps_done_;
       Admit(t + options_.max_parallel_timesteps);
     }
@@ -108,8 +110,13 @@ void ThreadedTimestepExecutor::WorkerLoop() {
     ready_.pop_front();
     ++in_flight_;
     PlanStep& step = (*plans_)[t]->steps()[j];
+    BufferPool* pool = pool_;
     mu_.Unlock();
-    absl::Status s = RunPlanStep(step);
+    absl::Status s;
+    {
+      ScopedBufferPool scoped_pool(pool);  // outputs sized at run time come from the caller's pool
+      s = RunPlanStep(step);
+    }
     mu_.Lock();
     Finish(t, j, std::move(s));
   }
@@ -128,6 +135,7 @@ absl::Status ThreadedTimestepExecutor::Run(const std::vector<Plan*>& plans, cons
   absl::MutexLock l(&mu_);
   plans_ = &plans;
   deps_ = &deps;
+  pool_ = BufferPool::Current();
   ops_per_step_ = J;
   same_dependents_.assign(J, {});
   next_dependents_.assign(J, {});

@@ -154,14 +154,16 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
   if (count == 0) return nullptr;
   std::vector<Plan*> plans;
   for (size_t t = 0; t < count; ++t) {
-    // Threaded or multi-stream timesteps run ops of one net concurrently.
-    absl::StatusOr<Plan*> p = nets[t]->net->Prepare(/*concurrent_steps=*/exec->num_threads > 0);
+    // Timestep plans: each timestep's intermediates go back to the pool when
+    // it is done, so about max_parallel timesteps hold memory, not all.
+    absl::StatusOr<Plan*> p = nets[t]->net->PrepareTimestep();
     if (!p.ok()) return ToLoomStatus(absl::Status(p.status().code(), absl::StrCat("timestep ", t, ": ", p.status().message())));
     plans.push_back(*p);
   }
   if (exec->num_threads <= 0) {
     for (size_t t = 0; t < count; ++t) {
       absl::Status s = RunSequential(*plans[t], nullptr);
+      ReleaseAfterRun(*plans[t]);
       if (!s.ok()) return ToLoomStatus(absl::Status(s.code(), absl::StrCat("timestep ", t, ": ", s.message())));
     }
     return nullptr;
@@ -173,7 +175,11 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
   if (Device* device = PlanDevice(*plans[0], *nets[0]->net->registry())) {
     // On a device with streams: timestep t on stream t mod num_threads.
     if (exec->streams == nullptr || exec->streams->device() != device) exec->streams = std::make_unique<StreamSet>(device);
-    return ToLoomStatus(RunTimestepsMultiStream(plans, deps, exec->streams.get(), exec->num_threads));
+    // Ops of many timesteps are queued on the streams at once: their
+    // intermediates go back only after the streams are drained.
+    absl::Status s = RunTimestepsMultiStream(plans, deps, exec->streams.get(), exec->num_threads);
+    for (Plan* p : plans) ReleaseAfterRun(*p);
+    return ToLoomStatus(s);
   }
   if (exec->threaded == nullptr) {
     exec->threaded = std::make_unique<ThreadedTimestepExecutor>(

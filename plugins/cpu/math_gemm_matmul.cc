@@ -68,13 +68,13 @@ class GemmKernel {
     a_mem_.set_data_handle(a.raw_data());
     b_mem_.set_data_handle(b.raw_data());
     y_mem_.set_data_handle(yp);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}};
     if (use_ == CUse::kBias) {
       bias_mem_.set_data_handle(c.raw_data());
-      return DnnlExecute(label_, prim_,
-                         {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_BIAS, bias_mem_}, {DNNL_ARG_DST, y_mem_}},
-                         threads);
+      args[DNNL_ARG_BIAS] = bias_mem_;
     }
-    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
+    return DnnlExecute(label_, prim_, args, threads);
   }
 
  private:
@@ -118,7 +118,9 @@ class GemmKernel {
         }
         dnnl::matmul::desc d = use == CUse::kBias ? dnnl::matmul::desc(a_md, b_md, bias_md, y_md)
                                                   : dnnl::matmul::desc(a_md, b_md, y_md);
-        prim_ = dnnl::matmul(dnnl::matmul::primitive_desc(d, attr, DnnlEngine()));
+        dnnl::matmul::primitive_desc pd(d, UserScratchpad(attr), DnnlEngine());
+        prim_ = dnnl::matmul(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
         a_mem_ = UnboundMemory(a_md);
         b_mem_ = UnboundMemory(b_md);
         y_mem_ = UnboundMemory(y_md);
@@ -149,6 +151,7 @@ class GemmKernel {
   int threads_ = 0;
   bool configured_ = false;
   dnnl::matmul prim_;
+  DnnlScratchpad scratchpad_;
   memory a_mem_, b_mem_, y_mem_, bias_mem_;
 };
 
@@ -185,7 +188,9 @@ class MatMulKernel {
     a_mem_.set_data_handle(a.raw_data());
     b_mem_.set_data_handle(b.raw_data());
     y_mem_.set_data_handle(y.raw_data());
-    return DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}}, threads);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}};
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
+    return DnnlExecute(label_, prim_, args, threads);
   }
 
  private:
@@ -225,7 +230,9 @@ class MatMulKernel {
       ys.push_back(N);
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         memory::desc a_md = PlainDesc(as), b_md = PlainDesc(bs), y_md = PlainDesc(ys);
-        prim_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, y_md), DnnlEngine()));
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), UserScratchpad(), DnnlEngine());
+        prim_ = dnnl::matmul(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
         a_mem_ = UnboundMemory(a_md);
         b_mem_ = UnboundMemory(b_md);
         y_mem_ = UnboundMemory(y_md);
@@ -247,6 +254,7 @@ class MatMulKernel {
   bool configured_ = false;
   bool ready_ = false;  // primitive built (Y non-empty and K > 0)
   dnnl::matmul prim_;
+  DnnlScratchpad scratchpad_;
   memory a_mem_, b_mem_, y_mem_;
 };
 

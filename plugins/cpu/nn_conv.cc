@@ -105,7 +105,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
       dnnl::primitive_attr attr;
       if (act_.kind != Activation::kNone) attr.set_post_ops(act_.PostOps());
       Bind<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
-          dnnl::convolution_forward::primitive_desc(d, attr, DnnlEngine()), x_md, w_md, y_md, b_md);
+          dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine()), x_md, w_md, y_md, b_md);
     }));
     ready_ = true;
     return Status::Ok();

@@ -69,8 +69,9 @@ class ConvLikeKernel {
     configured_ = true;
   }
 
-  // Takes the primitive made from `pd` (oneDNN's layouts) for the plain
-  // descriptors of X, W, Y (Y may be a scratch shape) and B.
+  // Takes the primitive made from `pd` (oneDNN's layouts; its attributes
+  // from UserScratchpad) for the plain descriptors of X, W, Y (Y may be a
+  // scratch shape) and B.
   template <class PrimitiveDesc, class Primitive>
   void Bind(const PrimitiveDesc& pd, const memory::desc& x_md, const memory::desc& w_md, const memory::desc& y_md,
             const memory::desc& b_md) {
@@ -90,6 +91,7 @@ class ConvLikeKernel {
     if (x_reorder_) x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), pd.src_desc()));
     if (y_reorder_) y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), pd.dst_desc(), DnnlEngine(), y_md));
     w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd.weights_desc()));
+    scratchpad_.Reset(pd.scratchpad_desc());
   }
 
   // A oneDNN memory descriptor of `md`'s dims and f32 whose layout the
@@ -115,19 +117,13 @@ class ConvLikeKernel {
       b_mem_.set_data_handle(b.raw_data());
       args[DNNL_ARG_BIAS] = b_mem_;
     }
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, args, threads));
     if (y_reorder_) LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
     return Status::Ok();
   }
 
   // Points `m` at scratch of its size for this compute call.
-  static Status BindScratch(KernelContext& ctx, memory* m) {
-    void* p = nullptr;
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Scratch(m->get_desc().get_size(), &p));
-    m->set_data_handle(p);
-    return Status::Ok();
-  }
-
   // Reorders W into the primitive's weight layout.
   Status PackWeights(const Tensor& w) {
     w_mem_.set_data_handle(w.raw_data());
@@ -153,6 +149,7 @@ class ConvLikeKernel {
   dnnl::primitive prim_;
   memory x_mem_, w_mem_, y_mem_, b_mem_;  // the tensors (plain layouts)
   memory x_blk_, w_blk_, y_blk_;          // oneDNN's chosen layouts
+  DnnlScratchpad scratchpad_;              // pd made with UserScratchpad
   dnnl::reorder x_to_blk_, w_to_blk_, y_from_blk_;
   bool x_reorder_ = false, y_reorder_ = false;
 

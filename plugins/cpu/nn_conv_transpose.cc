@@ -98,7 +98,7 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
                       : dnnl::deconvolution_forward::desc(prop, alg, Any(x_md), Any(w_md), Any(y_md),
                                                            Dims(strides), dnnl_dil, Dims(pl), Dims(pr));
       Bind<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
-          dnnl::deconvolution_forward::primitive_desc(d, DnnlEngine()), x_md, w_md, y_md, b_md);
+          dnnl::deconvolution_forward::primitive_desc(d, UserScratchpad(), DnnlEngine()), x_md, w_md, y_md, b_md);
     }));
     ready_ = true;
     return Status::Ok();

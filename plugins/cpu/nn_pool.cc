@@ -137,11 +137,16 @@ class PoolKernel {
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(y.raw_data());
     if (blocked_) {
+      // The blocked copies live in per-call scratch (the net's pool).
+      LOOM_SDK_RETURN_IF_ERROR(BindScratch(ctx, &x_blk_));
+      LOOM_SDK_RETURN_IF_ERROR(BindScratch(ctx, &y_blk_));
       LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, x_to_blk_, {{DNNL_ARG_FROM, x_mem_}, {DNNL_ARG_TO, x_blk_}}, threads));
-      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_blk_}, {DNNL_ARG_DST, y_blk_}}, threads));
+    }
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, blocked_ ? x_blk_ : x_mem_}, {DNNL_ARG_DST, blocked_ ? y_blk_ : y_mem_}};
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, args, threads));
+    if (blocked_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
-    } else {
-      LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, {{DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_DST, y_mem_}}, threads));
     }
     if (!rescale_.empty()) Rescale(y.data<float>(), xs[0] * xs[1], threads);
     return Status::Ok();
@@ -191,7 +196,7 @@ class PoolKernel {
         dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, xd, yd, Dims(win.strides),
                                          Dims(win.kernel), win.DnnlDilations(), Dims(win.pads_begin),
                                          Dims(win.dnnl_pads_end));
-        return dnnl::pooling_v2_forward::primitive_desc(d, DnnlEngine());
+        return dnnl::pooling_v2_forward::primitive_desc(d, UserScratchpad(), DnnlEngine());
       };
       auto pd = make(x_md, y_md);
       blocked_ = false;
@@ -206,13 +211,14 @@ class PoolKernel {
         if (impl.rfind("jit", 0) == 0) {
           pd = bpd;
           blocked_ = true;
-          x_blk_ = memory(xb, DnnlEngine());
-          y_blk_ = memory(yb, DnnlEngine());
+          x_blk_ = UnboundMemory(xb);
+          y_blk_ = UnboundMemory(yb);
           x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), xb));
           y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), yb, DnnlEngine(), y_md));
         }
       }
       prim_ = dnnl::pooling_v2_forward(pd);
+      scratchpad_.Reset(pd.scratchpad_desc());
       x_mem_ = UnboundMemory(x_md);
       y_mem_ = UnboundMemory(y_md);
     }));
@@ -276,7 +282,8 @@ class PoolKernel {
   dnnl::pooling_v2_forward prim_;
   memory x_mem_, y_mem_;
   bool blocked_ = false;  // pooled on the channel-blocked layout
-  memory x_blk_, y_blk_;
+  memory x_blk_, y_blk_;  // bound to per-call scratch
+  DnnlScratchpad scratchpad_;
   dnnl::reorder x_to_blk_, y_from_blk_;
   std::vector<std::vector<float>> rescale_;
 };

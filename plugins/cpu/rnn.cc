@@ -295,22 +295,26 @@ class RnnKernel {
                                   : dnnl::rnn_direction::unidirectional_left2right;
       const auto fwd = dnnl::prop_kind::forward_inference;
       dnnl::engine& eng = DnnlEngine();
+      const dnnl::primitive_attr attr = UserScratchpad();
       memory::desc wl_md, wi_md;
       if (cell_ == Cell::kLstm) {
         dnnl::lstm_forward::primitive_desc pd(
-            dnnl::lstm_forward::desc(fwd, dir, src_layer, iter, iter, wl, wi, peep, bias, dst_layer, iter, iter), eng);
+            dnnl::lstm_forward::desc(fwd, dir, src_layer, iter, iter, wl, wi, peep, bias, dst_layer, iter, iter), attr, eng);
         prim_ = dnnl::lstm_forward(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
         wl_md = pd.weights_layer_desc();
         wi_md = pd.weights_iter_desc();
       } else if (cell_ == Cell::kGru && lbr_) {
         dnnl::lbr_gru_forward::primitive_desc pd(
-            dnnl::lbr_gru_forward::desc(fwd, dir, src_layer, iter, wl, wi, bias, dst_layer, iter), eng);
+            dnnl::lbr_gru_forward::desc(fwd, dir, src_layer, iter, wl, wi, bias, dst_layer, iter), attr, eng);
         prim_ = dnnl::lbr_gru_forward(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
         wl_md = pd.weights_layer_desc();
         wi_md = pd.weights_iter_desc();
       } else if (cell_ == Cell::kGru) {
-        dnnl::gru_forward::primitive_desc pd(dnnl::gru_forward::desc(fwd, dir, src_layer, iter, wl, wi, bias, dst_layer, iter), eng);
+        dnnl::gru_forward::primitive_desc pd(dnnl::gru_forward::desc(fwd, dir, src_layer, iter, wl, wi, bias, dst_layer, iter), attr, eng);
         prim_ = dnnl::gru_forward(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
         wl_md = pd.weights_layer_desc();
         wi_md = pd.weights_iter_desc();
       } else {
@@ -319,8 +323,9 @@ class RnnKernel {
                          : kind == Activation::kSigmoid ? dnnl::algorithm::eltwise_logistic
                                                         : dnnl::algorithm::eltwise_tanh;
         dnnl::vanilla_rnn_forward::primitive_desc pd(
-            dnnl::vanilla_rnn_forward::desc(fwd, alg, dir, src_layer, iter, wl, wi, bias, dst_layer, iter), eng);
+            dnnl::vanilla_rnn_forward::desc(fwd, alg, dir, src_layer, iter, wl, wi, bias, dst_layer, iter), attr, eng);
         prim_ = dnnl::vanilla_rnn_forward(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
         wl_md = pd.weights_layer_desc();
         wi_md = pd.weights_iter_desc();
       }
@@ -334,8 +339,9 @@ class RnnKernel {
       w_iter_ = memory(wi_md, eng);
       bias_ = memory(bias, eng);
       peep_ = has_p ? memory(peep, eng) : memory();
-      w_layer_plain_ = memory({{1, d.D, d.I, G, d.H}, f32, tag::ldigo}, eng);
-      w_iter_plain_ = memory({{1, d.D, d.H, G, d.H}, f32, tag::ldigo}, eng);
+      // Plain copies only while packing (PackWeights).
+      w_layer_plain_ = memory({{1, d.D, d.I, G, d.H}, f32, tag::ldigo}, eng, nullptr);
+      w_iter_plain_ = memory({{1, d.D, d.H, G, d.H}, f32, tag::ldigo}, eng, nullptr);
       reorder_layer_ = dnnl::reorder(w_layer_plain_, w_layer_);
       reorder_iter_ = dnnl::reorder(w_iter_plain_, w_iter_);
     } catch (const dnnl::error&) {
@@ -348,8 +354,17 @@ class RnnKernel {
 
   // Copies W, R, B, P into oneDNN's layouts: once per primitive when they
   // are initializers (Prepare saw them constant), else on every run.
-  Status PackWeights(const RnnDims& d, const Tensor& w, const Tensor& r, const Tensor& b, const Tensor& p, int threads) {
+  Status PackWeights(KernelContext& ctx, const RnnDims& d, const Tensor& w, const Tensor& r, const Tensor& b,
+                     const Tensor& p) {
     if (packed_ && weights_constant_) return Status::Ok();
+    const int threads = ctx.num_threads();
+    // Plain copies only while packing: once per primitive for constant
+    // weights, so from the heap rather than the pool, whose high water
+    // they would raise for nothing.
+    std::vector<float> layer_plain(w_layer_plain_.get_desc().get_size() / sizeof(float));
+    std::vector<float> iter_plain(w_iter_plain_.get_desc().get_size() / sizeof(float));
+    w_layer_plain_.set_data_handle(layer_plain.data());
+    w_iter_plain_.set_data_handle(iter_plain.data());
     const int64_t H = d.H, G = gates_, GH = G * H;
     // oneDNN gate g reads ONNX gate perm[g].
     static const int64_t kLstmPerm[4] = {0, 2, 3, 1}, kIdentity[4] = {0, 1, 2, 3};
@@ -390,6 +405,8 @@ class RnnKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, reorder_layer_, {{DNNL_ARG_FROM, w_layer_plain_}, {DNNL_ARG_TO, w_layer_}}, threads));
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, reorder_iter_, {{DNNL_ARG_FROM, w_iter_plain_}, {DNNL_ARG_TO, w_iter_}}, threads));
+    w_layer_plain_.set_data_handle(nullptr);
+    w_iter_plain_.set_data_handle(nullptr);
     packed_ = true;
     return Status::Ok();
   }
@@ -412,7 +429,7 @@ class RnnKernel {
       dnnl_failed_ = true;  // this configuration is not supported: stay on the loops
       return Status::Ok();
     }
-    LOOM_SDK_RETURN_IF_ERROR(PackWeights(d, w, r, b, p, ctx.num_threads()));
+    LOOM_SDK_RETURN_IF_ERROR(PackWeights(ctx, d, w, r, b, p));
     const int64_t state_n = d.D * d.N * d.H;
     // Initial states: ONNX layout 0 is oneDNN's ldnc as is; otherwise a copy
     // (or zeros when absent).
@@ -450,6 +467,7 @@ class RnnKernel {
       args[DNNL_ARG_DST_ITER_C] = dst_iter_c_;
       if (p.present()) args[DNNL_ARG_WEIGHTS_PEEPHOLE] = peep_;
     }
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_, args, ctx.num_threads()));
     if (y.present()) {
       float* yp = y.data<float>();
@@ -485,6 +503,7 @@ class RnnKernel {
   dnnl::reorder reorder_layer_, reorder_iter_;
   memory src_layer_, src_iter_, src_iter_c_, dst_layer_, dst_iter_, dst_iter_c_;
   memory w_layer_plain_, w_iter_plain_, w_layer_, w_iter_, bias_, peep_;
+  DnnlScratchpad scratchpad_;
   bool weights_constant_ = false;  // W, R, B, P are initializers (or absent): packed once per primitive
   bool packed_ = false;            // w_layer_, w_iter_, bias_, peep_ hold the weights for prim_
   std::vector<float> h0_buf_, c0_buf_, yh_buf_, yc_buf_, y_buf_;

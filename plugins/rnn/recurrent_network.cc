@@ -20,7 +20,9 @@
 // threaded timestep executor runs the steps (`num_threads` workers, at most
 // `max_parallel_timesteps` in flight); otherwise they run in order.
 // Forward only: this operator has no gradient here (`forward_only` = 0 is
-// UNIMPLEMENTED).
+// UNIMPLEMENTED), so a timestep's intermediates go back to the net's pool
+// as soon as that timestep is done (core/memory_plan.h,
+// PlanTimestepMemory).
 #include <algorithm>
 #include <map>
 #include <string>

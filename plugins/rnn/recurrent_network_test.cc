@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/buffer_pool.h"
 #include "core/plugin_api/handles.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
@@ -125,6 +126,47 @@ TEST(RecurrentNetworkTest, FusedAndStandardOpCellsAgree) {
   ASSERT_TRUE(n.ok()) << n.status();
   ASSERT_TRUE((*n)->Run().ok());
   EXPECT_TRUE(testing::AllClose(*ws.GetBlob("F_all"), *ws.GetBlob("P_all"), 1e-5, 1e-6));
+}
+
+// Forward only, a timestep's intermediates (the standard-op cell's gates)
+// go back to the net's pool when the timestep is done (PlanTimestepMemory):
+// after a run the pool holds only the op's outputs (the state tensors,
+// [T+1, ...]) and each step workspace's int32 `timestep` scalar, and the
+// intermediates held at once are bounded by the timesteps in flight, not
+// by T. T = 1 measures one timestep's intermediates.
+TEST(RecurrentNetworkTest, TimestepIntermediatesGoBackToThePool) {
+  for (bool threaded : {false, true}) {
+    const int max_parallel = 2;
+    struct Measured {
+      size_t held_after = 0;  // pool bytes in use after the run, less the op's outputs
+      size_t peak = 0;        // high water less what is in use after the run
+    };
+    auto measure = [&](int T) {
+      Workspace ws;
+      std::vector<rnn::LstmWeights> w = SetupLstm(&ws, T, 1);
+      auto op = rnn::BuildStackedLstm("p", "X", w, {"h0_0"}, {"c0_0"}, "P", false, threaded, 2, max_parallel, false);
+      EXPECT_TRUE(op.ok()) << op.status();
+      NetDef net;
+      *net.add_op() = *op;
+      net.add_external_input("X");
+      auto n = Net::Create(net, &ws, RnnRegistry());
+      EXPECT_TRUE(n.ok()) << n.status();
+      for (int run = 0; run < 2; ++run) EXPECT_TRUE((*n)->Run().ok());
+      size_t outputs = 0;
+      for (const std::string& o : op->output()) {
+        const Tensor* t = ws.GetBlob(o);
+        if (t != nullptr && !t->is_alias() && t->nbytes() > 0) outputs += BufferPool::BucketSize(t->nbytes());
+      }
+      const BufferPool& pool = (*n)->pool();
+      return Measured{pool.in_use_bytes() - outputs, pool.high_water_bytes() - pool.in_use_bytes()};
+    };
+    const Measured one = measure(1), many = measure(40);
+    ASSERT_GT(one.peak, 0u) << "threaded " << threaded;
+    EXPECT_EQ(many.held_after, 40 * BufferPool::BucketSize(sizeof(int32_t))) << "threaded " << threaded;
+    EXPECT_LE(many.peak, (threaded ? max_parallel : 1) * one.peak)
+        << "threaded " << threaded << ": T = 40 held " << many.peak << " bytes of intermediates at once; one timestep's are "
+        << one.peak;
+  }
 }
 
 TEST(RecurrentNetworkTest, LstmUnitKnownValuesAndSequenceLengths) {

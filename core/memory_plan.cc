@@ -90,13 +90,9 @@ absl::flat_hash_set<const Tensor*> PinnedBlobs(const CheckedNet& net, const Work
   for (const std::string& n : net.def.external_output()) pin(n);
   for (const std::string& n : plan.constants()) pin(n);
   for (const std::string& n : net.constants) pin(n);
-  for (const CheckedOp& op : net.ops) {
-    const OperatorDef& def = op.info->op;
-    if (!HasNestedNet(def)) continue;
-    std::set<std::string> names;
-    NamesOf(def, &names);
-    for (const std::string& n : names) pin(n);
-  }
+  std::set<std::string> nested;
+  NestedNetNames(net, &nested);
+  for (const std::string& n : nested) pin(n);
   for (const PlanStep& s : plan.steps()) {
     for (const DeviceCopy& c : s.copies_before) pinned.insert(c.dst);
     for (const DeviceCopy& c : s.copies_after) {
@@ -108,6 +104,12 @@ absl::flat_hash_set<const Tensor*> PinnedBlobs(const CheckedNet& net, const Work
 }
 
 }  // namespace
+
+void NestedNetNames(const CheckedNet& net, std::set<std::string>* names) {
+  for (const CheckedOp& op : net.ops) {
+    if (HasNestedNet(op.info->op)) NamesOf(op.info->op, names);
+  }
+}
 
 void ClearMemoryPlan(Plan* plan) {
   plan->memory() = MemoryPlan();

@@ -30,6 +30,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/device.h"
@@ -91,6 +93,11 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
 // once, not T (Caffe2 recycled forward-only step workspaces for the same
 // reason). Forward only: a backward pass needs them kept.
 void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan);
+
+// Every blob name that an op with a nested net (If/Loop/Scan bodies, step
+// nets) reads, writes or names in its nested nets, at any depth: nested
+// nets reach blobs by name, so these are never reused or freed.
+void NestedNetNames(const CheckedNet& net, std::set<std::string>* names);
 
 // Leaves `plan` unplanned: plan->memory() empty, nothing released or dead
 // after any step. (Tensors already placed stay where they are.)

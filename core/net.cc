@@ -64,6 +64,11 @@ Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* reg
   limits_.nesting_depth = options_.nesting_depth;
   ResetProfile();
   multi_stream_ = checked_->def.type() == "multi_stream";
+  // A static_shape net's constants are freed once packed: its signatures
+  // are its other inputs'.
+  for (const std::string& name : checked_->inputs) {
+    if (!options_.static_shape || !checked_->constants.count(name)) signature_inputs_.push_back(name);
+  }
   for (const Argument& a : checked_->def.arg()) {
     if (a.name() == "max_streams") max_streams_ = static_cast<int>(std::max<int64_t>(1, a.i()));
   }
@@ -86,6 +91,12 @@ size_t Net::arena_bytes() const {
 }
 
 absl::Status Net::PlanBuckets(const std::vector<std::vector<std::pair<std::string, Shape>>>& buckets) {
+  if (released_constants_ > 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "net '", checked_->def.name(), "': PlanBuckets after the first Run of a static_shape net: its kernels have ",
+        "packed the weights and the originals are freed; declare the buckets before the first Run"));
+  }
+  planning_buckets_ = true;
   std::vector<size_t> order(buckets.size());
   std::vector<int64_t> size(buckets.size(), 0);
   for (size_t i = 0; i < buckets.size(); ++i) {
@@ -123,7 +134,49 @@ absl::Status Net::PlanBuckets(const std::vector<std::vector<std::pair<std::strin
     }
   }
   for (auto& [name, t] : saved) ws_->SetBlob(name, std::move(t));
+  planning_buckets_ = false;
+  if (result.ok()) ReleasePackedConstants();
   return result;
+}
+
+void Net::ReleasePackedConstants() {
+  if (!options_.static_shape) return;
+  // The net's own initializers (not an enclosing net's constants), unless
+  // an external output or reachable by name from a nested net.
+  absl::flat_hash_map<const Tensor*, bool> packed;  // false once a reader keeps it
+  std::set<std::string> kept(checked_->def.external_output().begin(), checked_->def.external_output().end());
+  NestedNetNames(*checked_, &kept);
+  for (const TensorProto& init : checked_->def.initializer()) {
+    const Tensor* t = ws_->GetBlob(init.name());
+    if (t != nullptr && !kept.count(init.name()) && !released_.contains(t)) packed[t] = true;
+  }
+  for (auto& [sig, plan] : plans_) {
+    for (const PlanStep& step : plan->steps()) {
+      for (size_t k = 0; k < step.ctx.inputs.size(); ++k) {
+        auto it = packed.find(step.ctx.inputs[k]);
+        if (it == packed.end()) continue;
+        const auto& r = step.released_constants;
+        it->second = it->second && std::find(r.begin(), r.end(), k) != r.end();
+      }
+      for (const DeviceCopy& c : step.copies_before) {
+        auto it = packed.find(c.src);
+        if (it != packed.end()) it->second = false;
+      }
+    }
+  }
+  for (auto& [t, ok] : packed) {
+    bool read = false;  // a constant no op reads stays (the caller may want it)
+    for (auto& [sig, plan] : plans_) {
+      for (const PlanStep& step : plan->steps()) {
+        read = read || std::find(step.ctx.inputs.begin(), step.ctx.inputs.end(), t) != step.ctx.inputs.end();
+      }
+    }
+    if (!ok || !read) continue;
+    released_constant_bytes_ += t->nbytes();
+    ++released_constants_;
+    const_cast<Tensor*>(t)->Release();
+    released_.insert(t);
+  }
 }
 
 absl::Status Net::BindMemory(Plan* plan) {
@@ -196,7 +249,7 @@ absl::StatusOr<Plan*> Net::PrepareTimestep() {
 absl::StatusOr<Plan*> Net::PrepareCached() {
   // The signature: dtype and dims of every input, as raw bytes.
   signature_.clear();
-  for (const std::string& name : checked_->inputs) {
+  for (const std::string& name : signature_inputs_) {
     const Tensor* t = ws_->GetBlob(name);
     if (t == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("net '", checked_->def.name(), "': input '", name,
@@ -209,12 +262,29 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     signature_.append(reinterpret_cast<const char*>(t->dims().data()), t->rank() * sizeof(int64_t));
   }
   if (registry_->generation() != plans_generation_) {
+    if (released_constants_ > 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "net '", checked_->def.name(), "': the registry changed (a plugin was loaded or unloaded) and the ",
+          "static_shape net's plans must be rebuilt, but their kernels packed the weights and the originals are ",
+          "freed; create the net again"));
+    }
     plans_.clear();
     plans_generation_ = registry_->generation();
   }
   auto it = plans_.find(signature_);
   if (it != plans_.end()) return it->second.get();
-  if (static_cast<int>(plans_.size()) >= options_.max_cached_plans) plans_.clear();
+  if (options_.static_shape && !plans_.empty() && !planning_buckets_) {
+    std::string found;
+    for (const std::string& name : signature_inputs_) {
+      if (checked_->constants.count(name)) continue;
+      absl::StrAppend(&found, found.empty() ? "" : ", ", name, " ", ws_->GetBlob(name)->DebugString());
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "net '", checked_->def.name(), "' has static_shape and runs only the ", plans_.size(),
+        " input signature(s) it planned first (the first Run's, or PlanBuckets'); found ", found,
+        ". Declare every signature with PlanBuckets before the first Run, or turn static_shape off"));
+  }
+  if (static_cast<int>(plans_.size()) >= options_.max_cached_plans && !options_.static_shape) plans_.clear();
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
@@ -233,7 +303,9 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     for (size_t k = 0; k < step.inferred_shapes.size(); ++k) bytes += InferredOutputBytes(step, k);
     profile_.ops[i].output_bytes = bytes;
   }
-  return (plans_[signature_] = *std::move(plan)).get();
+  Plan* built = (plans_[signature_] = *std::move(plan)).get();
+  if (!planning_buckets_) ReleasePackedConstants();
+  return built;
 }
 
 absl::Status Net::Run() {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/buffer_pool.h"
@@ -70,6 +71,13 @@ struct NetOptions {
   // environment variable LOOM_POISON_RELEASED_MEMORY=1 (CI sets it for the
   // test suite). Nested nets inherit it.
   bool poison_released_memory = false;
+  // Fixed input signatures (MXNet CachedOp's static_shape): the net runs
+  // only the signatures it planned first, the first Run's or those given to
+  // PlanBuckets; a Run with another is FAILED_PRECONDITION. In exchange,
+  // initializers that every kernel reading them has packed
+  // (Prepare_ReleaseConstant) are freed once planning is done, so the
+  // weights are held once. loom_run --static_shape (its default).
+  bool static_shape = false;
 };
 
 class StreamSet;
@@ -135,6 +143,10 @@ class Net {
   // allocated (a plan larger than the arena grows it), and the pool of
   // run-time allocations (core/buffer_pool.h).
   size_t arena_bytes() const;
+  // Initializers freed after their kernels packed them (static_shape): how
+  // many, and their bytes.
+  int64_t released_constants() const { return released_constants_; }
+  size_t released_constant_bytes() const { return released_constant_bytes_; }
   int64_t arena_allocations() const { return arena_allocations_; }
   const BufferPool& pool() const { return *pool_; }
   const NetOptions& options() const { return options_; }
@@ -159,6 +171,7 @@ class Net {
   Plan* last_plan_ = nullptr;
   Profile profile_;
   std::string signature_;  // scratch, reused to avoid allocating per run
+  std::vector<std::string> signature_inputs_;  // the inputs whose dtype and dims make the signature
   // The multi_stream executor (NetDef type "multi_stream"; streams from the
   // NetDef argument "max_streams", default 4), read once at creation.
   bool multi_stream_ = false;
@@ -170,6 +183,13 @@ class Net {
   absl::StatusOr<Plan*> PrepareCached();
   absl::Status BindMemory(Plan* plan);
   void UnplanMemory(Plan* plan);
+  // static_shape: frees the initializers every kernel of every cached plan
+  // packed (PlanStep::released_constants).
+  void ReleasePackedConstants();
+  bool planning_buckets_ = false;
+  absl::flat_hash_set<const Tensor*> released_;
+  int64_t released_constants_ = 0;
+  size_t released_constant_bytes_ = 0;
   std::map<Device*, std::shared_ptr<Buffer>> arenas_;
   int64_t arena_allocations_ = 0;
   std::shared_ptr<BufferPool> pool_;

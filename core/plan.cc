@@ -171,6 +171,7 @@ absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx
   pctx.inference = &ictx;
   pctx.num_threads = num_threads;
   pctx.device = &op.device_type;
+  pctx.released_constants = &step->released_constants;
   absl::Status s = FromLoomStatus(step->kernel->prepare(step->state, &pctx));
   if (!s.ok()) return absl::Status(s.code(), absl::StrCat(op.label, ": prepare: ", s.message()));
   return absl::OkStatus();

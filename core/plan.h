@@ -44,6 +44,10 @@ struct PlanStep {
   // (only poisoned, when the net asks for it).
   std::vector<Tensor*> release_after;
   std::vector<Tensor*> dead_after;
+  // Constant inputs (indices) the kernel let go of in prepare, having
+  // packed them (Prepare_ReleaseConstant; Net frees them under
+  // static_shape).
+  std::vector<size_t> released_constants;
 };
 
 class Plan {

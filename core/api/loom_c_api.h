@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 3u
+#define LOOM_ABI_VERSION 4u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -423,6 +423,20 @@ typedef struct LoomApi {
    * bytes) when it cannot be had. Check for it with
    * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Ctx_Scratch) first. */
   void* (*Ctx_Scratch)(LoomKernelContext* ctx, size_t bytes, LoomStatus** status);
+
+  /* ---- Since 4: letting go of a prepacked constant ----------------------
+   * From prepare: the kernel has what it needs of constant input `index`
+   * (it packed it) and will not read that input again, in prepare or in
+   * compute, not even its shape (it may be empty by then). Where every op
+   * that reads the constant said so and the net's input signatures are
+   * fixed (NetOptions::static_shape, loom_run's default), the core frees
+   * the original once planning is done, so the weights are held once, in
+   * the kernels' layouts (ONNX Runtime's PrePack frees initializers the
+   * same way). Otherwise the original stays: a plan for another signature
+   * creates new kernels that pack from it. Ignored for an input that is not
+   * constant. Check for it with
+   * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Prepare_ReleaseConstant). */
+  void (*Prepare_ReleaseConstant)(const LoomPrepareContext* ctx, size_t index);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

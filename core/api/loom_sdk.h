@@ -71,6 +71,7 @@ class Status {
 inline Status InvalidArgument(const std::string& m) { return Status(LOOM_INVALID_ARGUMENT, m); }
 inline Status Unimplemented(const std::string& m) { return Status(LOOM_UNIMPLEMENTED, m); }
 inline Status Internal(const std::string& m) { return Status(LOOM_INTERNAL, m); }
+inline Status FailedPrecondition(const std::string& m) { return Status(LOOM_FAILED_PRECONDITION, m); }
 
 #define LOOM_SDK_RETURN_IF_ERROR(expr)          \
   do {                                          \
@@ -342,6 +343,14 @@ class PrepareContext {
   // The input's value when it is an initializer (constant for the plan's
   // life); present() == false otherwise.
   Tensor InputConstant(size_t i) const { return Tensor(Api().Prepare_InputConstant(ctx_, i)); }
+  // The kernel packed constant input i and will not read it again, not
+  // even its shape (LoomApi::Prepare_ReleaseConstant); a no-op on a core
+  // older than ABI 4.
+  void ReleaseConstant(size_t i) const {
+    if (LOOM_SDK_API_HAS(Prepare_ReleaseConstant) && Api().Prepare_ReleaseConstant != nullptr) {
+      Api().Prepare_ReleaseConstant(ctx_, i);
+    }
+  }
   LoomDataType OutputDType(size_t i) const { return Api().Prepare_OutputDType(ctx_, i); }
   bool OutputShape(size_t i, std::vector<int64_t>* shape) const {
     const int64_t* d = nullptr; size_t r = 0;

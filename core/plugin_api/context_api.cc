@@ -123,6 +123,11 @@ int Prepare_InputShape(const LoomPrepareContext* c, size_t i, const int64_t** di
 const LoomTensor* Prepare_InputConstant(const LoomPrepareContext* c, size_t i) {
   return Infer_InputConstant(c->inference, i);
 }
+void Prepare_ReleaseConstant(const LoomPrepareContext* c, size_t i) {
+  if (c->released_constants != nullptr && Infer_InputConstant(c->inference, i) != nullptr) {
+    c->released_constants->push_back(i);
+  }
+}
 LoomDataType Prepare_OutputDType(const LoomPrepareContext* c, size_t i) {
   const auto& d = c->inference->output_dtypes;
   return i < d.size() ? static_cast<LoomDataType>(d[i]) : LOOM_DTYPE_UNDEFINED;
@@ -164,6 +169,7 @@ void FillKernelContextApi(LoomApi* a) {
   a->Prepare_InputDType = Prepare_InputDType;
   a->Prepare_InputShape = Prepare_InputShape;
   a->Prepare_InputConstant = Prepare_InputConstant;
+  a->Prepare_ReleaseConstant = Prepare_ReleaseConstant;
   a->Prepare_OutputDType = Prepare_OutputDType;
   a->Prepare_OutputShape = Prepare_OutputShape;
   a->Prepare_NumThreads = Prepare_NumThreads;

@@ -78,6 +78,8 @@ struct LoomPrepareContext {
   const LoomInferenceContext* inference = nullptr;
   int num_threads = 1;
   const std::string* device = nullptr;  // "CPU", "CUDA"
+  // Constant inputs the kernel let go of (Prepare_ReleaseConstant).
+  std::vector<size_t>* released_constants = nullptr;
 };
 
 namespace loom {

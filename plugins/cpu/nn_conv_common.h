@@ -40,7 +40,13 @@ class ConvLikeKernel {
       return Status::Ok();  // sized at the first run
     }
     LOOM_SDK_RETURN_IF_ERROR(Self().Configure(xs, ws, bs, ctx.num_threads()));
-    if (w_constant_ && ready_) LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+    if (w_constant_ && ready_) {
+      LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+      // Compute reads only the packed copy: the core may free W
+      // (static_shape nets).
+      ctx.ReleaseConstant(1);
+      w_released_ = true;
+    }
     return Status::Ok();
   }
 
@@ -51,7 +57,14 @@ class ConvLikeKernel {
   // configured for, then sizes Y.
   Status Begin(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& b, Tensor* y) {
     const int threads = ctx.num_threads();
-    if (!ShapeIs(x, xs_) || !ShapeIs(w, ws_) || (has_b_ && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
+    // A released W (packed in Prepare) may be empty now; its shape is ws_.
+    const bool w_changed = !w_released_ && !ShapeIs(w, ws_);
+    if (!ShapeIs(x, xs_) || w_changed || (has_b_ && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
+      if (w_released_) {
+        return sdk::FailedPrecondition(label_ + ": the kernel was prepared for X " + ShapeStr(xs_) + " with " +
+                                       std::to_string(threads_) + " threads and packed W, which the net freed; found X " +
+                                       ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");
+      }
       LOOM_SDK_RETURN_IF_ERROR(
           Self().Configure(x.shape(), w.shape(), has_b_ ? b.shape() : std::vector<int64_t>{}, threads));
     }
@@ -146,6 +159,7 @@ class ConvLikeKernel {
   bool ready_ = false;       // primitive built (something is computed)
   bool w_constant_ = false;  // W is an initializer: packed once per configuration
   bool w_packed_ = false;    // w_blk_ holds W for the current primitive
+  bool w_released_ = false;  // packed in Prepare and let go of (ReleaseConstant)
   dnnl::primitive prim_;
   memory x_mem_, w_mem_, y_mem_, b_mem_;  // the tensors (plain layouts)
   memory x_blk_, w_blk_, y_blk_;          // oneDNN's chosen layouts

@@ -194,6 +194,18 @@ class OnnxRecurrentKernel {
     return Status::Ok();
   }
 
+  // Whether W, R, B (and LSTM's P) are initializers: then the step nets'
+  // transposed weights are made once, not on every run.
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    weights_constant_ = true;
+    for (size_t i : {size_t{1}, size_t{2}, size_t{3}, size_t{7}}) {
+      if (i == 7 && K != RnnCell::kLstm) continue;
+      const bool absent = i >= ctx.num_inputs() || ctx.InputDType(i) == LOOM_DTYPE_UNDEFINED;
+      weights_constant_ = weights_constant_ && (absent || ctx.InputConstant(i).present());
+    }
+    return Status::Ok();
+  }
+
   Status Compute(KernelContext& ctx) {
     Tensor X = ctx.Input(0), W = ctx.Input(1), R = ctx.Input(2), B = ctx.Input(3), L = ctx.Input(4), H0 = ctx.Input(5);
     Tensor C0 = K == RnnCell::kLstm ? ctx.Input(6) : Tensor(), P = K == RnnCell::kLstm ? ctx.Input(7) : Tensor();
@@ -224,12 +236,16 @@ class OnnxRecurrentKernel {
     cfg.mask = short_seq && !cfg.fused;
 
     if (ws_ == nullptr) ws_ = Api().Workspace_CreateChild(Api().Ctx_Workspace(ctx.handle()));
-    // X as [T, N, I] (layout 1 transposed), the lengths and the mask.
-    float* x = nullptr;
-    LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "X", {T, N, I}, &x));
-    for (int64_t t = 0; t < T && I > 0; ++t) {  // I == 0: no buffers, and memcpy(nullptr, ...) is undefined
-      for (int64_t b = 0; b < N; ++b) {
-        std::memcpy(x + (t * N + b) * I, X.data<float>() + (layout_ ? (b * T + t) : (t * N + b)) * I, sizeof(float) * I);
+    // X as [T, N, I]: layout 0 is that already (an alias, no copy); layout 1
+    // is transposed into a blob of its own.
+    if (layout_ == 0) {
+      LoomTensor* xb = Api().Workspace_CreateBlob(ws_, "X");
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(xb, X.handle(), 0, T)));
+    } else {
+      float* x = nullptr;
+      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "X", {T, N, I}, &x));
+      for (int64_t t = 0; t < T && I > 0; ++t) {  // I == 0: no buffers, and memcpy(nullptr, ...) is undefined
+        for (int64_t b = 0; b < N; ++b) std::memcpy(x + (t * N + b) * I, X.data<float>() + (b * T + t) * I, sizeof(float) * I);
       }
     }
     LoomTensor* seq = Api().Workspace_CreateBlob(ws_, "seq");
@@ -245,7 +261,13 @@ class OnnxRecurrentKernel {
         for (int64_t b = 0; b < N; ++b) md[t * N + b] = t < lens[b];
       }
     }
-    for (int64_t d = 0; d < D; ++d) LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(cfg, d, N, I, H, W, R, B, H0, C0, P));
+    // Constant weights keep their step-net layout from one run to the next.
+    const std::vector<int64_t> weights_key = {D, I, H, cfg.fused, cfg.peepholes};
+    const bool weights = !weights_constant_ || weights_key != weights_key_;
+    for (int64_t d = 0; d < D; ++d) {
+      LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(cfg, d, N, I, H, weights, W, R, B, H0, C0, P));
+    }
+    weights_key_ = weights_key;
     std::vector<int64_t> key = {T, N, I, H, cfg.fused, cfg.peepholes, cfg.mask};
     if (key != key_) {
       if (net_) Api().Net_Release(net_);
@@ -307,10 +329,11 @@ class OnnxRecurrentKernel {
     bool mask = false;       // standard-op cell carrying states past sequence ends
   };
 
-  // Weights of direction d, transposed for right-multiplication (blob
-  // names as the step net reads them), and its initial states.
-  Status PrepareDirection(const Config& cfg, int64_t d, int64_t N, int64_t I, int64_t H, const Tensor& W, const Tensor& R,
-                          const Tensor& B, const Tensor& H0, const Tensor& C0, const Tensor& P) {
+  // Weights of direction d (with `weights`), transposed for
+  // right-multiplication (blob names as the step net reads them), and its
+  // initial states.
+  Status PrepareDirection(const Config& cfg, int64_t d, int64_t N, int64_t I, int64_t H, bool weights, const Tensor& W,
+                          const Tensor& R, const Tensor& B, const Tensor& H0, const Tensor& C0, const Tensor& P) {
     const std::string s = std::to_string(d);
     const int64_t G = kGates;
     const float* w = W.data<float>() + d * G * H * I;
@@ -326,39 +349,41 @@ class OnnxRecurrentKernel {
       }
       return Status::Ok();
     };
-    auto weights = [&](const std::string& name, const float* m, int64_t cols, const std::vector<int64_t>& rows) -> Status {
+    auto transposed = [&](const std::string& name, const float* m, int64_t cols, const std::vector<int64_t>& rows) -> Status {
       float* out;
       LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {cols, static_cast<int64_t>(rows.size())}, &out));
       TransposeRows(m, cols, rows, out);
       return Status::Ok();
     };
-    if (K == RnnCell::kGru) {
-      // x part of all three gates; h part of z, r; h part of the candidate.
-      LOOM_SDK_RETURN_IF_ERROR(weights("WT" + s, w, I, Range(0, 3 * H)));
-      LOOM_SDK_RETURN_IF_ERROR(bias("Wb" + s, Range(0, 3 * H), false, false));
-      LOOM_SDK_RETURN_IF_ERROR(weights("RTzr" + s, r, H, Range(0, 2 * H)));
-      LOOM_SDK_RETURN_IF_ERROR(bias("Rbzr" + s, Range(0, 2 * H), false, true));
-      LOOM_SDK_RETURN_IF_ERROR(weights("RTh" + s, r, H, Range(2 * H, 3 * H)));
-      LOOM_SDK_RETURN_IF_ERROR(bias("Rbh" + s, Range(2 * H, 3 * H), false, true));
-    } else {
-      // LSTM fused: LSTMUnit's gate order i, f, o, g from ONNX's i, o, f, c.
-      std::vector<int64_t> rows = Range(0, G * H);
-      if (K == RnnCell::kLstm && cfg.fused) {
-        rows.clear();
-        for (int64_t g : {0, 2, 1, 3}) {
-          for (int64_t h = 0; h < H; ++h) rows.push_back(g * H + h);
+    if (weights) {
+      if (K == RnnCell::kGru) {
+        // x part of all three gates; h part of z, r; h part of the candidate.
+        LOOM_SDK_RETURN_IF_ERROR(transposed("WT" + s, w, I, Range(0, 3 * H)));
+        LOOM_SDK_RETURN_IF_ERROR(bias("Wb" + s, Range(0, 3 * H), false, false));
+        LOOM_SDK_RETURN_IF_ERROR(transposed("RTzr" + s, r, H, Range(0, 2 * H)));
+        LOOM_SDK_RETURN_IF_ERROR(bias("Rbzr" + s, Range(0, 2 * H), false, true));
+        LOOM_SDK_RETURN_IF_ERROR(transposed("RTh" + s, r, H, Range(2 * H, 3 * H)));
+        LOOM_SDK_RETURN_IF_ERROR(bias("Rbh" + s, Range(2 * H, 3 * H), false, true));
+      } else {
+        // LSTM fused: LSTMUnit's gate order i, f, o, g from ONNX's i, o, f, c.
+        std::vector<int64_t> rows = Range(0, G * H);
+        if (K == RnnCell::kLstm && cfg.fused) {
+          rows.clear();
+          for (int64_t g : {0, 2, 1, 3}) {
+            for (int64_t h = 0; h < H; ++h) rows.push_back(g * H + h);
+          }
         }
+        LOOM_SDK_RETURN_IF_ERROR(transposed("WT" + s, w, I, rows));
+        LOOM_SDK_RETURN_IF_ERROR(transposed("RT" + s, r, H, rows));
+        LOOM_SDK_RETURN_IF_ERROR(bias("b" + s, rows, true, false));
       }
-      LOOM_SDK_RETURN_IF_ERROR(weights("WT" + s, w, I, rows));
-      LOOM_SDK_RETURN_IF_ERROR(weights("RT" + s, r, H, rows));
-      LOOM_SDK_RETURN_IF_ERROR(bias("b" + s, rows, true, false));
-    }
-    if (cfg.peepholes) {  // P [D, 3H] in ONNX order i, o, f
-      const char* names[3] = {"Pi", "Po", "Pf"};
-      for (int k = 0; k < 3; ++k) {
-        float* out;
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, names[k] + s, {H}, &out));
-        std::memcpy(out, P.data<float>() + (d * 3 + k) * H, sizeof(float) * H);
+      if (cfg.peepholes) {  // P [D, 3H] in ONNX order i, o, f
+        const char* names[3] = {"Pi", "Po", "Pf"};
+        for (int k = 0; k < 3; ++k) {
+          float* out;
+          LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, names[k] + s, {H}, &out));
+          std::memcpy(out, P.data<float>() + (d * 3 + k) * H, sizeof(float) * H);
+        }
       }
     }
     float *h0, *c0;
@@ -512,6 +537,8 @@ class OnnxRecurrentKernel {
   bool reverse_ = false, linear_before_reset_ = false, input_forget_ = false, has_clip_ = false, default_acts_ = true;
   float clip_ = 0;
   std::vector<int64_t> key_;
+  bool weights_constant_ = false;    // W, R, B, P are initializers (Prepare)
+  std::vector<int64_t> weights_key_;  // what the step-net weight blobs were made for
   LoomWorkspace* ws_ = nullptr;
   LoomNet* net_ = nullptr;
 };

@@ -60,7 +60,8 @@ void PrintTimes(const RunResult& result, std::ostream& out) {
 std::string Mib(size_t bytes) { return absl::StrFormat("%.1f MiB", bytes / 1048576.0); }
 
 // Weights: the bytes of the blobs the net reads that are not external
-// inputs (initializers and what else the workspace held). Peak RSS from
+// inputs (initializers and what else the workspace held), those freed after
+// their kernels packed them (static_shape) included. Peak RSS from
 // getrusage (the whole process so far: model loading included).
 void PrintMemory(const RunResult& result, std::ostream& out) {
   const Net& net = *result.net;
@@ -70,7 +71,12 @@ void PrintMemory(const RunResult& result, std::ostream& out) {
     if (external.count(name)) continue;
     if (const Tensor* t = result.workspace->GetBlob(name)) weights += t->nbytes();
   }
+  weights += net.released_constant_bytes();
   out << "memory: weights " << Mib(weights) << " (" << weights << " bytes)\n";
+  if (net.released_constants() > 0) {
+    out << absl::StrFormat("memory: %d initializers (%s) freed after their kernels packed them (--static_shape)\n",
+                           static_cast<int>(net.released_constants()), Mib(net.released_constant_bytes()));
+  }
   const Plan* plan = net.last_plan();
   if (plan != nullptr && plan->memory().enabled) {
     const MemoryPlan& m = plan->memory();

@@ -38,6 +38,9 @@ ABSL_FLAG(int64_t, max_loop_iterations, loom::kDefaultMaxLoopIterations,
 ABSL_FLAG(bool, plan_memory, true,
           "Memory planner: intermediates share one arena by liveness, run-time sizes come from a pool (false: every "
           "blob keeps its own memory).");
+ABSL_FLAG(bool, static_shape, true,
+          "The net runs one input signature (loom_run's), so initializers its kernels packed are freed after planning "
+          "(NetOptions::static_shape).");
 ABSL_FLAG(bool, memory, false,
           "Print memory figures: weights, planned arena, the same without reuse, dynamic pool high water, peak RSS.");
 ABSL_FLAG(bool, poison_released_memory, false,
@@ -155,6 +158,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.max_nesting_depth = absl::GetFlag(FLAGS_max_nesting_depth);
   o.max_loop_iterations = absl::GetFlag(FLAGS_max_loop_iterations);
   o.plan_memory = absl::GetFlag(FLAGS_plan_memory);
+  o.static_shape = absl::GetFlag(FLAGS_static_shape);
   o.memory = absl::GetFlag(FLAGS_memory);
   o.poison_released_memory = absl::GetFlag(FLAGS_poison_released_memory);
   if (!o.device.empty()) {

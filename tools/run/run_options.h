@@ -51,6 +51,7 @@ struct RunOptions {
   // Memory planning (NetOptions::plan_memory, poison_released_memory) and
   // the --memory report.
   bool plan_memory = true;
+  bool static_shape = true;  // NetOptions::static_shape: one signature, packed initializers freed
   bool memory = false;
   bool poison_released_memory = false;
 };

@@ -1,0 +1,116 @@
+// NetOptions::static_shape (core/net.h) and Prepare_ReleaseConstant (ABI 4):
+// a Conv packs its constant W in prepare and lets it go; under static_shape
+// the net frees the initializer after planning, and the results stay those
+// of a net that keeps it. A weight that another op also reads stays. A run
+// with a signature the net did not plan first is refused with the inputs
+// named; buckets declared before the first run all run.
+#include "core/net.h"
+#include "core/testing/op_runner.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace loom {
+namespace {
+
+// x [N, 4, 6, 6] -> Conv(W [8, 4, 3, 3], B [8]) -> Relu -> y; with
+// `w_also_read`, W is a second output too (through Identity).
+NetDef ConvNet(bool w_also_read) {
+  NetDef def;
+  std::string text = R"pb(
+    name: "conv" external_input: "x" external_output: "y"
+    op { type: "Conv" input: "x" input: "W" input: "B" output: "c" arg { name: "pads" ints: [1, 1, 1, 1] } }
+    op { type: "Relu" input: "c" output: "y" }
+  )pb";
+  if (w_also_read) text += R"pb( op { type: "Identity" input: "W" output: "w_copy" } external_output: "w_copy" )pb";
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  auto add = [&](const std::string& name, Shape dims, uint32_t seed) {
+    Tensor t = testing::RandomTensor(DataType::kFloat32, dims, seed, -0.5, 0.5);
+    TensorProto* p = def.add_initializer();
+    p->set_name(name);
+    for (int64_t d : dims) p->add_dims(d);
+    p->set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+  };
+  add("W", {8, 4, 3, 3}, 1);
+  add("B", {8}, 2);
+  return def;
+}
+
+NetOptions Options(bool static_shape) {
+  NetOptions o;
+  o.static_shape = static_shape;
+  o.num_threads = 1;
+  return o;
+}
+
+Tensor Input(int64_t n, uint32_t seed) { return testing::RandomTensor(DataType::kFloat32, {n, 4, 6, 6}, seed); }
+
+TEST(StaticShapeTest, PackedWeightsAreFreedAndResultsUnchanged) {
+  Workspace ws, ref_ws;
+  auto net = Net::Create(ConvNet(false), &ws, testing::CpuRegistry(), Options(true));
+  auto ref = Net::Create(ConvNet(false), &ref_ws, testing::CpuRegistry(), Options(false));
+  ASSERT_TRUE(net.ok() && ref.ok());
+  for (uint32_t run = 0; run < 3; ++run) {
+    ws.SetBlob("x", Input(2, 10 + run));
+    ref_ws.SetBlob("x", Input(2, 10 + run));
+    ASSERT_TRUE((*net)->Run().ok()) << (*net)->Run();
+    ASSERT_TRUE((*ref)->Run().ok());
+    ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "run " << run;
+  }
+  // W (the Conv packed it) is freed; B (read as is) and the reference's W stay.
+  EXPECT_EQ((*net)->released_constants(), 1);
+  EXPECT_EQ((*net)->released_constant_bytes(), 8u * 4 * 3 * 3 * sizeof(float));
+  EXPECT_EQ(ws.GetBlob("W")->nbytes(), 0u);
+  EXPECT_EQ(ws.GetBlob("B")->nbytes(), 8 * sizeof(float));
+  EXPECT_EQ(ref_ws.GetBlob("W")->nbytes(), 8u * 4 * 3 * 3 * sizeof(float));
+  EXPECT_EQ((*ref)->released_constants(), 0);
+}
+
+TEST(StaticShapeTest, AWeightAnotherOpReadsStays) {
+  Workspace ws;
+  ws.SetBlob("x", Input(1, 3));
+  auto net = Net::Create(ConvNet(true), &ws, testing::CpuRegistry(), Options(true));
+  ASSERT_TRUE(net.ok());
+  ASSERT_TRUE((*net)->Run().ok());
+  EXPECT_EQ((*net)->released_constants(), 0);
+  EXPECT_EQ(ws.GetBlob("W")->nbytes(), 8u * 4 * 3 * 3 * sizeof(float));
+  EXPECT_EQ(ws.GetBlob("w_copy")->nbytes(), 8u * 4 * 3 * 3 * sizeof(float));
+}
+
+TEST(StaticShapeTest, AnotherSignatureIsRefusedWithTheInputsNamed) {
+  Workspace ws;
+  ws.SetBlob("x", Input(1, 3));
+  auto net = Net::Create(ConvNet(false), &ws, testing::CpuRegistry(), Options(true));
+  ASSERT_TRUE(net.ok());
+  ASSERT_TRUE((*net)->Run().ok());
+  ws.SetBlob("x", Input(2, 4));
+  absl::Status s = (*net)->Run();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("static_shape"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("x float32[2, 4, 6, 6]"), std::string::npos) << s;
+  // Buckets can no longer be declared: the weights are gone.
+  EXPECT_EQ((*net)->PlanBuckets({{{"x", {4, 4, 6, 6}}}}).code(), absl::StatusCode::kFailedPrecondition);
+  // The planned signature still runs.
+  ws.SetBlob("x", Input(1, 5));
+  EXPECT_TRUE((*net)->Run().ok());
+}
+
+TEST(StaticShapeTest, BucketsDeclaredFirstAllRun) {
+  Workspace ws, ref_ws;
+  ws.SetBlob("x", Input(1, 3));
+  auto net = Net::Create(ConvNet(false), &ws, testing::CpuRegistry(), Options(true));
+  auto ref = Net::Create(ConvNet(false), &ref_ws, testing::CpuRegistry(), Options(false));
+  ASSERT_TRUE(net.ok() && ref.ok());
+  ASSERT_TRUE((*net)->PlanBuckets({{{"x", {1, 4, 6, 6}}}, {{"x", {3, 4, 6, 6}}}}).ok());
+  EXPECT_EQ((*net)->released_constants(), 1);  // after both buckets packed W
+  for (int64_t n : {3, 1, 3}) {
+    ws.SetBlob("x", Input(n, 7));
+    ref_ws.SetBlob("x", Input(n, 7));
+    ASSERT_TRUE((*net)->Run().ok()) << "N = " << n << ": " << (*net)->Run();
+    ASSERT_TRUE((*ref)->Run().ok());
+    EXPECT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "N = " << n;
+  }
+  EXPECT_EQ((*net)->plans_built(), 2);
+}
+
+}  // namespace
+}  // namespace loom

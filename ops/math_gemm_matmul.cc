@@ -1,4 +1,5 @@
-// Schemas of Gemm and MatMul (ONNX opset 13). Shape inference is lenient:
+// Schemas of Gemm and MatMul (ONNX opset 13) and Caffe2's FC. Shape
+// inference is lenient:
 // shapes it cannot derive, or that are inconsistent, are left unknown and
 // the kernel reports the error with the shapes it gets.
 #include <string>
@@ -42,6 +43,19 @@ sdk::Status MatMulInfer(sdk::InferenceContext& ctx) {
   return sdk::Status::Ok();
 }
 
+// FC: Y = X.dims[:axis] + [W.dims[0] ... W.dims[axis_w - 1]] with K the
+// product of X.dims[axis:] and of W.dims[axis_w:]; unknown when they
+// differ or an axis is out of range.
+sdk::Status FCInfer(sdk::InferenceContext& ctx) {
+  std::vector<int64_t> x, w, y;
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w)) return sdk::Status::Ok();
+  int64_t axis = 1, axis_w = 1;
+  if (!ctx.info().GetInt("axis", &axis).ok() || !ctx.info().GetInt("axis_w", &axis_w).ok()) return sdk::Status::Ok();
+  if (!semantics::FCOutputShape(x, w, axis, axis_w, &y, nullptr, nullptr, nullptr)) return sdk::Status::Ok();
+  ctx.SetOutputShape(0, y);
+  return sdk::Status::Ok();
+}
+
 }  // namespace
 
 sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg) {
@@ -60,6 +74,14 @@ sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg) {
        "ONNX MatMul-13: numpy.matmul. A [..., M, K] x B [..., K, N] -> Y [..., M, N], batch dims broadcast; a 1-D "
        "A is [1, K] and a 1-D B is [K, 1], the added dim removed from Y.",
        {"A:T", "B:T"}, {"Y:T"}, f, {}, Fn<&MatMulInfer>()},
+      {"FC", 1,
+       "Caffe2 FC (fully connected): Y = X' W'^T + b, X' = X flattened to [M, K] at `axis` (M the product of "
+       "X.dims[:axis], K of the rest), W' = W flattened to [N, K] at `axis_w` (W is [N, K] as Caffe2 and "
+       "ONNX's RNN weights store it: output features first); Y is X.dims[:axis] + W.dims[:axis_w]. What "
+       "Caffe2's RNN step nets use for gates from [1, N, I] inputs (axis = 2).",
+       {"X:T|[..., K] flattened at axis", "W:T|[N, K] flattened at axis_w", "b:T|[N]"}, {"Y:T|X.dims[:axis] + [N]"}, f,
+       {"axis:int=1|X's dims from this one on form K", "axis_w:int=1|W's dims from this one on form K"},
+       Fn<&FCInfer>()},
   });
 }
 

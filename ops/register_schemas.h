@@ -17,7 +17,7 @@ sdk::Status RegisterMathElementwiseSchemas(sdk::Registrar& reg);
 // Sign, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Round, IsNaN, IsInf, HardSwish,
 // Mish, Celu, ThresholdedRelu, Gelu, Shrink, Mod, BitShift
 sdk::Status RegisterMathCompareLogicTrigSchemas(sdk::Registrar& reg);
-sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg);        // math_gemm_matmul.cc: Gemm, MatMul
+sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg);        // math_gemm_matmul.cc: Gemm, MatMul, FC (Caffe2)
 sdk::Status RegisterMathEinsumSchemas(sdk::Registrar& reg);            // math_einsum.cc: Einsum
 sdk::Status RegisterMathTopKHardmaxCumSumSchemas(sdk::Registrar& reg);  // math_topk_hardmax_cumsum.cc: TopK, Hardmax, CumSum
 sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg);           // nn_conv.cc: Conv, FusedConv

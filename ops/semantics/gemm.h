@@ -58,6 +58,27 @@ struct GemmAttrs {
   }
 };
 
+// Caffe2 FC's shapes: X flattened at `axis` to [M, K], W at `axis_w` to
+// [N, K] (negative axes count from the end); Y is X.dims[:axis] + [N].
+// False when an axis is out of range or the two K differ.
+inline bool FCOutputShape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, int64_t axis, int64_t axis_w,
+                          std::vector<int64_t>* ys, int64_t* M, int64_t* K, int64_t* N) {
+  const int64_t xr = static_cast<int64_t>(xs.size()), wr = static_cast<int64_t>(ws.size());
+  if (axis < 0) axis += xr;
+  if (axis_w < 0) axis_w += wr;
+  if (axis < 0 || axis > xr || axis_w < 0 || axis_w > wr) return false;
+  int64_t m = 1, k = 1, n = 1, kw = 1;
+  for (int64_t i = 0; i < xr; ++i) (i < axis ? m : k) *= xs[i];
+  for (int64_t i = 0; i < wr; ++i) (i < axis_w ? n : kw) *= ws[i];
+  if (k != kw) return false;
+  ys->assign(xs.begin(), xs.begin() + axis);
+  ys->push_back(n);
+  if (M != nullptr) *M = m;
+  if (K != nullptr) *K = k;
+  if (N != nullptr) *N = n;
+  return true;
+}
+
 }  // namespace semantics
 }  // namespace loom
 

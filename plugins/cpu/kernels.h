@@ -16,7 +16,7 @@ sdk::Status RegisterMathElementwiseKernels(sdk::Registrar& reg);
 // math_compare_logic_trig.cc (OpenMP): comparisons, And/Or/Xor/Not, Where, Sign, trigonometric, Round,
 // IsNaN, IsInf, HardSwish, Mish, Celu, ThresholdedRelu, Gelu, Shrink, Mod, BitShift
 sdk::Status RegisterMathCompareLogicTrigKernels(sdk::Registrar& reg);
-sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg);        // math_gemm_matmul.cc (oneDNN): Gemm, MatMul
+sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg);        // math_gemm_matmul.cc (oneDNN): Gemm, MatMul, FC
 sdk::Status RegisterMathEinsumKernels(sdk::Registrar& reg);            // math_einsum.cc: Einsum
 sdk::Status RegisterMathTopKHardmaxCumSumKernels(sdk::Registrar& reg);  // math_topk_hardmax_cumsum.cc
 sdk::Status RegisterNnConvKernels(sdk::Registrar& reg);           // nn_conv.cc (oneDNN): Conv, FusedConv

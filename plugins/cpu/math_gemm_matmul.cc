@@ -260,8 +260,103 @@ class MatMulKernel {
 
 }  // namespace
 
+// Caffe2 FC, float32: Y = X' W'^T + b (shapes in ops/math_gemm_matmul.cc,
+// semantics::FCOutputShape). One oneDNN matmul reading W [N, K] through
+// transposed strides and b as its bias, so a step net's gates need no
+// transposed copy of the weights and no separate Add. Errors: the axes out
+// of range, the two K differing, b not [N].
+class FCKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("axis", &axis_));
+    return info.GetInt("axis_w", &axis_w_);
+  }
+
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    std::vector<int64_t> xs, ws, bs;
+    if (!ctx.InputShape(0, &xs) || !ctx.InputShape(1, &ws) || !ctx.InputShape(2, &bs)) return Status::Ok();
+    return Configure(xs, ws, bs, ctx.num_threads());
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
+    const int threads = ctx.num_threads();
+    if (!ShapeIs(x, xs_) || !ShapeIs(w, ws_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
+      LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    float* yp = y.data<float>();
+    if (K_ == 0) {  // X' W'^T is all zeros: Y = b in every row
+      for (int64_t i = 0; i < M_; ++i) std::memcpy(yp + i * N_, b.raw_data(), sizeof(float) * N_);
+      return Status::Ok();
+    }
+    x_mem_.set_data_handle(x.raw_data());
+    w_mem_.set_data_handle(w.raw_data());
+    b_mem_.set_data_handle(b.raw_data());
+    y_mem_.set_data_handle(yp);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_BIAS, b_mem_}, {DNNL_ARG_DST, y_mem_}};
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
+    return DnnlExecute(label_, prim_, args, threads);
+  }
+
+ private:
+  Status Configure(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
+                   int threads) {
+    configured_ = false;
+    std::vector<int64_t> ys;
+    int64_t M = 0, K = 0, N = 0;
+    if (!semantics::FCOutputShape(xs, ws, axis_, axis_w_, &ys, &M, &K, &N)) {
+      return sdk::InvalidArgument(label_ + ": X " + ShapeStr(xs) + " flattened at axis " + std::to_string(axis_) +
+                                  " and W " + ShapeStr(ws) + " at axis_w " + std::to_string(axis_w_) +
+                                  " must give [M, K] and [N, K] with the same K");
+    }
+    if (bs.size() != 1 || bs[0] != N) {
+      return sdk::InvalidArgument(label_ + ": input b must be [" + std::to_string(N) + "]; found " + ShapeStr(bs));
+    }
+    if (M != 0 && N != 0 && K != 0) {
+      LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+        // W [N, K] row-major viewed as [K, N] has strides (1, K).
+        memory::desc x_md({M, K}, memory::data_type::f32, memory::dims{K, 1});
+        memory::desc w_md({K, N}, memory::data_type::f32, memory::dims{1, K});
+        memory::desc y_md = PlainDesc({M, N}), b_md = PlainDesc({1, N});
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, w_md, b_md, y_md), UserScratchpad(), DnnlEngine());
+        prim_ = dnnl::matmul(pd);
+        scratchpad_.Reset(pd.scratchpad_desc());
+        x_mem_ = UnboundMemory(x_md);
+        w_mem_ = UnboundMemory(w_md);
+        y_mem_ = UnboundMemory(y_md);
+        b_mem_ = UnboundMemory(b_md);
+      }));
+    }
+    xs_ = xs;
+    ws_ = ws;
+    bs_ = bs;
+    ys_ = ys;
+    M_ = M;
+    K_ = K;
+    N_ = N;
+    threads_ = threads;
+    configured_ = true;
+    return Status::Ok();
+  }
+
+  std::string label_;
+  int64_t axis_ = 1, axis_w_ = 1;
+  std::vector<int64_t> xs_, ws_, bs_, ys_;
+  int64_t M_ = 0, K_ = 0, N_ = 0;
+  int threads_ = 0;
+  bool configured_ = false;
+  dnnl::matmul prim_;
+  DnnlScratchpad scratchpad_;
+  memory x_mem_, w_mem_, y_mem_, b_mem_;
+};
+
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", {"CPU", "", 0, {{"T", kF32}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FCKernel>("FC", {"CPU", "", 0, {{"T", kF32}}}));
   return reg.Kernel<MatMulKernel>("MatMul", {"CPU", "", 0, {{"T", kF32}}});
 }
 

@@ -1,4 +1,5 @@
-// Gemm and MatMul (oneDNN matmul) against naive loops on random inputs.
+// Gemm, MatMul and Caffe2 FC (oneDNN matmul) against naive loops on random
+// inputs.
 #include <string>
 #include <vector>
 
@@ -254,6 +255,62 @@ TEST(MatMulTest, Errors) {
   check({3, 4}, {5, 2}, "inner dimensions");
   check({2, 3, 4}, {3, 4, 2}, "broadcast");
   check({}, {3}, "rank");
+}
+
+OperatorDef FCOp(int64_t axis, int64_t axis_w) {
+  return ParseOp("type: \"FC\" name: \"fc\" input: \"X\" input: \"W\" input: \"b\" output: \"Y\" " +
+                 IntArg("axis", axis) + IntArg("axis_w", axis_w));
+}
+
+// FC = Gemm(X flattened at axis, W flattened at axis_w, b, transB = 1), Y
+// reshaped to X.dims[:axis] + [N] (Caffe2's semantics).
+TEST(FCTest, MatchesGemmReferenceForEveryAxis) {
+  struct Case {
+    Shape x, w;
+    int64_t axis, axis_w;
+    Shape y;
+  };
+  const std::vector<Case> cases = {
+      {{4, 6}, {5, 6}, 1, 1, {4, 5}},               // plain
+      {{1, 3, 8}, {16, 8}, 2, 1, {1, 3, 16}},       // a step net's [1, N, I] input
+      {{1, 3, 8}, {16, 8}, -1, 1, {1, 3, 16}},      // negative axis
+      {{2, 3, 2, 2}, {7, 3, 2, 2}, 1, 1, {2, 7}},   // K over several dims
+      {{2, 12}, {2, 3, 12}, 1, 2, {2, 6}},          // N over W's leading dims
+  };
+  uint32_t seed = 40;
+  for (const Case& c : cases) {
+    Tensor x = RandomTensor(DataType::kFloat32, c.x, seed++), w = RandomTensor(DataType::kFloat32, c.w, seed++);
+    Tensor b = RandomTensor(DataType::kFloat32, {c.y.back()}, seed++);
+    auto out = RunSingleOp(FCOp(c.axis, c.axis_w), {x, w, b});
+    const std::string what = "X " + ShapeToString(c.x) + " W " + ShapeToString(c.w) + " axis " + std::to_string(c.axis);
+    ASSERT_TRUE(out.ok()) << what << ": " << out.status();
+    ASSERT_EQ((*out)[0].dims(), c.y) << what;
+    const int64_t K = NumElements(c.w) / c.y.back();
+    Tensor x2 = x.Clone().value(), w2 = w.Clone().value();
+    ASSERT_TRUE(x2.ResizeOrCheckAlias(DataType::kFloat32, {NumElements(c.x) / K, K}).ok());
+    ASSERT_TRUE(w2.ResizeOrCheckAlias(DataType::kFloat32, {c.y.back(), K}).ok());
+    Tensor ref = GemmRef(x2, w2, &b, false, true, 1, 1);
+    ASSERT_TRUE(ref.ResizeOrCheckAlias(DataType::kFloat32, c.y).ok());
+    EXPECT_TRUE(AllClose((*out)[0], ref, 1e-5, 1e-5)) << what;
+    ExpectInferredShapes(FCOp(c.axis, c.axis_w), {x, w, b});
+  }
+}
+
+TEST(FCTest, KnownValuesAndErrors) {
+  // X [[1, 2]], W [[1, 0], [0, 1], [1, 1]] (N = 3), b [0.5, 0, -1]: Y = [[1.5, 2, 2]].
+  auto out = RunSingleOp(FCOp(1, 1), {Tensor::FromVector<float>({1, 2}, {1, 2}),
+                                      Tensor::FromVector<float>({3, 2}, {1, 0, 0, 1, 1, 1}),
+                                      Tensor::FromVector<float>({3}, {0.5f, 0, -1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Tensor::FromVector<float>({1, 3}, {1.5f, 2, 2})));
+  auto bad_k = RunSingleOp(FCOp(1, 1), {RandomTensor(DataType::kFloat32, {2, 4}, 1), RandomTensor(DataType::kFloat32, {3, 5}, 2),
+                                        RandomTensor(DataType::kFloat32, {3}, 3)});
+  ASSERT_FALSE(bad_k.ok());
+  EXPECT_NE(std::string(bad_k.status().message()).find("same K"), std::string::npos) << bad_k.status();
+  auto bad_b = RunSingleOp(FCOp(1, 1), {RandomTensor(DataType::kFloat32, {2, 4}, 1), RandomTensor(DataType::kFloat32, {3, 4}, 2),
+                                        RandomTensor(DataType::kFloat32, {4}, 3)});
+  ASSERT_FALSE(bad_b.ok());
+  EXPECT_NE(std::string(bad_b.status().message()).find("input b must be [3]"), std::string::npos) << bad_b.status();
 }
 
 }  // namespace

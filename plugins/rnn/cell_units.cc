@@ -3,7 +3,9 @@
 // of size 1 allowed, e.g. [1, N, D] from a window-1 link), gates
 // [..., N, 4D] (LSTM) or [..., N, 3D] (GRU), pre-activation.
 //
-// LSTMUnit: gates in Caffe2 order (i, f, o, g):
+// LSTMUnit: gates in Caffe2 order (i, f, o, g), or the order named by the
+// Loom attribute gate_order ("iofg": ONNX's i, o, f, c, so a step net can
+// compute gates straight from ONNX weights without reordering them):
 //   c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g)
 //   h = sigmoid(o) * tanh(c)
 // GRUUnit: gates (r, z, n) where the reset gate was already applied to the
@@ -67,6 +69,20 @@ class LSTMUnitKernel {
  public:
   Status Init(const KernelInfo& info) {
     LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("forget_bias", &forget_bias_));
+    std::string order;
+    LOOM_SDK_RETURN_IF_ERROR(info.GetString("gate_order", &order));
+    // Where each of i, f, o, g sits among the four gate blocks.
+    const std::string letters = "ifog";
+    bool ok = order.size() == 4;
+    for (size_t k = 0; ok && k < 4; ++k) {
+      const size_t at = order.find(letters[k]);
+      ok = at != std::string::npos && order.find(letters[k], at + 1) == std::string::npos;
+      if (ok) slot_[k] = static_cast<int64_t>(at);
+    }
+    if (!ok) {
+      return sdk::InvalidArgument("LSTMUnit '" + info.op_name() + "': gate_order must order the letters i, f, o, g (e.g. "
+                                  "\"ifog\", \"iofg\"); found \"" + order + "\"");
+    }
     int64_t drop = 0;
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("drop_states", &drop));
     drop_states_ = drop != 0;
@@ -107,7 +123,8 @@ class LSTMUnitKernel {
           co[idx] = drop_states_ ? T(0) : cp[idx];
           continue;
         }
-        T i = Sigmoid(gb[k]), f = Sigmoid(gb[d + k] + fb), o = Sigmoid(gb[2 * d + k]), gg = std::tanh(gb[3 * d + k]);
+        T i = Sigmoid(gb[slot_[0] * d + k]), f = Sigmoid(gb[slot_[1] * d + k] + fb);
+        T o = Sigmoid(gb[slot_[2] * d + k]), gg = std::tanh(gb[slot_[3] * d + k]);
         T cn = f * cp[idx] + i * gg;
         co[idx] = cn;
         ho[idx] = o * std::tanh(cn);
@@ -116,6 +133,7 @@ class LSTMUnitKernel {
     return Status::Ok();
   }
   float forget_bias_ = 0;
+  int64_t slot_[4] = {0, 1, 2, 3};  // block of i, f, o, g in `gates`
   bool drop_states_ = false;
 };
 
@@ -189,8 +207,11 @@ sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
   sdk::SchemaBuilder lstm("LSTMUnit");
   lstm.Doc("Caffe2 LSTMUnit: one fused LSTM step from pre-activation gates (i, f, o, g order). "
            "h = sigmoid(o) * tanh(c), c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g).");
-  CellUnitIO(lstm, {"cell"}, "[..., N, 4D], pre-activation, order i, f, o, g", floats);
+  CellUnitIO(lstm, {"cell"}, "[..., N, 4D], pre-activation, in gate_order (i, f, o, g by default)", floats);
   lstm.AttrFloat("forget_bias", 0.0f, "added to the forget gate before the sigmoid")
+      .AttrString("gate_order", "ifog",
+                  "Loom extension: the order of the gate blocks in `gates`, the letters i, f, o, g; Caffe2's "
+                  "\"ifog\" by default, \"iofg\" for ONNX's i, o, f, c")
       .AttrInt("drop_states", 0, kDropStatesDoc);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(lstm));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LSTMUnitKernel>("LSTMUnit", {"CPU", "", 0, {{"T", floats}}}));

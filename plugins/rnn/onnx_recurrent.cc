@@ -4,16 +4,17 @@
 // these with OperatorDef.engine = "STEPNET").
 //
 // Per direction the kernel prepares, in a child workspace of the op's
-// workspace, the weights transposed for right-multiplication, the summed
-// biases, the initial states and a few scalar constants, and runs one
+// workspace, views of the weights (no copies: Caffe2's FC reads ONNX's
+// [G*H, I] layout as it is), the summed biases (once, for constant
+// weights), the initial states and a few scalar constants, and runs one
 // RecurrentNetwork (reverse = 1 for the backward direction) whose step net
-// is made of standard ops (MatMul, Add, Mul, Sub, Split, Concat, Clip, the
+// is made of FC and standard ops (Add, Mul, Sub, Split, Concat, Clip, the
 // activation ops, Where) and, where they fit, the fused units:
 //
 // LSTM (ONNX gates i, o, f, c; activations f, g, h; peepholes P = Pi, Po, Pf):
-//   gates = x_t W^T + h_prev R^T + (Wb + Rb)
+//   gates = FC(x_t, W, Wb + Rb) + FC(h_prev, R, 0)
 //   fused (default activations, no clip, no input_forget, P absent or 0):
-//     gates reordered to LSTMUnit's i, f, o, g; (h, c) = LSTMUnit(...)
+//     (h, c) = LSTMUnit(..., gate_order = "iofg")
 //   otherwise:
 //     i = f(clip(gi + Pi c_prev)), f = f(clip(gf + Pf c_prev)) (or 1 - i
 //     with input_forget), c = f . c_prev + i . g(clip(gc)),
@@ -74,6 +75,7 @@ using nested::IntsArg;
 using nested::NetArg;
 using nested::NetSpec;
 using nested::OpSpec;
+using nested::StringArg;
 using nested::StringsArg;
 
 // A float32 blob of `ws` sized to `shape`; returns its data.
@@ -82,6 +84,15 @@ Status Blob(LoomWorkspace* ws, const std::string& name, const std::vector<int64_
   LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(t, LOOM_DTYPE_FLOAT, shape.data(), shape.size())));
   *data = static_cast<float*>(Api().TensorData(t));
   return Status::Ok();
+}
+
+// Makes `name` in `ws` a view of rows [begin, end) of `src` reshaped to
+// `shape` (no copy).
+Status AliasRows(LoomWorkspace* ws, const std::string& name, const LoomTensor* src, int64_t begin, int64_t end,
+                 const std::vector<int64_t>& shape) {
+  LoomTensor* t = Api().Workspace_CreateBlob(ws, name.c_str());
+  LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(t, src, begin, end)));
+  return Status(Api().Tensor_Resize(t, LOOM_DTYPE_FLOAT, shape.data(), shape.size()));
 }
 
 OpSpec Op(std::string type, std::string name, std::vector<std::string> in, std::vector<std::string> out,
@@ -95,15 +106,6 @@ ArgSpec FloatArg(std::string n, float v) {
   a.kind = ArgSpec::kFloat;
   a.f = v;
   return a;
-}
-
-// out[k * rows.size() + j] = m[rows[j] * K + k]: selected rows of m [*, K]
-// transposed into [K, rows.size()].
-void TransposeRows(const float* m, int64_t K, const std::vector<int64_t>& rows, float* out) {
-  const int64_t n = static_cast<int64_t>(rows.size());
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t k = 0; k < K; ++k) out[k * n + j] = m[rows[j] * K + k];
-  }
 }
 
 std::vector<int64_t> Range(int64_t begin, int64_t end) {
@@ -329,53 +331,42 @@ class OnnxRecurrentKernel {
     bool mask = false;       // standard-op cell carrying states past sequence ends
   };
 
-  // Weights of direction d (with `weights`), transposed for
-  // right-multiplication (blob names as the step net reads them), and its
-  // initial states.
+  // Weights of direction d as views of W and R (blob names as the step net
+  // reads them: FC takes ONNX's [G*H, I] layout as it is), its summed
+  // biases (with `weights`: once for constant weights), and its initial
+  // states.
   Status PrepareDirection(const Config& cfg, int64_t d, int64_t N, int64_t I, int64_t H, bool weights, const Tensor& W,
                           const Tensor& R, const Tensor& B, const Tensor& H0, const Tensor& C0, const Tensor& P) {
     const std::string s = std::to_string(d);
     const int64_t G = kGates;
-    const float* w = W.data<float>() + d * G * H * I;
-    const float* r = R.data<float>() + d * G * H * H;
+    LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "W" + s, W.handle(), d, d + 1, {G * H, I}));
+    LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "R" + s, R.handle(), d, d + 1, {G * H, H}));
+    if (K == RnnCell::kGru) {  // the h part of z, r; the h part of the candidate
+      const LoomTensor* r = Api().Workspace_GetBlob(ws_, ("R" + s).c_str());
+      LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "Rzr" + s, r, 0, 2 * H, {2 * H, H}));
+      LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "Rh" + s, r, 2 * H, 3 * H, {H, H}));
+    }
     const float* wb = B.present() ? B.data<float>() + d * 2 * G * H : nullptr;
     const float* rb = wb ? wb + G * H : nullptr;
-    // Wb (and Rb when `sum`) at the given ONNX rows.
-    auto bias = [&](const std::string& name, const std::vector<int64_t>& rows, bool sum, bool recurrent) -> Status {
+    // Wb (and Rb when `sum`) rows [begin, end).
+    auto bias = [&](const std::string& name, int64_t begin, int64_t end, bool sum, bool recurrent) -> Status {
       float* out;
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {static_cast<int64_t>(rows.size())}, &out));
-      for (size_t j = 0; j < rows.size(); ++j) {
-        out[j] = !wb ? 0.0f : recurrent ? rb[rows[j]] : sum ? wb[rows[j]] + rb[rows[j]] : wb[rows[j]];
+      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {end - begin}, &out));
+      for (int64_t j = begin; j < end; ++j) {
+        out[j - begin] = !wb ? 0.0f : recurrent ? rb[j] : sum ? wb[j] + rb[j] : wb[j];
       }
-      return Status::Ok();
-    };
-    auto transposed = [&](const std::string& name, const float* m, int64_t cols, const std::vector<int64_t>& rows) -> Status {
-      float* out;
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {cols, static_cast<int64_t>(rows.size())}, &out));
-      TransposeRows(m, cols, rows, out);
       return Status::Ok();
     };
     if (weights) {
       if (K == RnnCell::kGru) {
-        // x part of all three gates; h part of z, r; h part of the candidate.
-        LOOM_SDK_RETURN_IF_ERROR(transposed("WT" + s, w, I, Range(0, 3 * H)));
-        LOOM_SDK_RETURN_IF_ERROR(bias("Wb" + s, Range(0, 3 * H), false, false));
-        LOOM_SDK_RETURN_IF_ERROR(transposed("RTzr" + s, r, H, Range(0, 2 * H)));
-        LOOM_SDK_RETURN_IF_ERROR(bias("Rbzr" + s, Range(0, 2 * H), false, true));
-        LOOM_SDK_RETURN_IF_ERROR(transposed("RTh" + s, r, H, Range(2 * H, 3 * H)));
-        LOOM_SDK_RETURN_IF_ERROR(bias("Rbh" + s, Range(2 * H, 3 * H), false, true));
+        LOOM_SDK_RETURN_IF_ERROR(bias("Wb" + s, 0, 3 * H, false, false));
+        LOOM_SDK_RETURN_IF_ERROR(bias("Rbzr" + s, 0, 2 * H, false, true));
+        LOOM_SDK_RETURN_IF_ERROR(bias("Rbh" + s, 2 * H, 3 * H, false, true));
       } else {
-        // LSTM fused: LSTMUnit's gate order i, f, o, g from ONNX's i, o, f, c.
-        std::vector<int64_t> rows = Range(0, G * H);
-        if (K == RnnCell::kLstm && cfg.fused) {
-          rows.clear();
-          for (int64_t g : {0, 2, 1, 3}) {
-            for (int64_t h = 0; h < H; ++h) rows.push_back(g * H + h);
-          }
-        }
-        LOOM_SDK_RETURN_IF_ERROR(transposed("WT" + s, w, I, rows));
-        LOOM_SDK_RETURN_IF_ERROR(transposed("RT" + s, r, H, rows));
-        LOOM_SDK_RETURN_IF_ERROR(bias("b" + s, rows, true, false));
+        LOOM_SDK_RETURN_IF_ERROR(bias("b" + s, 0, G * H, true, false));
+        float* zero;  // FC's bias for the recurrent part
+        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "zero" + s, {G * H}, &zero));
+        std::fill(zero, zero + G * H, 0.0f);
       }
       if (cfg.peepholes) {  // P [D, 3H] in ONNX order i, o, f
         const char* names[3] = {"Pi", "Po", "Pf"};
@@ -417,12 +408,18 @@ class OnnxRecurrentKernel {
     auto carry = [&](const std::string& name, const std::string& prev, const std::string& out) {
       if (cfg.mask) sw.Add("Where", {"m_t", name, prev}, out);
     };
+    // Caffe2 FC over the last dim ([1, N, K] rows of X, [1, 1, N, K] of a
+    // state): the same leading dims and w's rows.
+    auto fc = [&](const std::string& in, const std::string& w, const std::string& b) {
+      return sw.Add("FC", {in, w, b}, "", {IntArg("axis", -1)});
+    };
     if (K == RnnCell::kLstm) {
-      step.external_inputs.insert(step.external_inputs.end(), {"c_prev", "WT" + s, "RT" + s, "b" + s});
-      const std::string gates =
-          sw.Add("Add", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), sw.Add("MatMul", {"h_prev", "RT" + s})}), "b" + s}, "gates");
+      step.external_inputs.insert(step.external_inputs.end(), {"c_prev", "W" + s, "R" + s, "b" + s, "zero" + s});
+      // Gates in ONNX order i, o, f, c.
+      const std::string gates = sw.Add("Add", {fc("x_t", "W" + s, "b" + s), fc("h_prev", "R" + s, "zero" + s)}, "gates");
       if (cfg.fused) {
-        step.ops.push_back(Op("LSTMUnit", "unit", {"h_prev", "c_prev", gates, "seq", "timestep"}, {"h_next", "c_next"}));
+        step.ops.push_back(Op("LSTMUnit", "unit", {"h_prev", "c_prev", gates, "seq", "timestep"}, {"h_next", "c_next"},
+                              {StringArg("gate_order", "iofg")}));
         return step;
       }
       step.ops.push_back(Op("Split", "split", {gates}, {"gi", "go", "gf", "gc"}, {IntArg("axis", -1)}));
@@ -442,25 +439,24 @@ class OnnxRecurrentKernel {
       return step;
     }
     if (K == RnnCell::kRnn) {
-      step.external_inputs.insert(step.external_inputs.end(), {"WT" + s, "RT" + s, "b" + s});
-      const std::string pre =
-          sw.Add("Add", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), sw.Add("MatMul", {"h_prev", "RT" + s})}), "b" + s}, "pre");
+      step.external_inputs.insert(step.external_inputs.end(), {"W" + s, "R" + s, "b" + s, "zero" + s});
+      const std::string pre = sw.Add("Add", {fc("x_t", "W" + s, "b" + s), fc("h_prev", "R" + s, "zero" + s)}, "pre");
       carry(sw.Act(act[0], sw.Clip(pre, has_clip_, clip_), state("h", "h_next")), "h_prev", "h_next");
       return step;
     }
     // GRU: ONNX gates z, r, h.
-    step.external_inputs.insert(step.external_inputs.end(), {"WT" + s, "Wb" + s, "RTzr" + s, "Rbzr" + s, "RTh" + s, "Rbh" + s});
-    step.ops.push_back(Op("Split", "xsplit", {sw.Add("Add", {sw.Add("MatMul", {"x_t", "WT" + s}), "Wb" + s})}, {"xz", "xr", "xh"},
+    step.external_inputs.insert(step.external_inputs.end(), {"W" + s, "Wb" + s, "Rzr" + s, "Rbzr" + s, "Rh" + s, "Rbh" + s});
+    step.ops.push_back(Op("Split", "xsplit", {fc("x_t", "W" + s, "Wb" + s)}, {"xz", "xr", "xh"},
                           {IntArg("axis", -1)}));
-    step.ops.push_back(Op("Split", "hsplit", {sw.Add("Add", {sw.Add("MatMul", {"h_prev", "RTzr" + s}), "Rbzr" + s})}, {"hz", "hr"},
+    step.ops.push_back(Op("Split", "hsplit", {fc("h_prev", "Rzr" + s, "Rbzr" + s)}, {"hz", "hr"},
                           {IntArg("axis", -1)}));
     const std::string z_pre = sw.Add("Add", {"xz", "hz"}, "z_pre"), r_pre = sw.Add("Add", {"xr", "hr"}, "r_pre");
     const std::string r = sw.Act(act[0], sw.Clip(r_pre, has_clip_, clip_), "r");
     std::string rec;  // the candidate's recurrent term
     if (linear_before_reset_) {
-      rec = sw.Add("Mul", {r, sw.Add("Add", {sw.Add("MatMul", {"h_prev", "RTh" + s}), "Rbh" + s})});
+      rec = sw.Add("Mul", {r, fc("h_prev", "Rh" + s, "Rbh" + s)});
     } else {
-      rec = sw.Add("Add", {sw.Add("MatMul", {sw.Add("Mul", {r, "h_prev"}), "RTh" + s}), "Rbh" + s});
+      rec = fc(sw.Add("Mul", {r, "h_prev"}), "Rh" + s, "Rbh" + s);
     }
     const std::string n_pre = sw.Add("Add", {"xh", rec}, "n_pre");
     if (cfg.fused) {

@@ -112,6 +112,33 @@ INSTANTIATE_TEST_SUITE_P(LayersStepsDirectionExecutor, RecurrentLstmTest,
                          ::testing::Combine(::testing::Values(1, 2, 4), ::testing::Values(1, 37), ::testing::Bool(),
                                             ::testing::Bool()));
 
+// gate_order names where i, f, o, g sit: ONNX's order ("iofg") on gates
+// permuted from Caffe2's gives the same h and c; a bad order is refused.
+TEST(RecurrentNetworkTest, LstmUnitGateOrder) {
+  const int64_t N = 3, D = 2;
+  Tensor h = testing::RandomTensor(DataType::kFloat32, {N, D}, 1), c = testing::RandomTensor(DataType::kFloat32, {N, D}, 2);
+  Tensor caffe2 = testing::RandomTensor(DataType::kFloat32, {N, 4 * D}, 3, -2, 2);
+  Tensor onnx = Tensor::Zeros(DataType::kFloat32, {N, 4 * D});
+  const int from[4] = {0, 2, 1, 3};  // ONNX block k holds Caffe2 block from[k] (i, o, f, g)
+  for (int64_t n = 0; n < N; ++n) {
+    for (int k = 0; k < 4; ++k) {
+      for (int64_t j = 0; j < D; ++j) onnx.data<float>()[n * 4 * D + k * D + j] = caffe2.data<float>()[n * 4 * D + from[k] * D + j];
+    }
+  }
+  auto unit = [](const std::string& order) {
+    return testing::ParseOp(R"(type: "LSTMUnit" input: "h" input: "c" input: "g" output: "h1" output: "c1" arg { name: "gate_order" s: ")" +
+                            order + R"(" } arg { name: "forget_bias" f: 0.5 })");
+  };
+  auto a = testing::RunSingleOp(unit("ifog"), {h, c, caffe2}, RnnRegistry());
+  auto b = testing::RunSingleOp(unit("iofg"), {h, c, onnx}, RnnRegistry());
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << " " << b.status();
+  EXPECT_TRUE(testing::AllClose((*b)[0], (*a)[0], 0, 0));
+  EXPECT_TRUE(testing::AllClose((*b)[1], (*a)[1], 0, 0));
+  auto bad = testing::RunSingleOp(unit("iffg"), {h, c, caffe2}, RnnRegistry());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("gate_order must order the letters i, f, o, g"), std::string::npos) << bad.status();
+}
+
 TEST(RecurrentNetworkTest, FusedAndStandardOpCellsAgree) {
   Workspace ws;
   std::vector<rnn::LstmWeights> w = SetupLstm(&ws, 6, 2);

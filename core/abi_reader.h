@@ -50,7 +50,7 @@ struct AttrSpec {
 };
 // sizeof of the version-1 structs that had struct_size.
 inline constexpr size_t kKernelDefSize = offsetof(LoomKernelDef, prepare);
-inline constexpr size_t kSchemaDefSize = sizeof(LoomSchemaDef);
+inline constexpr size_t kSchemaDefSize = offsetof(LoomSchemaDef, gradient);  // 136: gradient came in 5
 inline constexpr size_t kDeviceDefSize = sizeof(LoomDeviceDef);
 inline constexpr size_t kPluginInfoSize = sizeof(LoomPluginInfo);
 }  // namespace abi_v1

@@ -192,6 +192,7 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
     s->inplace.emplace_back(def.inplace_pairs[2 * i], def.inplace_pairs[2 * i + 1]);
   }
   s->infer = def.infer;
+  s->gradient = def.gradient;
   s->allow_unknown_attrs = def.allow_unknown_attrs != 0;
   s->plugin = record_.name;
   record_.schemas.push_back(s->op_type);

@@ -64,6 +64,9 @@ struct OpSchema {
   std::vector<TypeConstraint> type_constraints;
   std::vector<std::pair<int, int>> inplace;  // (input, output)
   LoomInferFn infer = nullptr;
+  // Caffe2 GradientMakerBase (core/autodiff/gradient.h); nullptr: not
+  // implemented.
+  LoomGradientFn gradient = nullptr;
   bool allow_unknown_attrs = false;
   std::string plugin;  // the plugin that registered it
 

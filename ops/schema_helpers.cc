@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ops/dtype_sets.h"
+#include "ops/gradients.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -115,6 +116,7 @@ std::string OnnxDoc(const std::string& op, int since, const std::string& what) {
 sdk::SchemaBuilder Schema(const std::string& op, int since, const std::string& doc) {
   sdk::SchemaBuilder s(op);
   s.Doc(doc).SinceVersion(since);
+  if (LoomGradientFn g = StandardGradient(op)) s.Gradient(g);
   return s;
 }
 

@@ -1,5 +1,6 @@
 #include "ops/std_ops.h"
 
+#include "ops/gradients.h"
 #include "ops/register_schemas.h"
 
 // One call per schema file (ops/register_schemas.h).
@@ -28,5 +29,6 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterReductionSumMeanMaxMinSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterReductionArgMaxProdLogSumSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterRnnSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterGradientSchemas(reg));
   return loom::sdk::Status::Ok();
 }

@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 4u
+#define LOOM_ABI_VERSION 5u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -106,6 +106,7 @@ typedef struct LoomWorkspace LoomWorkspace;        /* named blobs (Caffe2 Worksp
 typedef struct LoomNet LoomNet;                    /* a checked, runnable NetDef */
 typedef struct LoomPrepareContext LoomPrepareContext; /* since 2: one op's plan-time facts */
 typedef struct LoomTimestepExecutor LoomTimestepExecutor; /* since 2: runs timesteps of a step net */
+typedef struct LoomGradientContext LoomGradientContext; /* since 5: one op's gradient being made */
 
 /* ---- Plugin identity ---------------------------------------------------- */
 typedef struct LoomPluginInfo {
@@ -162,6 +163,15 @@ typedef struct LoomAttrSpec {
  * takes the dtype of the first input with the same type_str, shape unknown. */
 typedef LoomStatus* (*LoomInferFn)(LoomInferenceContext* ctx);
 
+/* Since 5. A gradient maker (Caffe2's GradientMakerBase): appends, with
+ * Grad_AddOp, the ops that compute the gradients of the op's inputs (GI)
+ * from its inputs (I), outputs (O) and output gradients (GO); see the
+ * Grad_* functions of LoomApi. An input it cannot differentiate (an index,
+ * a shape) it marks with Grad_NoGradient. UNIMPLEMENTED for a
+ * configuration it does not handle; a schema without a maker means the
+ * gradient is not implemented. */
+typedef LoomStatus* (*LoomGradientFn)(LoomGradientContext* ctx);
+
 typedef struct LoomSchemaDef {
   size_t struct_size;      /* sizeof(LoomSchemaDef) */
   const char* op_type;     /* ONNX name where ONNX has the op */
@@ -180,6 +190,7 @@ typedef struct LoomSchemaDef {
   size_t num_inplace_pairs;
   LoomInferFn infer;
   int allow_unknown_attrs;        /* nonzero: attributes not in attrs are accepted (ignored) */
+  LoomGradientFn gradient;        /* since 5; NULL: no gradient implemented */
 } LoomSchemaDef;
 
 /* ---- Kernels ------------------------------------------------------------ */
@@ -437,6 +448,31 @@ typedef struct LoomApi {
    * constant. Check for it with
    * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Prepare_ReleaseConstant). */
   void (*Prepare_ReleaseConstant)(const LoomPrepareContext* ctx, size_t index);
+
+  /* ---- Since 5: gradient makers (LoomGradientFn) -----------------------
+   * The forward op: its attributes (defaults applied) and its input and
+   * output blob names, through the Info_* functions. */
+  const LoomKernelInfo* (*Grad_Info)(const LoomGradientContext* ctx);
+  /* GO(index): the name of output `index`'s gradient, or NULL when none
+   * flows into that output (it does not lead to the loss). */
+  const char* (*Grad_OutputGradient)(const LoomGradientContext* ctx, size_t index);
+  /* GI(index): the name to write input `index`'s gradient to, or NULL when
+   * the backward pass does not need it (the maker may then skip it). */
+  const char* (*Grad_InputGradient)(const LoomGradientContext* ctx, size_t index);
+  /* Input `index` has no gradient (integer indices, shapes, a seed). */
+  void (*Grad_NoGradient)(LoomGradientContext* ctx, size_t index);
+  /* A prefix unique to this op's gradient, for temporary blob names. */
+  const char* (*Grad_TempPrefix)(const LoomGradientContext* ctx);
+  /* Appends op `type` (default domain) reading `inputs` and writing
+   * `outputs` ("" for an absent optional one), with a copy of the forward
+   * op's arguments when copy_arguments is nonzero (Caffe2's default); the
+   * Grad_Arg* functions then set arguments of the op just added. */
+  LoomStatus* (*Grad_AddOp)(LoomGradientContext* ctx, const char* type, const char* const* inputs, size_t num_inputs,
+                            const char* const* outputs, size_t num_outputs, int copy_arguments);
+  void (*Grad_ArgInt)(LoomGradientContext* ctx, const char* name, int64_t value);
+  void (*Grad_ArgFloat)(LoomGradientContext* ctx, const char* name, float value);
+  void (*Grad_ArgInts)(LoomGradientContext* ctx, const char* name, const int64_t* values, size_t count);
+  void (*Grad_ArgString)(LoomGradientContext* ctx, const char* name, const char* value);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

@@ -437,6 +437,68 @@ LoomStatus* PrepareKernel(void* k, const LoomPrepareContext* ctx) {
     return FromException("kernel prepare", nullptr);
   }
 }
+}  // namespace internal
+
+// Since ABI 5: what a gradient maker sees and does (Caffe2's
+// GradientMakerBase): the forward op's inputs I(i), outputs O(i), their
+// gradients' names GI(i) (write these) and GO(i) (read these), and ops
+// appended with AddOp. Register one with SchemaBuilder::Gradient.
+class GradientContext {
+ public:
+  explicit GradientContext(LoomGradientContext* ctx) : ctx_(ctx) {}
+  // The forward op: attributes (defaults applied), arity, blob names.
+  KernelInfo info() const { return KernelInfo(Api().Grad_Info(ctx_)); }
+  size_t num_inputs() const { return info().num_inputs(); }
+  size_t num_outputs() const { return info().num_outputs(); }
+  std::string I(size_t i) const { return info().input_name(i); }
+  std::string O(size_t i) const { return info().output_name(i); }
+  // The gradient of output i; "" when none flows into it.
+  std::string GO(size_t i) const { return Str(Api().Grad_OutputGradient(ctx_, i)); }
+  // Where to write input i's gradient; "" when the backward pass does not
+  // need it (the maker may skip it).
+  std::string GI(size_t i) const { return Str(Api().Grad_InputGradient(ctx_, i)); }
+  // Input i has no gradient (an index, a shape): not an error.
+  void NoGradient(size_t i) { Api().Grad_NoGradient(ctx_, i); }
+  // A blob name of this op's gradient for temporaries.
+  std::string Temp(const std::string& suffix) const { return Str(Api().Grad_TempPrefix(ctx_)) + suffix; }
+  // Appends `type` over `in` writing `out`; with copy_arguments, the forward
+  // op's arguments come along (Caffe2 copies them by default; here they
+  // must be asked for). Arg* set arguments of the op just added.
+  Status AddOp(const std::string& type, const std::vector<std::string>& in, const std::vector<std::string>& out,
+               bool copy_arguments = false) {
+    std::vector<const char*> i, o;
+    for (const std::string& s : in) i.push_back(s.c_str());
+    for (const std::string& s : out) o.push_back(s.c_str());
+    return Status(Api().Grad_AddOp(ctx_, type.c_str(), i.data(), i.size(), o.data(), o.size(), copy_arguments ? 1 : 0));
+  }
+  GradientContext& ArgInt(const std::string& name, int64_t v) { Api().Grad_ArgInt(ctx_, name.c_str(), v); return *this; }
+  GradientContext& ArgFloat(const std::string& name, float v) { Api().Grad_ArgFloat(ctx_, name.c_str(), v); return *this; }
+  GradientContext& ArgInts(const std::string& name, const std::vector<int64_t>& v) {
+    Api().Grad_ArgInts(ctx_, name.c_str(), v.data(), v.size());
+    return *this;
+  }
+  GradientContext& ArgString(const std::string& name, const std::string& v) {
+    Api().Grad_ArgString(ctx_, name.c_str(), v.c_str());
+    return *this;
+  }
+
+ private:
+  static std::string Str(const char* s) { return s != nullptr ? s : ""; }
+  LoomGradientContext* ctx_;
+};
+
+namespace internal {
+template <Status (*F)(GradientContext&)>
+LoomStatus* GradientTrampoline(LoomGradientContext* ctx) {
+  try {
+    GradientContext c(ctx);
+    return F(c).release();
+  } catch (const std::exception& e) {
+    return FromException("gradient maker", &e);
+  } catch (...) {
+    return FromException("gradient maker", nullptr);
+  }
+}
 template <Status (*F)(InferenceContext&)>
 LoomStatus* InferTrampoline(LoomInferenceContext* ctx) {
   try {
@@ -499,6 +561,11 @@ class SchemaBuilder {
   SchemaBuilder& AllowUnknownAttrs() { allow_unknown_ = true; return *this; }
   SchemaBuilder& InPlace(int input, int output) { inplace_.push_back(input); inplace_.push_back(output); return *this; }
   SchemaBuilder& Infer(LoomInferFn fn) { infer_ = fn; return *this; }
+  // Since ABI 5: the op's gradient maker (GradientContext). Without one the
+  // gradient is "not implemented".
+  SchemaBuilder& Gradient(LoomGradientFn fn) { gradient_ = fn; return *this; }
+  template <Status (*F)(GradientContext&)>
+  SchemaBuilder& Gradient() { gradient_ = internal::GradientTrampoline<F>; return *this; }
 
   // Fills `def` with pointers into this builder (valid while it lives).
   const LoomSchemaDef& Build() {
@@ -531,6 +598,7 @@ class SchemaBuilder {
     def_.inplace_pairs = inplace_.data(); def_.num_inplace_pairs = inplace_.size() / 2;
     def_.infer = infer_;
     def_.allow_unknown_attrs = allow_unknown_ ? 1 : 0;
+    def_.gradient = gradient_;
     return def_;
   }
 
@@ -553,6 +621,7 @@ class SchemaBuilder {
   std::vector<AttrEntry> attrs_;
   std::vector<int32_t> inplace_;
   LoomInferFn infer_ = nullptr;
+  LoomGradientFn gradient_ = nullptr;
   bool allow_unknown_ = false;
   std::vector<LoomFormalParam> in_, out_;
   std::vector<LoomTypeConstraint> tc_;

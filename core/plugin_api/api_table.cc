@@ -74,6 +74,7 @@ LoomApi MakeApi() {
   FillAttributeApi(&a);
   FillKernelContextApi(&a);
   FillNestedNetApi(&a);
+  FillGradientApi(&a);
   return a;
 }
 

@@ -82,6 +82,17 @@ struct LoomPrepareContext {
   std::vector<size_t>* released_constants = nullptr;
 };
 
+// One op's gradient being made (core/autodiff/gradient.h): what the maker
+// reads and the ops it appends.
+struct LoomGradientContext {
+  const LoomKernelInfo* info = nullptr;
+  std::vector<std::string> output_grads;  // GO(i); "" when none flows
+  std::vector<std::string> input_grads;   // GI(i); "" when not needed
+  std::vector<bool> no_gradient;          // Grad_NoGradient(i) was called
+  std::string temp_prefix;
+  std::vector<loom::OperatorDef> ops;
+};
+
 namespace loom {
 // The process-wide table given to every plugin.
 const LoomApi* GetLoomApi();
@@ -90,6 +101,7 @@ const LoomApi* GetLoomApi();
 void FillAttributeApi(LoomApi* api);      // Info_*: an op's attributes (attribute_api.cc)
 void FillKernelContextApi(LoomApi* api);  // Ctx_*, Infer_*, Prepare_* (context_api.cc)
 void FillNestedNetApi(LoomApi* api);      // workspaces, nets, timestep executors (nested_net_api.cc)
+void FillGradientApi(LoomApi* api);       // Grad_*: gradient makers (gradient_api.cc)
 
 // Timestep executors made through the ABI and not yet released (for tests:
 // kernels must release theirs, so nothing grows across runs).

@@ -52,6 +52,8 @@ sdk::Status RegisterReductionSumMeanMaxMinKernels(sdk::Registrar& reg);
 // ReduceLogSumExp, ReduceSumSquare
 sdk::Status RegisterReductionArgMaxProdLogSumKernels(sdk::Registrar& reg);
 sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX LSTM, GRU, RNN (engine DNNL)
+// gradients.cc: SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient
+sdk::Status RegisterGradientKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

@@ -1,0 +1,178 @@
+#include "core/autodiff/backward.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "core/autodiff/gradient.h"
+#include "core/checked_net.h"
+#include "core/workspace.h"
+
+namespace loom {
+namespace {
+
+OperatorDef MakeOp(const std::string& type, const std::string& name, std::vector<std::string> in,
+                   std::vector<std::string> out) {
+  OperatorDef op;
+  op.set_type(type);
+  op.set_name(name);
+  for (std::string& s : in) op.add_input(std::move(s));
+  for (std::string& s : out) op.add_output(std::move(s));
+  return op;
+}
+
+}  // namespace
+
+absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::vector<std::string>& losses,
+                                           const BackwardOptions& options, NetDef* net) {
+  // The forward ops with their attribute defaults (CheckNet), initializers
+  // standing in the workspace as names.
+  Workspace ws;
+  for (const TensorProto& t : net->initializer()) ws.CreateBlob(t.name());
+  absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(*net, registry, ws);
+  if (!checked.ok()) return checked.status();
+  const std::vector<CheckedOp>& ops = (*checked)->ops;
+
+  // SSA: who writes each blob.
+  std::map<std::string, int> producer;
+  for (const CheckedOp& op : ops) {
+    for (const std::string& o : op.info->op.output()) {
+      if (o.empty()) continue;
+      if (!producer.emplace(o, op.index).second) {
+        return absl::InvalidArgumentError(absl::StrCat("AddBackward: blob '", o, "' is written by ", ops[producer[o]].label,
+                                                       " and ", op.label, "; the forward net must be in SSA form"));
+      }
+    }
+  }
+  std::set<std::string> known(net->external_input().begin(), net->external_input().end());
+  for (const TensorProto& t : net->initializer()) known.insert(t.name());
+  for (const auto& [name, p] : producer) known.insert(name);
+  for (const std::string& l : losses) {
+    if (!known.count(l)) return absl::InvalidArgumentError(absl::StrCat("AddBackward: loss '", l, "' is not a blob of the net"));
+  }
+  std::vector<std::string> wrt = options.wrt;
+  if (wrt.empty()) {
+    for (const TensorProto& t : net->initializer()) wrt.push_back(t.name());
+  }
+  for (const std::string& w : wrt) {
+    if (!known.count(w)) return absl::InvalidArgumentError(absl::StrCat("AddBackward: wrt blob '", w, "' is not a blob of the net"));
+  }
+
+  // Blobs that depend on a wrt blob (forward), and blobs a loss depends on
+  // (backward), neither through a stop_gradient blob.
+  std::set<std::string> depends(wrt.begin(), wrt.end());
+  for (const std::string& s : options.stop_gradients) depends.erase(s);
+  for (const CheckedOp& op : ops) {
+    bool any = false;
+    for (const std::string& in : op.info->op.input()) any = any || depends.count(in);
+    if (!any) continue;
+    for (const std::string& o : op.info->op.output()) {
+      if (!o.empty() && !options.stop_gradients.count(o)) depends.insert(o);
+    }
+  }
+  std::set<std::string> leads(losses.begin(), losses.end());
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    bool any = false;
+    for (const std::string& o : it->info->op.output()) any = any || leads.count(o);
+    if (!any) continue;
+    for (const std::string& in : it->info->op.input()) {
+      if (!in.empty() && !options.stop_gradients.count(in)) leads.insert(in);
+    }
+  }
+  auto active = [&](const std::string& b) { return !b.empty() && depends.count(b) && leads.count(b); };
+
+  // Readers that will give each active blob a gradient part.
+  std::map<std::string, int> readers;
+  std::vector<bool> in_backward(ops.size(), false);
+  for (const CheckedOp& op : ops) {
+    bool out_active = false, in_active = false;
+    for (const std::string& o : op.info->op.output()) out_active = out_active || active(o);
+    for (const std::string& in : op.info->op.input()) in_active = in_active || active(in);
+    in_backward[op.index] = out_active && in_active;
+    if (!in_backward[op.index]) continue;
+    for (const std::string& in : op.info->op.input()) {
+      if (active(in)) ++readers[in];
+    }
+  }
+
+  BackwardResult result;
+  result.forward_ops = net->op_size();
+  std::vector<OperatorDef> added;
+  // Gradient parts of each blob, and its final gradient once summed.
+  std::map<std::string, std::vector<std::string>> parts;
+  std::map<std::string, int> next_part;
+  std::map<std::string, std::string> final_grad;
+  // The gradient of `blob` ("" if none reached it), summing its parts on
+  // first use.
+  auto gradient_of = [&](const std::string& blob) -> std::string {
+    auto f = final_grad.find(blob);
+    if (f != final_grad.end()) return f->second;
+    std::vector<std::string>& p = parts[blob];
+    std::string g;
+    if (p.size() == 1) {
+      g = p[0];
+    } else if (p.size() > 1) {
+      g = blob + "_grad";
+      added.push_back(MakeOp("Sum", absl::StrCat("__grad_sum_", blob), p, {g}));
+    }
+    final_grad[blob] = g;
+    return g;
+  };
+  for (const std::string& l : losses) {
+    const std::string shape = l + "_grad_shape", ones = l + "_grad_ones", g = l + "_grad";
+    added.push_back(MakeOp("Shape", "__grad_seed_shape_" + l, {l}, {shape}));
+    OperatorDef fill = MakeOp("ConstantOfShape", "__grad_seed_fill_" + l, {shape}, {ones});
+    Argument* value = fill.add_arg();
+    value->set_name("value");
+    TensorProto* one = value->mutable_t();
+    one->add_dims(1);
+    one->set_data_type(1);  // float32 (ONNX code)
+    one->add_float_data(1.0f);
+    added.push_back(std::move(fill));
+    added.push_back(MakeOp("CastLike", "__grad_seed_cast_" + l, {ones, l}, {g}));
+    parts[l].push_back(g);
+  }
+
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    const CheckedOp& op = *it;
+    if (!in_backward[op.index]) continue;
+    const OperatorDef& def = op.info->op;
+    std::vector<std::string> go(def.output_size()), gi(def.input_size());
+    bool any_go = false;
+    for (int k = 0; k < def.output_size(); ++k) {
+      if (active(def.output(k))) go[k] = gradient_of(def.output(k));
+      any_go = any_go || !go[k].empty();
+    }
+    if (!any_go) continue;
+    for (int k = 0; k < def.input_size(); ++k) {
+      const std::string& in = def.input(k);
+      if (!active(in)) continue;
+      gi[k] = readers[in] == 1 ? in + "_grad" : absl::StrCat(in, "_grad_autosplit_", next_part[in]++);
+    }
+    absl::StatusOr<OpGradient> g = MakeOpGradient(op, go, gi, absl::StrCat("__grad_op", op.index, "_"));
+    if (!g.ok()) {
+      std::string needed;
+      for (int k = 0; k < def.input_size(); ++k) {
+        if (!gi[k].empty()) absl::StrAppend(&needed, needed.empty() ? "" : ", ", "'", def.input(k), "'");
+      }
+      return absl::Status(g.status().code(), absl::StrCat(g.status().message(), " (the gradient of input ", needed,
+                                                          " is needed for loss ", losses.front(), ")"));
+    }
+    for (OperatorDef& o : g->ops) added.push_back(std::move(o));
+    for (int k = 0; k < def.input_size(); ++k) {
+      if (g->written[k]) parts[def.input(k)].push_back(gi[k]);
+    }
+  }
+  for (const std::string& w : wrt) {
+    const std::string g = gradient_of(w);
+    if (g.empty()) continue;
+    result.gradients[w] = g;
+    net->add_external_output(g);
+  }
+  result.backward_ops = static_cast<int>(added.size());
+  for (OperatorDef& o : added) *net->add_op() = std::move(o);
+  return result;
+}
+
+}  // namespace loom

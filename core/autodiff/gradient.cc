@@ -1,0 +1,45 @@
+#include "core/autodiff/gradient.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "core/plugin_api/handles.h"
+#include "core/status_bridge.h"
+
+namespace loom {
+
+absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector<std::string>& output_grads,
+                                          const std::vector<std::string>& input_grads, const std::string& temp_prefix) {
+  if (op.schema == nullptr || op.schema->gradient == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(op.label, ": no gradient is implemented for ", op.info->op.type(),
+                                                 " (its schema has no gradient maker)"));
+  }
+  LoomGradientContext ctx;
+  ctx.info = op.info.get();
+  ctx.output_grads = output_grads;
+  ctx.input_grads = input_grads;
+  ctx.no_gradient.assign(input_grads.size(), false);
+  ctx.temp_prefix = temp_prefix;
+  absl::Status s = FromLoomStatus(op.schema->gradient(&ctx));
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(op.label, ": gradient: ", s.message()));
+  }
+  OpGradient g;
+  std::set<std::string> outputs;
+  for (const OperatorDef& o : ctx.ops) outputs.insert(o.output().begin(), o.output().end());
+  g.written.assign(input_grads.size(), false);
+  g.no_gradient = ctx.no_gradient;
+  for (size_t i = 0; i < input_grads.size(); ++i) {
+    if (input_grads[i].empty() || ctx.no_gradient[i]) continue;
+    g.written[i] = outputs.count(input_grads[i]) > 0;
+    if (!g.written[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(op.label, ": the gradient maker of ", op.info->op.type(),
+                                                     " wrote no gradient for input ", i, " '", op.info->op.input(i),
+                                                     "' and did not mark it NoGradient"));
+    }
+  }
+  g.ops = std::move(ctx.ops);
+  return g;
+}
+
+}  // namespace loom

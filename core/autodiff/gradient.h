@@ -1,0 +1,35 @@
+// One operator's gradient (Caffe2's GradientMakerBase, through ABI 5): the
+// schema's gradient maker (LoomSchemaDef::gradient, a plugin's or the
+// standard ops') emits the ops that compute the op's input gradients GI
+// from its inputs I, outputs O and output gradients GO.
+#ifndef LOOM_CORE_AUTODIFF_GRADIENT_H_
+#define LOOM_CORE_AUTODIFF_GRADIENT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/checked_net.h"
+#include "core/proto/loom.pb.h"
+
+namespace loom {
+
+struct OpGradient {
+  std::vector<OperatorDef> ops;       // in order
+  std::vector<bool> written;          // per input: its GI was asked for and an op writes it
+  std::vector<bool> no_gradient;      // per input: the maker said it has none
+};
+
+// Runs the gradient maker of `op` (checked: attributes with defaults).
+// `output_grads` (per output, "" where no gradient flows) are the GO names,
+// `input_grads` (per input, "" where none is needed) the GI names the ops
+// must write, `temp_prefix` a prefix for temporaries unique to this op.
+// UNIMPLEMENTED naming the op when its schema has no gradient maker or the
+// maker refuses the configuration; INVALID_ARGUMENT when the maker's ops
+// leave a needed GI unwritten without calling NoGradient.
+absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector<std::string>& output_grads,
+                                          const std::vector<std::string>& input_grads, const std::string& temp_prefix);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_AUTODIFF_GRADIENT_H_

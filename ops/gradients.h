@@ -1,0 +1,24 @@
+// Gradients of the standard ops (ABI 5 gradient makers, Caffe2's
+// GradientMakerBase semantics) and the schemas of the ops they emit.
+#ifndef LOOM_OPS_GRADIENTS_H_
+#define LOOM_OPS_GRADIENTS_H_
+
+#include <string>
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace ops {
+
+// The gradient maker of standard op `op`, or nullptr (not implemented).
+// ops::Schema attaches it to every schema it builds.
+LoomGradientFn StandardGradient(const std::string& op);
+
+// Schemas of the gradient ops (Caffe2 names): SumReduceLike,
+// ReluGradient, SigmoidGradient, TanhGradient.
+sdk::Status RegisterGradientSchemas(sdk::Registrar& reg);
+
+}  // namespace ops
+}  // namespace loom
+
+#endif  // LOOM_OPS_GRADIENTS_H_

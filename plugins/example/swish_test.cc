@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "core/plugin_loader.h"
+#include "core/testing/gradient_check.h"
 #include "core/testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "ops/std_ops.h"
@@ -15,7 +16,7 @@ TEST(SwishPlugin, LoadsAndMatchesReference) {
   ASSERT_TRUE(LoadPlugin(&registry, "plugins/example/libloom_example.so").ok());
   std::optional<PluginRecord> rec = registry.FindPlugin("example");
   ASSERT_TRUE(rec.has_value());
-  EXPECT_EQ(rec->version, "1.0.0");
+  EXPECT_EQ(rec->version, "1.1.0");
   ASSERT_NE(registry.FindSchema("Swish"), nullptr);
   EXPECT_EQ(registry.FindSchema("Swish")->domain, "com.example");
 
@@ -37,15 +38,28 @@ TEST(SwishPlugin, LoadsAndMatchesReference) {
   EXPECT_NEAR(two->at(0).data<float>()[0], 1.7615942f, 1e-6);
 }
 
+// The plugin's gradient maker (ABI 5) and its SwishGradient kernel, against
+// central finite differences in float64.
+TEST(SwishPlugin, GradientMatchesFiniteDifferences) {
+  Registry* registry = testing::CpuRegistryWith("plugins/example/libloom_example.so");
+  ASSERT_NE(registry->FindSchema("Swish")->gradient, nullptr);
+  for (float beta : {1.0f, 0.5f}) {
+    OperatorDef op = testing::ParseOp(R"(type: "Swish" input: "x" output: "y" arg { name: "beta" f: )" +
+                                      std::to_string(beta) + " }");
+    EXPECT_TRUE(testing::CheckGradient(op, {testing::RandomTensor(DataType::kFloat64, {4, 3}, 3, -3, 3)}, registry))
+        << "beta " << beta;
+  }
+}
+
 TEST(SwishPlugin, RejectsWrongDtype) {
   Registry registry;
   ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &LoomStdOpsInit, "<built-in>").ok());
   ASSERT_TRUE(LoadPlugin(&registry, "plugins/example/libloom_example.so").ok());
   auto out = testing::RunSingleOp(testing::ParseOp(R"(type: "Swish" name: "s" input: "x" output: "y")"),
-                                  {Tensor::FromVector<double>({2}, {1.0, 2.0})}, &registry);
+                                  {Tensor::FromVector<int32_t>({2}, {1, 2})}, &registry);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("op #0 's' (Swish)"), std::string::npos) << out.status();
-  EXPECT_NE(out.status().message().find("float64"), std::string::npos) << out.status();
+  EXPECT_NE(out.status().message().find("int32"), std::string::npos) << out.status();
 }
 
 }  // namespace

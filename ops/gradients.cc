@@ -79,6 +79,129 @@ Status ReduceSumGradient(GradientContext& c) {
   return c.AddOp("Expand", {g, shape}, {c.GI(0)});
 }
 
+// d(A / B) = (dC / B, -dC * C / B).
+Status DivGradient(GradientContext& c) {
+  if (!c.GI(0).empty()) {
+    const std::string q = c.Temp("q");
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {c.GO(0), c.I(1)}, {q}));
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, 0, q));
+  }
+  if (!c.GI(1).empty()) {
+    const std::string p = c.Temp("p"), q = c.Temp("qc"), n = c.Temp("n");
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), c.O(0)}, {p}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {p, c.I(1)}, {q}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Neg", {q}, {n}));
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, 1, n));
+  }
+  return Status::Ok();
+}
+
+// d log(X) = dY / X.
+Status LogGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  return c.AddOp("Div", {c.GO(0), c.I(0)}, {c.GI(0)});
+}
+
+// d sqrt(X) = dY / (2 Y).
+Status SqrtGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  const std::string twice = c.Temp("twice");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Add", {c.O(0), c.O(0)}, {twice}));
+  return c.AddOp("Div", {c.GO(0), twice}, {c.GI(0)});
+}
+
+// Gemm-13, Y = alpha A' B' + beta C (A' = A or A^T, B' = B or B^T):
+//   dA' = alpha dY B'^T, dB' = alpha A'^T dY, dC = beta dY summed to C;
+// each written as one Gemm with the transposes folded in.
+Status GemmGradient(GradientContext& c) {
+  float alpha = 1, beta = 1;
+  int64_t ta = 0, tb = 0;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("beta", &beta));
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("transA", &ta));
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("transB", &tb));
+  const std::string dy = c.GO(0), a = c.I(0), b = c.I(1);
+  auto gemm = [&](const std::string& x, const std::string& y, int64_t tx, int64_t ty, const std::string& out) -> Status {
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Gemm", {x, y}, {out}));
+    c.ArgInt("transA", tx).ArgInt("transB", ty).ArgFloat("alpha", alpha);
+    return Status::Ok();
+  };
+  if (!c.GI(0).empty()) {
+    // dA = dY B'^T, or (transA) its transpose B' dY^T.
+    if (!ta) LOOM_SDK_RETURN_IF_ERROR(gemm(dy, b, 0, tb ? 0 : 1, c.GI(0)));
+    else LOOM_SDK_RETURN_IF_ERROR(gemm(b, dy, tb, 1, c.GI(0)));
+  }
+  if (!c.GI(1).empty()) {
+    // dB = A'^T dY, or (transB) its transpose dY^T A'.
+    if (!tb) LOOM_SDK_RETURN_IF_ERROR(gemm(a, dy, ta ? 0 : 1, 0, c.GI(1)));
+    else LOOM_SDK_RETURN_IF_ERROR(gemm(dy, a, 1, ta, c.GI(1)));
+  }
+  if (c.num_inputs() > 2 && !c.GI(2).empty()) {
+    if (beta != 1.0f) return sdk::Unimplemented("Gemm's gradient of C with beta != 1");
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, 2, dy));
+  }
+  return Status::Ok();
+}
+
+// MatMul (rank >= 2, batch dims broadcast): dA = dY B^T and dB = A^T dY per
+// batch, as Einsum, then summed over the batch dims the operand was
+// broadcast along.
+Status MatMulGradient(GradientContext& c) {
+  for (size_t i = 0; i < 2; ++i) {
+    if (c.GI(i).empty()) continue;
+    const std::string t = c.Temp("mm" + std::to_string(i));
+    if (i == 0) LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Einsum", {c.GO(0), c.I(1)}, {t}));
+    else LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Einsum", {c.I(0), c.GO(0)}, {t}));
+    c.ArgString("equation", i == 0 ? "...ik,...jk->...ij" : "...ki,...kj->...ij");
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, i, t));
+  }
+  return Status::Ok();
+}
+
+// Reshape, Flatten, Squeeze, Unsqueeze: dX = dY reshaped to X's shape; a
+// shape or axes input has no gradient.
+Status ReshapeGradient(GradientContext& c) {
+  for (size_t i = 1; i < c.num_inputs(); ++i) c.NoGradient(i);
+  if (c.GI(0).empty()) return Status::Ok();
+  const std::string shape = c.Temp("shape");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(0)}, {shape}));
+  return c.AddOp("Reshape", {c.GO(0), shape}, {c.GI(0)});
+}
+
+// An int64 [1] constant blob holding the op's `axis`.
+Status AxisConstant(GradientContext& c, std::string* name) {
+  int64_t axis = -1;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("axis", &axis));
+  *name = c.Temp("axis");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {*name}));
+  c.ArgInts("value_ints", {axis});
+  return Status::Ok();
+}
+
+// Softmax-13: dX = Y * (dY - sum(dY * Y, axis)).
+Status SoftmaxGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  std::string axes;
+  LOOM_SDK_RETURN_IF_ERROR(AxisConstant(c, &axes));
+  const std::string p = c.Temp("p"), s = c.Temp("s"), d = c.Temp("d");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), c.O(0)}, {p}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ReduceSum", {p, axes}, {s}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Sub", {c.GO(0), s}, {d}));
+  return c.AddOp("Mul", {c.O(0), d}, {c.GI(0)});
+}
+
+// LogSoftmax-13: dX = dY - exp(Y) * sum(dY, axis).
+Status LogSoftmaxGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  std::string axes;
+  LOOM_SDK_RETURN_IF_ERROR(AxisConstant(c, &axes));
+  const std::string s = c.Temp("s"), e = c.Temp("e"), p = c.Temp("p");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ReduceSum", {c.GO(0), axes}, {s}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Exp", {c.O(0)}, {e}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {e, s}, {p}));
+  return c.AddOp("Sub", {c.GO(0), p}, {c.GI(0)});
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -123,6 +246,17 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Identity", sdk::internal::GradientTrampoline<&SameOpGradient<kIdentity>>},
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
+      {"Div", sdk::internal::GradientTrampoline<&DivGradient>},
+      {"Log", sdk::internal::GradientTrampoline<&LogGradient>},
+      {"Sqrt", sdk::internal::GradientTrampoline<&SqrtGradient>},
+      {"Gemm", sdk::internal::GradientTrampoline<&GemmGradient>},
+      {"MatMul", sdk::internal::GradientTrampoline<&MatMulGradient>},
+      {"Reshape", sdk::internal::GradientTrampoline<&ReshapeGradient>},
+      {"Flatten", sdk::internal::GradientTrampoline<&ReshapeGradient>},
+      {"Squeeze", sdk::internal::GradientTrampoline<&ReshapeGradient>},
+      {"Unsqueeze", sdk::internal::GradientTrampoline<&ReshapeGradient>},
+      {"Softmax", sdk::internal::GradientTrampoline<&SoftmaxGradient>},
+      {"LogSoftmax", sdk::internal::GradientTrampoline<&LogSoftmaxGradient>},
       {"ReduceSum", sdk::internal::GradientTrampoline<&ReduceSumGradient>},
       {"Relu", sdk::internal::GradientTrampoline<&FromOutputGradient<kReluGradient>>},
       {"Sigmoid", sdk::internal::GradientTrampoline<&FromOutputGradient<kSigmoidGradient>>},

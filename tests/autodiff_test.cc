@@ -44,6 +44,60 @@ TEST(GradientTest, UnaryOps) {
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Relu\" input: \"x\" output: \"y\""), {x}, CpuRegistry()));
 }
 
+TEST(GradientTest, DivLogSqrt) {
+  const OperatorDef div = ParseOp("type: \"Div\" input: \"a\" input: \"b\" output: \"c\"");
+  EXPECT_TRUE(CheckGradient(div, {D({2, 3}, 31), D({3}, 32, 0.5, 2)}, CpuRegistry()));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Log\" input: \"x\" output: \"y\""), {D({6}, 33, 0.2, 3)}, CpuRegistry()));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Sqrt\" input: \"x\" output: \"y\""), {D({6}, 34, 0.2, 3)}, CpuRegistry()));
+}
+
+TEST(GradientTest, GemmEveryTransposeAndC) {
+  const int64_t M = 3, K = 4, N = 2;
+  uint32_t seed = 40;
+  for (int ta = 0; ta < 2; ++ta) {
+    for (int tb = 0; tb < 2; ++tb) {
+      for (const Shape& cs : {Shape{}, Shape{N}, Shape{M, N}, Shape{M, 1}}) {
+        const bool with_c = !(cs.empty() && seed % 2 == 0);
+        std::string text = "type: \"Gemm\" input: \"a\" input: \"b\" " + std::string(with_c ? "input: \"c\" " : "") +
+                           "output: \"y\" arg { name: \"transA\" i: " + std::to_string(ta) +
+                           " } arg { name: \"transB\" i: " + std::to_string(tb) + " } arg { name: \"alpha\" f: 0.75 }";
+        std::vector<Tensor> in = {D(ta ? Shape{K, M} : Shape{M, K}, seed++), D(tb ? Shape{N, K} : Shape{K, N}, seed++)};
+        if (with_c) in.push_back(D(cs, seed++));
+        EXPECT_TRUE(CheckGradient(ParseOp(text), in, CpuRegistry())) << text;
+      }
+    }
+  }
+}
+
+TEST(GradientTest, MatMulWithBatchBroadcasting) {
+  const OperatorDef op = ParseOp("type: \"MatMul\" input: \"a\" input: \"b\" output: \"y\"");
+  EXPECT_TRUE(CheckGradient(op, {D({3, 4}, 51), D({4, 2}, 52)}, CpuRegistry())) << "2-D";
+  EXPECT_TRUE(CheckGradient(op, {D({2, 3, 4}, 53), D({4, 2}, 54)}, CpuRegistry())) << "batched A";
+  EXPECT_TRUE(CheckGradient(op, {D({2, 1, 3, 4}, 55), D({3, 4, 2}, 56)}, CpuRegistry())) << "both broadcast";
+}
+
+TEST(GradientTest, ShapeOps) {
+  Registry* r = CpuRegistry();
+  Tensor x = D({2, 3, 4}, 61);
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Reshape\" input: \"x\" input: \"s\" output: \"y\""),
+                            {x, Tensor::FromVector<int64_t>({2}, {6, -1})}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Flatten\" input: \"x\" output: \"y\" arg { name: \"axis\" i: 2 }"), {x}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Unsqueeze\" input: \"x\" input: \"a\" output: \"y\""),
+                            {x, Tensor::FromVector<int64_t>({2}, {0, -1})}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Squeeze\" input: \"x\" input: \"a\" output: \"y\""),
+                            {D({2, 1, 3}, 62), Tensor::FromVector<int64_t>({1}, {-2})}, r));
+}
+
+TEST(GradientTest, SoftmaxAndLogSoftmaxOnEveryAxis) {
+  for (const char* type : {"Softmax", "LogSoftmax"}) {
+    for (int axis : {-1, 0, 1}) {
+      const std::string text = std::string("type: \"") + type + "\" input: \"x\" output: \"y\" arg { name: \"axis\" i: " +
+                               std::to_string(axis) + " }";
+      EXPECT_TRUE(CheckGradient(ParseOp(text), {D({3, 4, 2}, 70 + axis, -2, 2)}, CpuRegistry())) << text;
+    }
+  }
+}
+
 NetDef Parse(const std::string& text) {
   NetDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;

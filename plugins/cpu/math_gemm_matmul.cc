@@ -3,6 +3,7 @@
 // copies), and the primitive is built in Prepare for the planned shapes (or
 // at the first run with new shapes), so a steady-state run is one oneDNN
 // execute.
+#include <algorithm>
 #include <cstring>
 
 #include "ops/semantics/gemm.h"
@@ -20,7 +21,8 @@ const std::vector<LoomDataType> kF32 = {LOOM_DTYPE_FLOAT};
 
 // ONNX Gemm-13: Y [M, N] = alpha * A' * B' + beta * C, where
 // A' = transA ? A^T : A is [M, K], B' = transB ? B^T : B is [K, N], and the
-// optional C is unidirectionally broadcast to [M, N]. float32 only.
+// optional C is unidirectionally broadcast to [M, N]. float32 on oneDNN;
+// float64 in plain loops (oneDNN has no f64 matmul).
 // Errors: A or B not 2-D, K of A' and B' differ, C not broadcastable.
 class GemmKernel {
  public:
@@ -44,6 +46,7 @@ class GemmKernel {
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
+    if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b, c);
     const int threads = ctx.num_threads();
     if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ || !configured_) {
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads));
@@ -79,6 +82,37 @@ class GemmKernel {
 
  private:
   enum class CUse { kNone, kBias, kSum };  // how C enters Y
+
+  // float64 (oneDNN has no f64 matmul): plain loops, for gradient checks
+  // and double models.
+  Status ComputeDouble(KernelContext& ctx, const Tensor& a, const Tensor& b, const Tensor& c) {
+    int64_t M = 0, K = 0, N = 0;
+    LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, a.shape(), b.shape(), &M, &K, &N));
+    const std::vector<int64_t> mn = {M, N};
+    std::vector<int64_t> cst = {0, 0};
+    const bool use_c = has_c_ && beta_ != 0.0f;
+    if (use_c) {
+      std::vector<int64_t> bc;
+      if (c.rank() > 2 || !BroadcastShape(c.shape(), mn, &bc) || bc != mn) {
+        return sdk::InvalidArgument(label_ + ": input C " + ShapeStr(c.shape()) + " does not broadcast to Y " + ShapeStr(mn));
+      }
+      cst = BroadcastStrides(c.shape(), mn);
+    }
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_DOUBLE, mn, &y));
+    const double *ap = a.data<double>(), *bp = b.data<double>(), *cp = use_c ? c.data<double>() : nullptr;
+    double* yp = y.data<double>();
+    ParallelFor(M, ctx.num_threads(), [&](int64_t i) {
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          acc += (trans_a_ ? ap[k * M + i] : ap[i * K + k]) * (trans_b_ ? bp[j * K + k] : bp[k * N + j]);
+        }
+        yp[i * N + j] = alpha_ * acc + (use_c ? beta_ * cp[i * cst[0] + j * cst[1]] : 0.0);
+      }
+    }, N * K);
+    return Status::Ok();
+  }
 
   // Checks A, B and C, decides how C enters Y and (unless Y or K is empty)
   // builds the matmul primitive.
@@ -155,7 +189,8 @@ class GemmKernel {
   memory a_mem_, b_mem_, y_mem_, bias_mem_;
 };
 
-// ONNX MatMul-13 (numpy.matmul), float32: A [..., M, K] x B [..., K, N] ->
+// ONNX MatMul-13 (numpy.matmul), float32 (oneDNN) and float64 (plain loops):
+// A [..., M, K] x B [..., K, N] ->
 // Y [..., M, N] with the batch dims broadcast; a 1-D A is [1, K] and a 1-D B
 // is [K, 1], the added dim removed from Y. Errors: a rank-0 operand, K
 // differs, batch dims that do not broadcast.
@@ -179,6 +214,7 @@ class MatMulKernel {
     if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads));
     }
+    if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b);
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (!ready_) {  // K == 0
@@ -194,6 +230,49 @@ class MatMulKernel {
   }
 
  private:
+  // float64 in plain loops (oneDNN has no f64 matmul), after Configure
+  // checked the shapes: operands padded to one rank, batch dims broadcast.
+  Status ComputeDouble(KernelContext& ctx, const Tensor& a, const Tensor& b) {
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_DOUBLE, ys_, &y));
+    std::vector<int64_t> as = a.shape(), bs = b.shape();
+    if (as.size() == 1) as.insert(as.begin(), 1);
+    if (bs.size() == 1) bs.push_back(1);
+    const size_t r = std::max(as.size(), bs.size());
+    as.insert(as.begin(), r - as.size(), 1);
+    bs.insert(bs.begin(), r - bs.size(), 1);
+    const int64_t M = as[r - 2], K = as[r - 1], N = bs[r - 1];
+    std::vector<int64_t> batch(r - 2), a_step(r - 2), b_step(r - 2);
+    int64_t sa = M * K, sb = K * N, count = 1;
+    for (size_t d = r - 2; d-- > 0;) {
+      batch[d] = std::max(as[d], bs[d]);
+      a_step[d] = as[d] == 1 ? 0 : sa;
+      b_step[d] = bs[d] == 1 ? 0 : sb;
+      sa *= as[d];
+      sb *= bs[d];
+      count *= batch[d];
+    }
+    const double *ap = a.data<double>(), *bp = b.data<double>();
+    double* yp = y.data<double>();
+    ParallelFor(count, ctx.num_threads(), [&](int64_t n) {
+      int64_t ao = 0, bo = 0, rest = n;
+      for (size_t d = batch.size(); d-- > 0;) {
+        const int64_t i = rest % batch[d];
+        rest /= batch[d];
+        ao += i * a_step[d];
+        bo += i * b_step[d];
+      }
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) {
+          double acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += ap[ao + i * K + k] * bp[bo + k * N + j];
+          yp[(n * M + i) * N + j] = acc;
+        }
+      }
+    }, M * N * K);
+    return Status::Ok();
+  }
+
   // Checks A and B, sizes Y and (unless Y or K is empty) builds the primitive.
   Status Configure(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, int threads) {
     configured_ = ready_ = false;
@@ -355,9 +434,9 @@ class FCKernel {
 };
 
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", {"CPU", "", 0, {{"T", kF32}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FCKernel>("FC", {"CPU", "", 0, {{"T", kF32}}}));
-  return reg.Kernel<MatMulKernel>("MatMul", {"CPU", "", 0, {{"T", kF32}}});
+  return reg.Kernel<MatMulKernel>("MatMul", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
 }
 
 }  // namespace cpu

@@ -140,11 +140,29 @@ TEST(GemmTest, Errors) {
   expect_error(RunSingleOp(GemmOp(false, false, 1, 1, true),
                            {a, RandomTensor(DataType::kFloat32, {3, 2}, 6), RandomTensor(DataType::kFloat32, {3}, 7)}),
                "C");
-  // float64 has no kernel: a clear error, not a crash.
-  auto f64 = RunSingleOp(GemmOp(false, false, 1, 1, false),
-                         {RandomTensor(DataType::kFloat64, {2, 2}, 1), RandomTensor(DataType::kFloat64, {2, 2}, 2)});
-  ASSERT_FALSE(f64.ok());
-  EXPECT_NE(std::string(f64.status().message()).find("float64"), std::string::npos) << f64.status();
+  // float16 has no kernel: a clear error, not a crash.
+  auto f16 = RunSingleOp(GemmOp(false, false, 1, 1, false),
+                         {RandomTensor(DataType::kFloat16, {2, 2}, 1), RandomTensor(DataType::kFloat16, {2, 2}, 2)});
+  ASSERT_FALSE(f16.ok());
+  EXPECT_NE(std::string(f16.status().message()).find("float16"), std::string::npos) << f16.status();
+}
+
+// float64 (plain loops): known values, transposes and broadcast C.
+TEST(GemmTest, Float64KnownValues) {
+  // A^T with A = [[1, 3], [2, 4]] is [[1, 2], [3, 4]]; times B = [[5, 6], [7, 8]] is
+  // [[19, 22], [43, 50]]; alpha 2, + beta 0.5 * C [1, -1] per row.
+  Tensor a = Tensor::FromVector<double>({2, 2}, {1, 3, 2, 4}), b = Tensor::FromVector<double>({2, 2}, {5, 6, 7, 8});
+  auto out = RunSingleOp(GemmOp(true, false, 2, 0.5f, true), {a, b, Tensor::FromVector<double>({2}, {1, -1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Tensor::FromVector<double>({2, 2}, {38.5, 43.5, 86.5, 99.5}), 0, 0));
+}
+
+TEST(MatMulTest, Float64BatchedKnownValues) {
+  // Batch of 2 A [2, 1, 2] times one B [2, 2]: rows [1, 2] and [3, 4].
+  auto out = RunSingleOp(ParseOp("type: \"MatMul\" input: \"A\" input: \"B\" output: \"Y\""),
+                         {Tensor::FromVector<double>({2, 1, 2}, {1, 2, 3, 4}), Tensor::FromVector<double>({2, 2}, {5, 6, 7, 8})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(AllClose((*out)[0], Tensor::FromVector<double>({2, 1, 2}, {19, 22, 43, 50}), 0, 0));
 }
 
 // The kernel caches its primitive: later runs bind the new buffers.

@@ -202,6 +202,34 @@ Status LogSoftmaxGradient(GradientContext& c) {
   return c.AddOp("Sub", {c.GO(0), p}, {c.GI(0)});
 }
 
+// SoftmaxCrossEntropyLoss / NegativeLogLikelihoodLoss (ONNX 13): the
+// scores' (input's) gradient by the matching *Gradient op, from dLoss, the
+// log-probabilities (SCE: its log_prob output, else a LogSoftmax over axis
+// 1) and the labels; labels and weights get none. A gradient flowing into
+// SCE's log_prob output is not implemented.
+template <bool kSoftmax>
+Status LossGradient(GradientContext& c) {
+  for (size_t i = 1; i < c.num_inputs(); ++i) c.NoGradient(i);
+  if (c.num_outputs() > 1 && !c.GO(1).empty()) {
+    return sdk::Unimplemented("the gradient through SoftmaxCrossEntropyLoss's log_prob output");
+  }
+  if (c.GI(0).empty()) return Status::Ok();
+  std::string x = c.I(0);
+  if (kSoftmax) {
+    if (c.num_outputs() > 1 && !c.O(1).empty()) {
+      x = c.O(1);
+    } else {
+      x = c.Temp("log_prob");
+      LOOM_SDK_RETURN_IF_ERROR(c.AddOp("LogSoftmax", {c.I(0)}, {x}));
+      c.ArgInt("axis", 1);
+    }
+  }
+  std::vector<std::string> in = {c.GO(0), x, c.I(1)};
+  if (c.num_inputs() > 2 && !c.I(2).empty()) in.push_back(c.I(2));
+  return c.AddOp(kSoftmax ? "SoftmaxCrossEntropyLossGradient" : "NegativeLogLikelihoodLossGradient", in, {c.GI(0)},
+                 /*copy_arguments=*/true);
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -256,6 +284,8 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Squeeze", sdk::internal::GradientTrampoline<&ReshapeGradient>},
       {"Unsqueeze", sdk::internal::GradientTrampoline<&ReshapeGradient>},
       {"Softmax", sdk::internal::GradientTrampoline<&SoftmaxGradient>},
+      {"SoftmaxCrossEntropyLoss", sdk::internal::GradientTrampoline<&LossGradient<true>>},
+      {"NegativeLogLikelihoodLoss", sdk::internal::GradientTrampoline<&LossGradient<false>>},
       {"LogSoftmax", sdk::internal::GradientTrampoline<&LogSoftmaxGradient>},
       {"ReduceSum", sdk::internal::GradientTrampoline<&ReduceSumGradient>},
       {"Relu", sdk::internal::GradientTrampoline<&FromOutputGradient<kReluGradient>>},
@@ -281,6 +311,20 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
        {"dY:T", "Y:T"}, {"dX:T"}, f, {}, &SameShapeAsInput0},
       {"TanhGradient", 1, "Caffe2 TanhGradient: dX = dY * (1 - Y * Y), from dY and Tanh's output Y.",
        {"dY:T", "Y:T"}, {"dX:T"}, f, {}, &SameShapeAsInput0},
+      {"SoftmaxCrossEntropyLossGradient", 1,
+       "The gradient of ONNX SoftmaxCrossEntropyLoss-13 with respect to its scores: (softmax - onehot(labels)) "
+       "* weight[label] * dLoss, over the sum of weights for reduction mean; ignored entries give 0.",
+       {"dLoss:T|[] (mean, sum) or [N, d...] (none)", "log_prob:T|[N, C, d...]", "labels:Tind|[N, d...]",
+        "weights:T?|[C]"},
+       {"dScores:T|[N, C, d...]"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
+       {"reduction:string=mean|the forward op's", "ignore_index:int?|the forward op's"}, &SameShapeAsInput1},
+      {"NegativeLogLikelihoodLossGradient", 1,
+       "The gradient of ONNX NegativeLogLikelihoodLoss-13 with respect to its input: -weight[target] * dLoss "
+       "at the target class (over the sum of weights for reduction mean), 0 elsewhere.",
+       {"dLoss:T|[] (mean, sum) or [N, d...] (none)", "input:T|[N, C, d...]", "target:Tind|[N, d...]",
+        "weight:T?|[C]"},
+       {"dInput:T|[N, C, d...]"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
+       {"reduction:string=mean|the forward op's", "ignore_index:int?|the forward op's"}, &SameShapeAsInput1},
   });
 }
 

@@ -14,8 +14,9 @@ namespace ops {
 // ops::Schema attaches it to every schema it builds.
 LoomGradientFn StandardGradient(const std::string& op);
 
-// Schemas of the gradient ops (Caffe2 names): SumReduceLike,
-// ReluGradient, SigmoidGradient, TanhGradient.
+// Schemas of the gradient ops (Caffe2's names and its <Op>Gradient
+// convention): SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient,
+// SoftmaxCrossEntropyLossGradient, NegativeLogLikelihoodLossGradient.
 sdk::Status RegisterGradientSchemas(sdk::Registrar& reg);
 
 }  // namespace ops

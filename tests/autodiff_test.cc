@@ -98,6 +98,31 @@ TEST(GradientTest, SoftmaxAndLogSoftmaxOnEveryAxis) {
   }
 }
 
+// The losses' gradients with respect to the scores / input, for every
+// reduction, with and without weights and ignore_index, [N, C] and
+// [N, C, d].
+TEST(GradientTest, SoftmaxCrossEntropyAndNllLosses) {
+  testing::GradientCheckOptions only_scores;
+  only_scores.inputs = {0};
+  for (const char* type : {"SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss"}) {
+    for (const char* reduction : {"mean", "sum", "none"}) {
+      for (bool weighted : {false, true}) {
+        for (bool spatial : {false, true}) {
+          std::string text = std::string("type: \"") + type + "\" input: \"x\" input: \"t\" " +
+                             (weighted ? "input: \"w\" " : "") + "output: \"loss\" arg { name: \"reduction\" s: \"" +
+                             reduction + "\" } arg { name: \"ignore_index\" i: 2 }";
+          Tensor x = D(spatial ? Shape{3, 4, 2} : Shape{3, 4}, 81, -2, 2);
+          Tensor t = spatial ? Tensor::FromVector<int64_t>({3, 2}, {0, 3, 2, 1, 3, 0})
+                             : Tensor::FromVector<int64_t>({3}, {1, 2, 3});  // one entry ignored (2)
+          std::vector<Tensor> in = {x, t};
+          if (weighted) in.push_back(D({4}, 82, 0.5, 2));
+          EXPECT_TRUE(CheckGradient(ParseOp(text), in, CpuRegistry(), only_scores)) << text << (spatial ? " spatial" : "");
+        }
+      }
+    }
+  }
+}
+
 NetDef Parse(const std::string& text) {
   NetDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;

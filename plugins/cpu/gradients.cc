@@ -1,6 +1,10 @@
 // Kernels of the gradient ops the standard gradient makers emit
 // (ops/gradients.cc): SumReduceLike, ReluGradient, SigmoidGradient,
-// TanhGradient; float32 and float64, accumulating in double.
+// TanhGradient, SoftmaxCrossEntropyLossGradient,
+// NegativeLogLikelihoodLossGradient; float32 and float64, accumulating in
+// double.
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "plugins/cpu/kernels.h"
@@ -89,9 +93,90 @@ class ActivationGradientKernel : public LabeledKernel {
   }
 };
 
+// The gradient of NegativeLogLikelihoodLoss (kSoftmax false: X is its
+// input) or SoftmaxCrossEntropyLoss (true: X is the log-probabilities) with
+// respect to its input/scores, from dLoss, X [N, C, d...], the target
+// [N, d...] and the optional weight [C]; the forward op's reduction and
+// ignore_index. Per entry i of class k with weight w (0 if ignored):
+//   NLL: dX[n, k, d] = -w g / Z;  SCE: dX[n, j, d] = (p_j - [j = k]) w g / Z,
+// g the (per-entry, for "none") loss gradient and Z the sum of weights
+// ("mean"), else 1.
+template <bool kSoftmax>
+class LossGradientKernel : public LabeledKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(LabeledKernel::Init(info));
+    has_ignore_ = info.Has("ignore_index");
+    ignore_ = info.IntOr("ignore_index", 0);
+    reduction_ = info.StringOr("reduction", "mean");
+    if (reduction_ != "none" && reduction_ != "sum" && reduction_ != "mean") {
+      return sdk::InvalidArgument(label_ + ": attribute 'reduction' is '" + reduction_ + "'; expected none, sum or mean");
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor dy = ctx.Input(0), x = ctx.Input(1), target = ctx.Input(2), weight = ctx.Input(3), dx;
+    const std::vector<int64_t> xs = x.shape();
+    if (xs.size() < 2 || target.num_elements() * (xs.size() < 2 ? 1 : xs[1]) != x.num_elements()) {
+      return sdk::InvalidArgument(label_ + ": X " + ShapeStr(xs) + " and target " + ShapeStr(target.shape()) +
+                                  " do not match ([N, C, d...] and [N, d...])");
+    }
+    const int64_t c = xs[1], d = semantics::Product(xs, 2, xs.size()), m = target.num_elements();
+    const bool none = reduction_ == "none";
+    if (none ? dy.num_elements() != m : dy.num_elements() != 1) {
+      return sdk::InvalidArgument(label_ + ": dLoss " + ShapeStr(dy.shape()) + " does not match reduction " + reduction_);
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &dx));
+    if (x.dtype() == LOOM_DTYPE_FLOAT) return Run<float>(dy, x, target, weight, c, d, m, dx);
+    return Run<double>(dy, x, target, weight, c, d, m, dx);
+  }
+
+ private:
+  template <typename T>
+  Status Run(const Tensor& dy, const Tensor& x, const Tensor& target, const Tensor& weight, int64_t c, int64_t d,
+             int64_t m, Tensor& dx) {
+    std::vector<int64_t> cls(m);
+    std::vector<double> w(m);
+    double z = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      cls[i] = target.dtype() == LOOM_DTYPE_INT32 ? target.data<int32_t>()[i] : target.data<int64_t>()[i];
+      const bool ignored = has_ignore_ && cls[i] == ignore_;
+      if (!ignored && (cls[i] < 0 || cls[i] >= c)) {
+        return sdk::InvalidArgument(label_ + ": target has value " + std::to_string(cls[i]) + " at flat index " +
+                                    std::to_string(i) + "; expected [0, " + std::to_string(c) + ")");
+      }
+      w[i] = ignored ? 0.0 : weight.present() ? static_cast<double>(weight.data<T>()[cls[i]]) : 1.0;
+      z += w[i];
+    }
+    const double scale = reduction_ == "mean" ? (z != 0 ? 1.0 / z : 0.0) : 1.0;
+    const bool none = reduction_ == "none";
+    const T* xp = x.data<T>();
+    T* out = dx.data<T>();
+    for (int64_t i = 0; i < m; ++i) {
+      const double g = static_cast<double>(dy.data<T>()[none ? i : 0]) * w[i] * scale;
+      const int64_t base = (i / d) * c * d + i % d;
+      for (int64_t j = 0; j < c; ++j) {
+        const bool hit = j == cls[i] && w[i] != 0;
+        const double v = kSoftmax ? (std::exp(static_cast<double>(xp[base + j * d])) - (j == cls[i] ? 1.0 : 0.0)) * g
+                                  : (hit ? -g : 0.0);
+        out[base + j * d] = static_cast<T>(v);
+      }
+    }
+    return Status::Ok();
+  }
+
+  bool has_ignore_ = false;
+  int64_t ignore_ = 0;
+  std::string reduction_;
+};
+
 }  // namespace
 
 Status RegisterGradientKernels(sdk::Registrar& reg) {
+  const sdk::KernelOptions loss{"CPU", "", 0, {{"T", kFloats}}};
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LossGradientKernel<true>>("SoftmaxCrossEntropyLossGradient", loss));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LossGradientKernel<false>>("NegativeLogLikelihoodLossGradient", loss));
   const sdk::KernelOptions opts{"CPU", "", 0, {{"T", kFloats}}};
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SumReduceLikeKernel>("SumReduceLike", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kRelu>>("ReluGradient", opts));

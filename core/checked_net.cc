@@ -85,7 +85,9 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
     for (int k = 0; k < nout; ++k) {
       for (int j = 0; j < nin; ++j) {
         if (op.output(k).empty() || op.output(k) != op.input(j)) continue;
-        if (std::find(schema->inplace.begin(), schema->inplace.end(), std::make_pair(j, k)) != schema->inplace.end()) {
+        if (std::find(schema->inplace.begin(), schema->inplace.end(), std::make_pair(j, k)) != schema->inplace.end() ||
+            std::find(schema->inplace.begin(), schema->inplace.end(),
+                      std::make_pair(LOOM_INPLACE_SAME_SHAPE, LOOM_INPLACE_SAME_SHAPE)) != schema->inplace.end()) {
           continue;
         }
         return absl::InvalidArgumentError(absl::StrCat(label, ": output ", k, " '", op.output(k), "' is also input ", j,

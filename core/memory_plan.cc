@@ -198,7 +198,7 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
       // lives on the same device and has the same size.
       if (schema != nullptr) {
         for (const auto& [in, out] : schema->inplace) {
-          if (out != k || in >= static_cast<int>(s.ctx.inputs.size())) continue;
+          if (out != k || in < 0 || in >= static_cast<int>(s.ctx.inputs.size())) continue;
           const Tensor* src = s.ctx.inputs[in];
           auto st = storage.find(src);
           if (st == storage.end() || taken_inputs.count(src) || life[src].last != i) continue;

@@ -51,6 +51,7 @@ sdk::Status RegisterReductionSumMeanMaxMinSchemas(sdk::Registrar& reg);
 // ReduceLogSumExp, ReduceSumSquare
 sdk::Status RegisterReductionArgMaxProdLogSumSchemas(sdk::Registrar& reg);
 sdk::Status RegisterRnnSchemas(sdk::Registrar& reg);  // rnn.cc: ONNX LSTM, GRU, RNN
+sdk::Status RegisterTrainingSchemas(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam (ai.onnx.preview.training)
 
 }  // namespace ops
 }  // namespace loom

@@ -30,5 +30,6 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterReductionArgMaxProdLogSumSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterRnnSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterGradientSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterTrainingSchemas(reg));
   return loom::sdk::Status::Ok();
 }

@@ -172,6 +172,13 @@ typedef LoomStatus* (*LoomInferFn)(LoomInferenceContext* ctx);
  * gradient is not implemented. */
 typedef LoomStatus* (*LoomGradientFn)(LoomGradientContext* ctx);
 
+/* Since 5: an in-place pair of both indices LOOM_INPLACE_SAME_SHAPE says
+ * that any output may be written to the blob of any of the op's inputs: the
+ * kernel sizes that output like that input and reads each element before it
+ * writes it (optimizers updating parameters and states in place, Caffe2's
+ * EnforceInplace). The memory planner does not use it. */
+#define LOOM_INPLACE_SAME_SHAPE (-1)
+
 typedef struct LoomSchemaDef {
   size_t struct_size;      /* sizeof(LoomSchemaDef) */
   const char* op_type;     /* ONNX name where ONNX has the op */
@@ -186,7 +193,9 @@ typedef struct LoomSchemaDef {
   size_t num_attrs;
   const LoomTypeConstraint* type_constraints;
   size_t num_type_constraints;
-  const int32_t* inplace_pairs;   /* (input index, output index) pairs that may share memory */
+  const int32_t* inplace_pairs;   /* (input index, output index) pairs that may share memory;
+                                   * since 5, the pair (LOOM_INPLACE_SAME_SHAPE, LOOM_INPLACE_SAME_SHAPE)
+                                   * lets any output be the blob of any input (see below) */
   size_t num_inplace_pairs;
   LoomInferFn infer;
   int allow_unknown_attrs;        /* nonzero: attributes not in attrs are accepted (ignored) */

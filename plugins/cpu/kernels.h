@@ -54,6 +54,7 @@ sdk::Status RegisterReductionArgMaxProdLogSumKernels(sdk::Registrar& reg);
 sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX LSTM, GRU, RNN (engine DNNL)
 // gradients.cc: SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient
 sdk::Status RegisterGradientKernels(sdk::Registrar& reg);
+sdk::Status RegisterTrainingKernels(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam
 
 }  // namespace cpu
 }  // namespace loom

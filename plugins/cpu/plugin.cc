@@ -30,5 +30,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterReductionArgMaxProdLogSumKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterRnnKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterTrainingKernels(reg));
   return loom::sdk::Status::Ok();
 }

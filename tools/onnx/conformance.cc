@@ -414,6 +414,9 @@ std::string KnownReason(const std::string& test) {
       {"test_cast_FLOAT_to_BFLOAT16", "Loom rounds float32 to bfloat16 to nearest even, as ONNX Runtime and PyTorch do; "
                                       "ONNX 1.12's expected data truncates (later ONNX releases round too)."},
       {"test_castlike_FLOAT_to_BFLOAT16", "as test_cast_FLOAT_to_BFLOAT16: nearest-even rounding against truncated expected data."},
+      {"test_adam_multiple", "the expected data was made with epsilon = 0.01, which the node does not set; Loom uses "
+                             "the schema's default 1e-6 (libonnx's Adam schema says 1e-6). With 0.01 the first value "
+                             "is 0.7591363, the expected one."},
       {"test_cast_FLOAT_to_STRING", "string tensors are not a Loom dtype."},
       {"test_cast_STRING", "string tensors are not a Loom dtype."},
       {"test_castlike_FLOAT_to_STRING", "string tensors are not a Loom dtype."},

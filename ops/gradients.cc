@@ -55,28 +55,34 @@ Status SumGradient(GradientContext& c) {
   return Status::Ok();
 }
 
-// ReduceSum-13: dX = dY expanded back to X's shape (first unsqueezed at the
-// reduced axes when keepdims = 0 dropped them); the axes input has none.
-Status ReduceSumGradient(GradientContext& c) {
+// dY of a ReduceSum/ReduceMean-13 spread back over X's shape into `out`:
+// unsqueezed at the reduced axes when keepdims = 0 dropped them, then
+// expanded (noop_with_empty_axes without axes: dY itself).
+Status SpreadToInput(GradientContext& c, const std::string& out) {
   const bool has_axes = c.num_inputs() > 1 && !c.I(1).empty();
-  if (has_axes) c.NoGradient(1);
-  if (c.GI(0).empty()) return Status::Ok();
   int64_t keepdims = 1, noop = 0;
   std::vector<int64_t> axes_attr;
   LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("keepdims", &keepdims));
-  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("noop_with_empty_axes", &noop));
+  noop = c.info().IntOr("noop_with_empty_axes", 0);
   (void)c.info().GetInts("axes", &axes_attr);  // the opset-1..11 form, when given
-  if (!has_axes && axes_attr.empty() && noop) return c.AddOp("Identity", {c.GO(0)}, {c.GI(0)});
+  if (!has_axes && axes_attr.empty() && noop) return c.AddOp("Identity", {c.GO(0)}, {out});
   std::string g = c.GO(0);
   if (!keepdims && (has_axes || !axes_attr.empty())) {
-    if (!has_axes) return sdk::Unimplemented("ReduceSum with the axes attribute and keepdims = 0");
+    if (!has_axes) return sdk::Unimplemented("the gradient of a reduction with the axes attribute and keepdims = 0");
     const std::string unsq = c.Temp("unsqueezed");
     LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Unsqueeze", {g, c.I(1)}, {unsq}));
     g = unsq;
   }
   const std::string shape = c.Temp("shape");
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(0)}, {shape}));
-  return c.AddOp("Expand", {g, shape}, {c.GI(0)});
+  return c.AddOp("Expand", {g, shape}, {out});
+}
+
+// ReduceSum-13: dX = dY spread over X; the axes input has none.
+Status ReduceSumGradient(GradientContext& c) {
+  if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  return SpreadToInput(c, c.GI(0));
 }
 
 // d(A / B) = (dC / B, -dC * C / B).
@@ -230,6 +236,158 @@ Status LossGradient(GradientContext& c) {
                  /*copy_arguments=*/true);
 }
 
+// A scalar blob of value `v` with `like`'s dtype (Constant, then CastLike).
+Status ScalarLike(GradientContext& c, float v, const std::string& like, const std::string& suffix, std::string* name) {
+  const std::string f = c.Temp(suffix + "_f32");
+  *name = c.Temp(suffix);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {f}));
+  c.ArgFloat("value_float", v);
+  return c.AddOp("CastLike", {f, like}, {*name});
+}
+
+// GI(0) = dY * f'(X) for f' built by `derivative` from X into a temp.
+template <typename F>
+Status Chain(GradientContext& c, F&& derivative) {
+  if (c.GI(0).empty()) return Status::Ok();
+  std::string d;
+  LOOM_SDK_RETURN_IF_ERROR(derivative(&d));
+  return c.AddOp("Mul", {c.GO(0), d}, {c.GI(0)});
+}
+
+// |X|' = sign(X) (0 at 0).
+Status AbsGradient(GradientContext& c) {
+  return Chain(c, [&](std::string* d) { *d = c.Temp("sign"); return c.AddOp("Sign", {c.I(0)}, {*d}); });
+}
+
+// softplus'(X) = sigmoid(X).
+Status SoftplusGradient(GradientContext& c) {
+  return Chain(c, [&](std::string* d) { *d = c.Temp("sig"); return c.AddOp("Sigmoid", {c.I(0)}, {*d}); });
+}
+
+// erf'(X) = 2 / sqrt(pi) * exp(-X^2).
+Status ErfGradient(GradientContext& c) {
+  return Chain(c, [&](std::string* d) -> Status {
+    const std::string sq = c.Temp("sq"), neg = c.Temp("neg"), e = c.Temp("exp");
+    std::string k;
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.I(0), c.I(0)}, {sq}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Neg", {sq}, {neg}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Exp", {neg}, {e}));
+    LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 1.1283791670955126f, c.I(0), "k", &k));  // 2 / sqrt(pi)
+    *d = c.Temp("d");
+    return c.AddOp("Mul", {e, k}, {*d});
+  });
+}
+
+// LeakyRelu: dX = X > 0 ? dY : alpha * dY.
+Status LeakyReluGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  float alpha = 0.01f;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
+  std::string zero, a;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  const std::string pos = c.Temp("pos"), scaled = c.Temp("scaled");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.I(0), zero}, {pos}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), a}, {scaled}));
+  return c.AddOp("Where", {pos, c.GO(0), scaled}, {c.GI(0)});
+}
+
+// Pow-15, Z = X ^ Y: dX = dZ * Y * X ^ (Y - 1), dY = dZ * Z * log(X) (X > 0),
+// each summed to its input's shape.
+Status PowGradient(GradientContext& c) {
+  if (!c.GI(0).empty()) {
+    std::string one;
+    LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 1.0f, c.I(1), "one", &one));
+    const std::string ym1 = c.Temp("ym1"), p = c.Temp("p"), yp = c.Temp("yp"), g = c.Temp("gx");
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Sub", {c.I(1), one}, {ym1}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Pow", {c.I(0), ym1}, {p}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.I(1), p}, {yp}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), yp}, {g}));
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, 0, g));
+  }
+  if (!c.GI(1).empty()) {
+    const std::string l = c.Temp("log"), zl = c.Temp("zl"), g = c.Temp("gy");
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Log", {c.I(0)}, {l}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.O(0), l}, {zl}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), zl}, {g}));
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, 1, g));
+  }
+  return Status::Ok();
+}
+
+// Where(C, X, Y): dX = C ? dZ : 0, dY = C ? 0 : dZ, each summed to its
+// input's shape; C has none.
+Status WhereGradient(GradientContext& c) {
+  c.NoGradient(0);
+  if (c.GI(1).empty() && c.GI(2).empty()) return Status::Ok();
+  std::string zero;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.GO(0), "zero", &zero));
+  for (size_t i = 1; i < 3; ++i) {
+    if (c.GI(i).empty()) continue;
+    const std::string t = c.Temp("w" + std::to_string(i));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Where", i == 1 ? std::vector<std::string>{c.I(0), c.GO(0), zero}
+                                                      : std::vector<std::string>{c.I(0), zero, c.GO(0)},
+                                     {t}));
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, i, t));
+  }
+  return Status::Ok();
+}
+
+// Cast: dX = dY cast back to X's dtype.
+Status CastGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  return c.AddOp("CastLike", {c.GO(0), c.I(0)}, {c.GI(0)});
+}
+
+// Expand: dX = dY summed to X's shape; the shape input has none.
+Status ExpandGradient(GradientContext& c) {
+  c.NoGradient(1);
+  return ReduceTo(c, 0, c.GO(0));
+}
+
+// Mean of n inputs: dX_i = dY / n summed to X_i's shape.
+Status MeanGradient(GradientContext& c) {
+  std::string n;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, static_cast<float>(c.num_inputs()), c.GO(0), "n", &n));
+  const std::string q = c.Temp("q");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {c.GO(0), n}, {q}));
+  for (size_t i = 0; i < c.num_inputs(); ++i) LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, i, q));
+  return Status::Ok();
+}
+
+// Transpose(perm): dX = Transpose(dY, inverse perm) (no perm: reversed
+// dims, its own inverse).
+Status TransposeGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  std::vector<int64_t> perm;
+  const bool has_perm = c.info().GetInts("perm", &perm).ok() && !perm.empty();
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Transpose", {c.GO(0)}, {c.GI(0)}));
+  if (has_perm) {
+    std::vector<int64_t> inverse(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) {
+      if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(perm.size())) return sdk::InvalidArgument("Transpose: bad perm");
+      inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+    }
+    c.ArgInts("perm", inverse);
+  }
+  return Status::Ok();
+}
+
+// ReduceMean-13: ReduceSum's gradient over the count of reduced elements
+// (the size of X over the size of Y).
+Status ReduceMeanGradient(GradientContext& c) {
+  if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  const std::string spread = c.Temp("spread"), sx = c.Temp("sx"), sy = c.Temp("sy"), cnt = c.Temp("cnt"),
+                    cntf = c.Temp("cntf");
+  LOOM_SDK_RETURN_IF_ERROR(SpreadToInput(c, spread));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.I(0)}, {sx}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.O(0)}, {sy}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {sx, sy}, {cnt}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("CastLike", {cnt, c.GO(0)}, {cntf}));
+  return c.AddOp("Div", {spread, cntf}, {c.GI(0)});
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -274,6 +432,17 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Identity", sdk::internal::GradientTrampoline<&SameOpGradient<kIdentity>>},
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
+      {"Abs", sdk::internal::GradientTrampoline<&AbsGradient>},
+      {"Softplus", sdk::internal::GradientTrampoline<&SoftplusGradient>},
+      {"Erf", sdk::internal::GradientTrampoline<&ErfGradient>},
+      {"LeakyRelu", sdk::internal::GradientTrampoline<&LeakyReluGradient>},
+      {"Pow", sdk::internal::GradientTrampoline<&PowGradient>},
+      {"Where", sdk::internal::GradientTrampoline<&WhereGradient>},
+      {"Cast", sdk::internal::GradientTrampoline<&CastGradient>},
+      {"Expand", sdk::internal::GradientTrampoline<&ExpandGradient>},
+      {"Mean", sdk::internal::GradientTrampoline<&MeanGradient>},
+      {"Transpose", sdk::internal::GradientTrampoline<&TransposeGradient>},
+      {"ReduceMean", sdk::internal::GradientTrampoline<&ReduceMeanGradient>},
       {"Div", sdk::internal::GradientTrampoline<&DivGradient>},
       {"Log", sdk::internal::GradientTrampoline<&LogGradient>},
       {"Sqrt", sdk::internal::GradientTrampoline<&SqrtGradient>},

@@ -123,6 +123,40 @@ TEST(GradientTest, SoftmaxCrossEntropyAndNllLosses) {
   }
 }
 
+TEST(GradientTest, MoreUnaryOps) {
+  Registry* r = CpuRegistry();
+  // Abs and LeakyRelu away from their kink at 0.
+  Tensor x = D({3, 4}, 90, 0.1, 2);
+  for (int64_t i = 0; i < x.num_elements(); i += 3) x.data<double>()[i] = -x.data<double>()[i];
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Abs\" input: \"x\" output: \"y\""), {x}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"LeakyRelu\" input: \"x\" output: \"y\" arg { name: \"alpha\" f: 0.2 }"), {x}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Softplus\" input: \"x\" output: \"y\""), {D({3, 4}, 91, -3, 3)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Erf\" input: \"x\" output: \"y\""), {D({3, 4}, 92, -2, 2)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Transpose\" input: \"x\" output: \"y\" arg { name: \"perm\" ints: [2, 0, 1] }"),
+                            {D({2, 3, 4}, 93)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Transpose\" input: \"x\" output: \"y\""), {D({2, 3, 4}, 94)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Expand\" input: \"x\" input: \"s\" output: \"y\""),
+                            {D({3, 1}, 95), Tensor::FromVector<int64_t>({3}, {2, 3, 4})}, r));
+}
+
+TEST(GradientTest, PowWhereMeanReduceMean) {
+  Registry* r = CpuRegistry();
+  const OperatorDef pow = ParseOp("type: \"Pow\" input: \"x\" input: \"y\" output: \"z\"");
+  EXPECT_TRUE(CheckGradient(pow, {D({2, 3}, 100, 0.5, 2), D({3}, 101, -1.5, 1.5)}, r));
+  Tensor cond = Tensor::FromVector<bool>({2, 3}, {true, false, true, true, false, false});
+  testing::GradientCheckOptions xy;
+  xy.inputs = {1, 2};
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Where\" input: \"c\" input: \"a\" input: \"b\" output: \"y\""),
+                            {cond, D({2, 3}, 102), D({3}, 103)}, r, xy));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Mean\" input: \"a\" input: \"b\" input: \"c\" output: \"y\""),
+                            {D({2, 3}, 104), D({3}, 105), D({2, 1}, 106)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"ReduceMean\" input: \"x\" input: \"a\" output: \"y\" arg { name: \"keepdims\" i: 0 }"),
+                            {D({2, 3, 4}, 107), Tensor::FromVector<int64_t>({2}, {0, -1})}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"ReduceMean\" input: \"x\" output: \"y\""), {D({2, 3}, 108)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"ReduceSum\" input: \"x\" input: \"a\" output: \"y\""),
+                            {D({2, 3, 4}, 109), Tensor::FromVector<int64_t>({1}, {1})}, r));
+}
+
 NetDef Parse(const std::string& text) {
   NetDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;
@@ -185,16 +219,16 @@ TEST(BackwardTest, StopGradientAndUnreachedBlobs) {
 TEST(BackwardTest, Errors) {
   const std::string body = R"pb(
     name: "n" external_input: "x"
-    op { type: "Abs" input: "x" output: "y" }
+    op { type: "Floor" input: "x" output: "y" }
     op { type: "ReduceSum" input: "y" output: "loss" arg { name: "keepdims" i: 0 } }
   )pb";
   BackwardOptions o;
   o.wrt = {"x"};
-  // Abs has no gradient maker (yet): UNIMPLEMENTED naming the op and input.
+  // Floor has no gradient maker: UNIMPLEMENTED naming the op and input.
   NetDef net = Parse(body);
   auto r = AddBackward(*CpuRegistry(), {"loss"}, o, &net);
   ASSERT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
-  EXPECT_NE(r.status().message().find("(Abs): no gradient is implemented for Abs"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("(Floor): no gradient is implemented for Floor"), std::string::npos) << r.status();
   EXPECT_NE(r.status().message().find("'x'"), std::string::npos) << r.status();
   // Unknown loss, and a net that is not SSA.
   NetDef net2 = Parse(body);

@@ -1,0 +1,91 @@
+#include "core/autodiff/optimizer.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace loom {
+
+absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions& options, NetDef* net) {
+  std::vector<std::string> suffixes;
+  if (options.type == "Momentum") suffixes = {"_momentum"};
+  else if (options.type == "Adam") suffixes = {"_adam_v", "_adam_h"};
+  else if (options.type == "Adagrad") suffixes = {"_adagrad_h"};
+  else return absl::InvalidArgumentError(absl::StrCat("AddOptimizer: unknown optimizer '", options.type,
+                                                      "'; expected Momentum, Adam or Adagrad"));
+  std::map<std::string, const TensorProto*> inits;
+  for (const TensorProto& t : net->initializer()) inits[t.name()] = &t;
+  std::vector<std::string> params, grads;
+  for (const auto& [param, grad] : backward.gradients) {
+    if (!inits.count(param)) {
+      return absl::InvalidArgumentError(absl::StrCat("AddOptimizer: parameter '", param,
+                                                     "' is not an initializer of the net (its shape sizes the state)"));
+    }
+    params.push_back(param);
+    grads.push_back(grad);
+  }
+  if (params.empty()) return absl::OkStatus();
+  // The states, zeros of the parameters' shapes and dtypes.
+  std::vector<std::vector<std::string>> states(suffixes.size());
+  for (size_t s = 0; s < suffixes.size(); ++s) {
+    for (const std::string& p : params) {
+      const TensorProto& like = *inits[p];
+      TensorProto* z = net->add_initializer();
+      z->set_name(p + suffixes[s]);
+      z->set_data_type(like.data_type());
+      int64_t n = 1;
+      for (int64_t d : like.dims()) {
+        z->add_dims(d);
+        n *= d;
+      }
+      if (like.data_type() == 11) {
+        for (int64_t i = 0; i < n; ++i) z->add_double_data(0.0);
+      } else {
+        for (int64_t i = 0; i < n; ++i) z->add_float_data(0.0f);
+      }
+      states[s].push_back(z->name());
+    }
+  }
+  OperatorDef* op = net->add_op();
+  op->set_type(options.type);
+  op->set_domain("ai.onnx.preview.training");
+  op->set_name(absl::StrCat("__", options.type, "_update"));
+  op->add_input(options.learning_rate);
+  op->add_input(options.step);
+  for (const std::string& p : params) op->add_input(p);
+  for (const std::string& g : grads) op->add_input(g);
+  for (const auto& group : states) {
+    for (const std::string& s : group) op->add_input(s);
+  }
+  for (const std::string& p : params) op->add_output(p);
+  for (const auto& group : states) {
+    for (const std::string& s : group) op->add_output(s);
+  }
+  std::map<std::string, Argument> args;
+  if (options.type == "Momentum") {
+    auto f = [&](const char* name, float v) {
+      Argument a;
+      a.set_name(name);
+      a.set_f(v);
+      args[name] = a;
+    };
+    f("alpha", 0.9f);
+    f("beta", 1.0f);
+    f("norm_coefficient", 0.0f);
+    Argument mode;
+    mode.set_name("mode");
+    mode.set_s("standard");
+    args["mode"] = mode;
+  }
+  for (const Argument& a : options.attributes) args[a.name()] = a;
+  for (const auto& [name, a] : args) *op->add_arg() = a;
+  for (const std::string& in : {options.learning_rate, options.step}) {
+    bool listed = false;
+    for (const std::string& e : net->external_input()) listed = listed || e == in;
+    if (!listed) net->add_external_input(in);
+  }
+  for (const std::string& p : params) net->add_external_output(p);
+  return absl::OkStatus();
+}
+
+}  // namespace loom

@@ -1,0 +1,44 @@
+// Appends the parameter update to a training NetDef: one optimizer op
+// (ops/training.cc: ONNX ai.onnx.preview.training Momentum, Adam or
+// Adagrad) over every parameter that AddBackward gave a gradient, updating
+// the parameters and their optimizer states in place. The states are new
+// initializers of zeros shaped like their parameters: `<param>_momentum`
+// (Momentum), `<param>_adam_v` and `<param>_adam_h` (Adam),
+// `<param>_adagrad_h` (Adagrad). The learning rate and the step count are
+// external inputs the caller sets before each run: `learning_rate` (float32
+// scalar) and `step` (int64 scalar; Adam's bias correction and Momentum's
+// first step read it).
+#ifndef LOOM_CORE_AUTODIFF_OPTIMIZER_H_
+#define LOOM_CORE_AUTODIFF_OPTIMIZER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/autodiff/backward.h"
+#include "core/proto/loom.pb.h"
+
+namespace loom {
+
+struct OptimizerOptions {
+  std::string type = "Momentum";  // Momentum, Adam or Adagrad
+  // Momentum: alpha (decay of the momentum), beta (1: plain sum of
+  // gradients, PyTorch's SGD momentum), mode standard or nesterov,
+  // norm_coefficient (weight decay). Adam: alpha, beta, epsilon,
+  // norm_coefficient, norm_coefficient_post. Adagrad: decay_factor,
+  // epsilon, norm_coefficient. Attributes not set take the schema's
+  // defaults (Momentum's are required: alpha 0.9, beta 1, standard, 0 here).
+  std::vector<Argument> attributes;
+  std::string learning_rate = "learning_rate";
+  std::string step = "step";
+};
+
+// Appends the update op for `backward.gradients` (parameters in name order)
+// and the zero states. INVALID_ARGUMENT when a parameter is not an
+// initializer of `net` (its shape is needed for the states) or the type is
+// unknown.
+absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions& options, NetDef* net);
+
+}  // namespace loom
+
+#endif  // LOOM_CORE_AUTODIFF_OPTIMIZER_H_

@@ -388,6 +388,88 @@ Status ReduceMeanGradient(GradientContext& c) {
   return c.AddOp("Div", {spread, cntf}, {c.GI(0)});
 }
 
+// Zeros of `like`'s shape and dtype.
+Status ZerosLike(GradientContext& c, const std::string& like, const std::string& suffix, std::string* name) {
+  const std::string shape = c.Temp(suffix + "_shape"), f = c.Temp(suffix + "_f32");
+  *name = c.Temp(suffix);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {like}, {shape}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ConstantOfShape", {shape}, {f}));  // float32 zeros
+  return c.AddOp("CastLike", {f, like}, {*name});
+}
+
+// An int64 [n] constant blob.
+Status IntsConstant(GradientContext& c, const std::vector<int64_t>& v, const std::string& suffix, std::string* name) {
+  *name = c.Temp(suffix);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {*name}));
+  c.ArgInts("value_ints", v);
+  return Status::Ok();
+}
+
+// Concat(axis): dY split back along `axis` into pieces of the inputs'
+// sizes there (Split with the sizes gathered from the inputs' shapes).
+Status ConcatGradient(GradientContext& c) {
+  int64_t axis = 0;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("axis", &axis));
+  bool any = false;
+  for (size_t i = 0; i < c.num_inputs(); ++i) any = any || !c.GI(i).empty();
+  if (!any) return Status::Ok();
+  std::string at;
+  LOOM_SDK_RETURN_IF_ERROR(IntsConstant(c, {axis}, "axis", &at));
+  std::vector<std::string> sizes, outs;
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const std::string shape = c.Temp("shape" + std::to_string(i)), size = c.Temp("size" + std::to_string(i));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(i)}, {shape}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Gather", {shape, at}, {size}));
+    sizes.push_back(size);
+    outs.push_back(c.GI(i).empty() ? c.Temp("unused" + std::to_string(i)) : c.GI(i));
+  }
+  const std::string split = c.Temp("split");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Concat", sizes, {split}));
+  c.ArgInt("axis", 0);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Split", {c.GO(0), split}, outs));
+  c.ArgInt("axis", axis);
+  return Status::Ok();
+}
+
+// Split(axis): dX = the outputs' gradients concatenated along `axis`, zeros
+// for outputs no gradient reached; the split input has none.
+Status SplitGradient(GradientContext& c) {
+  if (c.num_inputs() > 1) c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  int64_t axis = 0;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("axis", &axis));
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < c.num_outputs(); ++k) {
+    std::string g = c.GO(k);
+    if (g.empty()) LOOM_SDK_RETURN_IF_ERROR(ZerosLike(c, c.O(k), "zeros" + std::to_string(k), &g));
+    parts.push_back(g);
+  }
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Concat", parts, {c.GI(0)}));
+  c.ArgInt("axis", axis);
+  return Status::Ok();
+}
+
+// Gather along axis 0 (embeddings): dData = zeros with dY's rows added at
+// the gathered indices (ScatterND, reduction add: repeated indices sum);
+// the indices have none. Other axes are not implemented.
+Status GatherGradient(GradientContext& c) {
+  c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  int64_t axis = 0;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("axis", &axis));
+  if (axis != 0) return sdk::Unimplemented("Gather's gradient along an axis other than 0");
+  std::string zeros, last;
+  LOOM_SDK_RETURN_IF_ERROR(ZerosLike(c, c.I(0), "zeros", &zeros));
+  LOOM_SDK_RETURN_IF_ERROR(IntsConstant(c, {-1}, "last", &last));
+  const std::string idx64 = c.Temp("idx64"), idx = c.Temp("idx");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Cast", {c.I(1)}, {idx64}));
+  c.ArgInt("to", 7);  // int64
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Unsqueeze", {idx64, last}, {idx}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ScatterND", {zeros, idx, c.GO(0)}, {c.GI(0)}));
+  c.ArgString("reduction", "add");
+  return Status::Ok();
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -432,6 +514,9 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Identity", sdk::internal::GradientTrampoline<&SameOpGradient<kIdentity>>},
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
+      {"Concat", sdk::internal::GradientTrampoline<&ConcatGradient>},
+      {"Split", sdk::internal::GradientTrampoline<&SplitGradient>},
+      {"Gather", sdk::internal::GradientTrampoline<&GatherGradient>},
       {"Abs", sdk::internal::GradientTrampoline<&AbsGradient>},
       {"Softplus", sdk::internal::GradientTrampoline<&SoftplusGradient>},
       {"Erf", sdk::internal::GradientTrampoline<&ErfGradient>},

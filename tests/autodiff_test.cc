@@ -157,6 +157,22 @@ TEST(GradientTest, PowWhereMeanReduceMean) {
                             {D({2, 3, 4}, 109), Tensor::FromVector<int64_t>({1}, {1})}, r));
 }
 
+TEST(GradientTest, ConcatSplitGather) {
+  Registry* r = CpuRegistry();
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Concat\" input: \"a\" input: \"b\" output: \"y\" arg { name: \"axis\" i: -1 }"),
+                            {D({2, 3}, 110), D({2, 2}, 111)}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Split\" input: \"x\" input: \"s\" output: \"a\" output: \"b\" "
+                                    "arg { name: \"axis\" i: 1 }"),
+                            {D({2, 5}, 112), Tensor::FromVector<int64_t>({2}, {2, 3})}, r));
+  // An embedding lookup with a repeated index: its rows' gradients add up.
+  testing::GradientCheckOptions table;
+  table.inputs = {0};
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Gather\" input: \"e\" input: \"i\" output: \"y\""),
+                            {D({5, 3}, 113), Tensor::FromVector<int64_t>({2, 2}, {4, 0, 4, 2})}, r, table));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Gather\" input: \"e\" input: \"i\" output: \"y\""),
+                            {D({5, 3}, 114), Tensor::FromVector<int32_t>({3}, {1, 1, 3})}, r, table));
+}
+
 NetDef Parse(const std::string& text) {
   NetDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;

@@ -96,7 +96,6 @@ absl::Status Net::PlanBuckets(const std::vector<std::vector<std::pair<std::strin
         "net '", checked_->def.name(), "': PlanBuckets after the first Run of a static_shape net: its kernels have ",
         "packed the weights and the originals are freed; declare the buckets before the first Run"));
   }
-  planning_buckets_ = true;
   std::vector<size_t> order(buckets.size());
   std::vector<int64_t> size(buckets.size(), 0);
   for (size_t i = 0; i < buckets.size(); ++i) {
@@ -116,6 +115,7 @@ absl::Status Net::PlanBuckets(const std::vector<std::vector<std::pair<std::strin
       saved.emplace(name, *t);
     }
   }
+  planning_buckets_ = true;  // reset below on every path
   absl::Status result;
   for (size_t i : order) {
     for (const auto& [name, shape] : buckets[i]) {

@@ -214,6 +214,39 @@ TEST(BackwardTest, ABlobReadSeveralTimesSumsItsParts) {
   }
 }
 
+// Two losses, the second made from the first: dL1's seed and the part
+// through L2 add up: d(L1 + L2)/dx = (1 + w) per element, L1 = sum(x),
+// L2 = L1 * w.
+TEST(BackwardTest, ALossOfALossSumsItsSeedWithItsParts) {
+  NetDef net = Parse(R"pb(
+    name: "n" external_input: "x" external_input: "w"
+    op { type: "ReduceSum" input: "x" output: "L1" arg { name: "keepdims" i: 0 } }
+    op { type: "Mul" input: "L1" input: "w" output: "L2" }
+  )pb");
+  BackwardOptions o;
+  o.wrt = {"x"};
+  auto r = AddBackward(*CpuRegistry(), {"L1", "L2"}, o, &net);
+  ASSERT_TRUE(r.ok()) << r.status();
+  Workspace ws;
+  ws.SetBlob("x", D({3}, 120));
+  ws.SetBlob("w", Tensor::FromVector<double>({}, {2.5}));
+  auto n = Net::Create(net, &ws, CpuRegistry());
+  ASSERT_TRUE(n.ok()) << n.status();
+  ASSERT_TRUE((*n)->Run().ok()) << (*n)->Run();
+  const Tensor* g = ws.GetBlob(r->gradients.at("x"));
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(g->data<double>()[i], 3.5, 1e-12) << i;
+  // A loss listed twice, and a gradient name the net already uses.
+  NetDef again = Parse(R"pb(
+    name: "n" external_input: "x"
+    op { type: "ReduceSum" input: "x" output: "L" arg { name: "keepdims" i: 0 } }
+    op { type: "Identity" input: "x" output: "x_grad" }
+  )pb");
+  EXPECT_EQ(AddBackward(*CpuRegistry(), {"L", "L"}, o, &again).status().code(), absl::StatusCode::kInvalidArgument);
+  auto taken = AddBackward(*CpuRegistry(), {"L"}, o, &again);
+  ASSERT_EQ(taken.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(taken.status().message().find("'x_grad' is already a blob"), std::string::npos) << taken.status();
+}
+
 TEST(BackwardTest, StopGradientAndUnreachedBlobs) {
   // loss = sum(a * b) with b = exp(c): stopping at b leaves c without a
   // gradient; a's gradient is b.

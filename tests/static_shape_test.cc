@@ -94,6 +94,20 @@ TEST(StaticShapeTest, AnotherSignatureIsRefusedWithTheInputsNamed) {
   EXPECT_TRUE((*net)->Run().ok());
 }
 
+// A bucket naming an input that is not set fails and leaves the net as it
+// was: still static (another signature refused after the first run).
+TEST(StaticShapeTest, AFailedPlanBucketsLeavesTheNetStatic) {
+  Workspace ws;
+  ws.SetBlob("x", Input(1, 3));
+  auto net = Net::Create(ConvNet(false), &ws, testing::CpuRegistry(), Options(true));
+  ASSERT_TRUE(net.ok());
+  EXPECT_EQ((*net)->PlanBuckets({{{"missing", {1}}}}).code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE((*net)->Run().ok());
+  EXPECT_EQ((*net)->released_constants(), 1);
+  ws.SetBlob("x", Input(2, 4));
+  EXPECT_EQ((*net)->Run().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(StaticShapeTest, BucketsDeclaredFirstAllRun) {
   Workspace ws, ref_ws;
   ws.SetBlob("x", Input(1, 3));

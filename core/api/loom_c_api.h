@@ -472,7 +472,8 @@ typedef struct LoomApi {
   void (*Grad_NoGradient)(LoomGradientContext* ctx, size_t index);
   /* A prefix unique to this op's gradient, for temporary blob names. */
   const char* (*Grad_TempPrefix)(const LoomGradientContext* ctx);
-  /* Appends op `type` (default domain) reading `inputs` and writing
+  /* Appends op `type` (no domain: the core finds schemas by type, so a
+   * plugin's own gradient op, whatever its domain, is found) reading `inputs` and writing
    * `outputs` ("" for an absent optional one), with a copy of the forward
    * op's arguments when copy_arguments is nonzero (Caffe2's default); the
    * Grad_Arg* functions then set arguments of the op just added. */

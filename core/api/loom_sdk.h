@@ -450,6 +450,7 @@ class GradientContext {
   KernelInfo info() const { return KernelInfo(Api().Grad_Info(ctx_)); }
   size_t num_inputs() const { return info().num_inputs(); }
   size_t num_outputs() const { return info().num_outputs(); }
+  // Blob names of input / output i ("" when absent or out of range).
   std::string I(size_t i) const { return info().input_name(i); }
   std::string O(size_t i) const { return info().output_name(i); }
   // The gradient of output i; "" when none flows into it.

@@ -48,9 +48,19 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
   std::set<std::string> known(net->external_input().begin(), net->external_input().end());
   for (const TensorProto& t : net->initializer()) known.insert(t.name());
   for (const auto& [name, p] : producer) known.insert(name);
+  std::set<std::string> loss_set;
   for (const std::string& l : losses) {
     if (!known.count(l)) return absl::InvalidArgumentError(absl::StrCat("AddBackward: loss '", l, "' is not a blob of the net"));
+    if (!loss_set.insert(l).second) return absl::InvalidArgumentError(absl::StrCat("AddBackward: loss '", l, "' is listed twice"));
   }
+  // Gradient blobs must not take a name the net already uses.
+  auto fresh = [&](const std::string& name) -> absl::Status {
+    if (known.count(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("AddBackward: the gradient blob name '", name,
+                                                     "' is already a blob of the net; rename that blob"));
+    }
+    return absl::OkStatus();
+  };
   std::vector<std::string> wrt = options.wrt;
   if (wrt.empty()) {
     for (const TensorProto& t : net->initializer()) wrt.push_back(t.name());
@@ -113,14 +123,19 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
     if (p.size() == 1) {
       g = p[0];
     } else if (p.size() > 1) {
-      g = blob + "_grad";
+      g = blob + "_grad";  // checked fresh with the parts' names
       added.push_back(MakeOp("Sum", absl::StrCat("__grad_sum_", blob), p, {g}));
     }
     final_grad[blob] = g;
     return g;
   };
   for (const std::string& l : losses) {
-    const std::string shape = l + "_grad_shape", ones = l + "_grad_ones", g = l + "_grad";
+    // The seed is its own blob: a loss that other ops also read (a loss of
+    // a loss) gets its gradient parts summed with it.
+    const std::string shape = l + "_grad_shape", ones = l + "_grad_ones", g = l + "_grad_seed";
+    for (const std::string& n : {shape, ones, g, l + "_grad"}) {
+      if (absl::Status s = fresh(n); !s.ok()) return s;
+    }
     added.push_back(MakeOp("Shape", "__grad_seed_shape_" + l, {l}, {shape}));
     OperatorDef fill = MakeOp("ConstantOfShape", "__grad_seed_fill_" + l, {shape}, {ones});
     Argument* value = fill.add_arg();
@@ -148,7 +163,12 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
     for (int k = 0; k < def.input_size(); ++k) {
       const std::string& in = def.input(k);
       if (!active(in)) continue;
-      gi[k] = readers[in] == 1 ? in + "_grad" : absl::StrCat(in, "_grad_autosplit_", next_part[in]++);
+      // A blob with one reader (and not itself a loss) gets <blob>_grad
+      // directly; otherwise parts, summed into <blob>_grad.
+      gi[k] = readers[in] == 1 && !loss_set.count(in) ? in + "_grad"
+                                                      : absl::StrCat(in, "_grad_autosplit_", next_part[in]++);
+      if (absl::Status s = fresh(gi[k]); !s.ok()) return s;
+      if (absl::Status s = fresh(in + "_grad"); !s.ok()) return s;
     }
     absl::StatusOr<OpGradient> g = MakeOpGradient(op, go, gi, absl::StrCat("__grad_op", op.index, "_"));
     if (!g.ok()) {

@@ -14,6 +14,8 @@
 
 namespace loom {
 
+// What one op's gradient maker made: the gradient ops, and per forward
+// input whether its gradient (GI) is written or the maker declared none.
 struct OpGradient {
   std::vector<OperatorDef> ops;       // in order
   std::vector<bool> written;          // per input: its GI was asked for and an op writes it

@@ -1,6 +1,7 @@
 #include "core/autodiff/optimizer.h"
 
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 
@@ -15,11 +16,25 @@ absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions
                                                       "'; expected Momentum, Adam or Adagrad"));
   std::map<std::string, const TensorProto*> inits;
   for (const TensorProto& t : net->initializer()) inits[t.name()] = &t;
+  std::set<std::string> blobs(net->external_input().begin(), net->external_input().end());
+  for (const TensorProto& t : net->initializer()) blobs.insert(t.name());
+  for (const OperatorDef& op : net->op()) blobs.insert(op.output().begin(), op.output().end());
   std::vector<std::string> params, grads;
   for (const auto& [param, grad] : backward.gradients) {
     if (!inits.count(param)) {
       return absl::InvalidArgumentError(absl::StrCat("AddOptimizer: parameter '", param,
                                                      "' is not an initializer of the net (its shape sizes the state)"));
+    }
+    const int dt = inits[param]->data_type();
+    if (dt != 1 && dt != 11) {
+      return absl::InvalidArgumentError(absl::StrCat("AddOptimizer: parameter '", param,
+                                                     "' must be float32 or float64 (ONNX data type 1 or 11); found ", dt));
+    }
+    for (const std::string& suffix : suffixes) {
+      if (blobs.count(param + suffix)) {
+        return absl::InvalidArgumentError(absl::StrCat("AddOptimizer: the state name '", param + suffix,
+                                                       "' is already a blob of the net"));
+      }
     }
     params.push_back(param);
     grads.push_back(grad);
@@ -84,7 +99,10 @@ absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions
     for (const std::string& e : net->external_input()) listed = listed || e == in;
     if (!listed) net->add_external_input(in);
   }
-  for (const std::string& p : params) net->add_external_output(p);
+  std::set<std::string> outputs(net->external_output().begin(), net->external_output().end());
+  for (const std::string& p : params) {
+    if (!outputs.count(p)) net->add_external_output(p);
+  }
   return absl::OkStatus();
 }
 

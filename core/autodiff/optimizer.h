@@ -34,8 +34,9 @@ struct OptimizerOptions {
 };
 
 // Appends the update op for `backward.gradients` (parameters in name order)
-// and the zero states. INVALID_ARGUMENT when a parameter is not an
-// initializer of `net` (its shape is needed for the states) or the type is
+// and the zero states, and makes the parameters external outputs.
+// INVALID_ARGUMENT when a parameter is not a float32/float64 initializer of
+// `net` (its shape sizes the states), a state name is taken, or the type is
 // unknown.
 absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions& options, NetDef* net);
 

@@ -178,7 +178,11 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
     // Ops of many timesteps are queued on the streams at once: their
     // intermediates go back only after the streams are drained.
     absl::Status s = RunTimestepsMultiStream(plans, deps, exec->streams.get(), exec->num_threads);
-    for (Plan* p : plans) ReleaseAfterRun(*p);
+    // After a failure work may still be queued: the memory stays until a
+    // run succeeds.
+    if (s.ok()) {
+      for (Plan* p : plans) ReleaseAfterRun(*p);
+    }
     return ToLoomStatus(s);
   }
   if (exec->threaded == nullptr) {

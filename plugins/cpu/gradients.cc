@@ -118,16 +118,30 @@ class LossGradientKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor dy = ctx.Input(0), x = ctx.Input(1), target = ctx.Input(2), weight = ctx.Input(3), dx;
     const std::vector<int64_t> xs = x.shape();
-    if (xs.size() < 2 || target.num_elements() * (xs.size() < 2 ? 1 : xs[1]) != x.num_elements()) {
+    std::vector<int64_t> ts = xs;
+    if (xs.size() >= 2) ts.erase(ts.begin() + 1);
+    if (xs.size() < 2 || target.shape() != ts) {
       return sdk::InvalidArgument(label_ + ": X " + ShapeStr(xs) + " and target " + ShapeStr(target.shape()) +
                                   " do not match ([N, C, d...] and [N, d...])");
     }
+    if (target.dtype() != LOOM_DTYPE_INT32 && target.dtype() != LOOM_DTYPE_INT64) {
+      return sdk::InvalidArgument(label_ + ": target must be int32 or int64; found " + sdk::DTypeName(target.dtype()));
+    }
     const int64_t c = xs[1], d = semantics::Product(xs, 2, xs.size()), m = target.num_elements();
+    if (weight.present() && (weight.shape() != std::vector<int64_t>{c} || weight.dtype() != x.dtype())) {
+      return sdk::InvalidArgument(label_ + ": weight must be " + sdk::DTypeName(x.dtype()) + " [" + std::to_string(c) +
+                                  "]; found " + sdk::DTypeName(weight.dtype()) + ShapeStr(weight.shape()));
+    }
+    if (dy.dtype() != x.dtype()) {
+      return sdk::InvalidArgument(label_ + ": dLoss must be " + sdk::DTypeName(x.dtype()) + "; found " +
+                                  sdk::DTypeName(dy.dtype()));
+    }
     const bool none = reduction_ == "none";
     if (none ? dy.num_elements() != m : dy.num_elements() != 1) {
       return sdk::InvalidArgument(label_ + ": dLoss " + ShapeStr(dy.shape()) + " does not match reduction " + reduction_);
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &dx));
+    if (x.num_elements() == 0) return Status::Ok();  // d or C is 0: nothing to write
     if (x.dtype() == LOOM_DTYPE_FLOAT) return Run<float>(dy, x, target, weight, c, d, m, dx);
     return Run<double>(dy, x, target, weight, c, d, m, dx);
   }

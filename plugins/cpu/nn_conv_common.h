@@ -57,10 +57,12 @@ class ConvLikeKernel {
   // configured for, then sizes Y.
   Status Begin(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& b, Tensor* y) {
     const int threads = ctx.num_threads();
-    // A released W (packed in Prepare) may be empty now; its shape is ws_.
-    const bool w_changed = !w_released_ && !ShapeIs(w, ws_);
+    // A W released after packing may be freed by now (static_shape nets):
+    // its shape is ws_ and it cannot be packed again.
+    const bool w_freed = w_released_ && w.num_elements() == 0 && semantics::Product(ws_) != 0;
+    const bool w_changed = !w_freed && !ShapeIs(w, ws_);
     if (!ShapeIs(x, xs_) || w_changed || (has_b_ && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
-      if (w_released_) {
+      if (w_freed) {
         return sdk::FailedPrecondition(label_ + ": the kernel was prepared for X " + ShapeStr(xs_) + " with " +
                                        std::to_string(threads_) + " threads and packed W, which the net freed; found X " +
                                        ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");

@@ -53,6 +53,9 @@ class SwishGradientKernel {
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), dy = ctx.Input(1), dx;
+    if (dy.shape() != x.shape() || dy.dtype() != x.dtype()) {
+      return loom::sdk::InvalidArgument("SwishGradient: dY must have X's dtype and shape");
+    }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &dx));
     if (x.dtype() == LOOM_DTYPE_FLOAT) Run<float>(x, dy, dx);
     else Run<double>(x, dy, dx);

@@ -174,14 +174,19 @@ Status ReshapeGradient(GradientContext& c) {
   return c.AddOp("Reshape", {c.GO(0), shape}, {c.GI(0)});
 }
 
+// An int64 [n] constant blob.
+Status IntsConstant(GradientContext& c, const std::vector<int64_t>& v, const std::string& suffix, std::string* name) {
+  *name = c.Temp(suffix);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {*name}));
+  c.ArgInts("value_ints", v);
+  return Status::Ok();
+}
+
 // An int64 [1] constant blob holding the op's `axis`.
 Status AxisConstant(GradientContext& c, std::string* name) {
   int64_t axis = -1;
   LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("axis", &axis));
-  *name = c.Temp("axis");
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {*name}));
-  c.ArgInts("value_ints", {axis});
-  return Status::Ok();
+  return IntsConstant(c, {axis}, "axis", name);
 }
 
 // Softmax-13: dX = Y * (dY - sum(dY * Y, axis)).
@@ -397,13 +402,6 @@ Status ZerosLike(GradientContext& c, const std::string& like, const std::string&
   return c.AddOp("CastLike", {f, like}, {*name});
 }
 
-// An int64 [n] constant blob.
-Status IntsConstant(GradientContext& c, const std::vector<int64_t>& v, const std::string& suffix, std::string* name) {
-  *name = c.Temp(suffix);
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {*name}));
-  c.ArgInts("value_ints", v);
-  return Status::Ok();
-}
 
 // Concat(axis): dY split back along `axis` into pieces of the inputs'
 // sizes there (Split with the sizes gathered from the inputs' shapes).

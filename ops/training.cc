@@ -12,25 +12,22 @@
 #include "ops/dtype_sets.h"
 #include "ops/register_schemas.h"
 #include "ops/schema_helpers.h"
+#include "ops/semantics/optimizer.h"
 
 namespace loom {
 namespace ops {
 namespace {
 
-// Output k has the shape of input `Source(k)`: with `states` state groups
-// after X and G, n = (inputs - 2) / (2 + states); X_new_k <- X_k, then each
-// state group's new value <- its old value.
+// Each output has the shape of its parameter or old state
+// (semantics::OptimizerLayout); unknown when the counts do not fit.
 template <int kStates>
 LoomStatus* OptimizerInfer(LoomInferenceContext* c) {
   sdk::InferenceContext ctx(c);
-  const size_t groups = 2 + kStates;
-  if (ctx.num_inputs() < 2 || (ctx.num_inputs() - 2) % groups != 0) return nullptr;
-  const size_t n = (ctx.num_inputs() - 2) / groups;
+  const semantics::OptimizerLayout layout(ctx.num_inputs(), ctx.num_outputs(), kStates);
+  if (!layout.valid) return nullptr;
   for (size_t k = 0; k < ctx.num_outputs(); ++k) {
-    const size_t g = k / (n == 0 ? 1 : n), i = k % (n == 0 ? 1 : n);
-    const size_t src = 2 + (g == 0 ? 0 : g + 1) * n + i;  // X, or the state group g (skipping G)
     std::vector<int64_t> s;
-    if (src < ctx.num_inputs() && ctx.InputShape(src, &s)) ctx.SetOutputShape(k, s);
+    if (ctx.InputShape(layout.SourceOfOutput(k), &s)) ctx.SetOutputShape(k, s);
   }
   return nullptr;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plugins/cpu/kernels.h"
+#include "ops/semantics/optimizer.h"
 #include "plugins/cpu/parallel_for.h"
 
 namespace loom {
@@ -49,7 +50,8 @@ class OptimizerKernel : public LabeledKernel {
 
   Status Compute(KernelContext& ctx) {
     const size_t groups = 2 + kStates, inputs = ctx.num_inputs();
-    if (inputs < 2 || (inputs - 2) % groups != 0 || ctx.num_outputs() != (inputs - 2) / groups * (1 + kStates)) {
+    const semantics::OptimizerLayout layout(inputs, ctx.num_outputs(), kStates);
+    if (!layout.valid) {
       return sdk::InvalidArgument(label_ + ": expected R, T, then " + std::to_string(groups) +
                                   " groups of n tensors and " + std::to_string(1 + kStates) + " groups of n outputs; found " +
                                   std::to_string(inputs) + " inputs and " + std::to_string(ctx.num_outputs()) + " outputs");
@@ -61,13 +63,12 @@ class OptimizerKernel : public LabeledKernel {
     }
     const double rate = r.dtype() == LOOM_DTYPE_FLOAT ? r.data<float>()[0] : r.data<double>()[0];
     const int64_t step = t.data<int64_t>()[0];
-    const size_t n = (inputs - 2) / groups;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < layout.n; ++i) {
       std::vector<Tensor> in;  // X, G, states
-      for (size_t g = 0; g < groups; ++g) in.push_back(ctx.Input(2 + g * n + i));
+      for (size_t g = 0; g < groups; ++g) in.push_back(ctx.Input(layout.Input(g, i)));
       for (size_t g = 1; g < groups; ++g) {
         if (in[g].shape() != in[0].shape() || in[g].dtype() != in[0].dtype()) {
-          return sdk::InvalidArgument(label_ + ": input " + std::to_string(2 + g * n + i) + " is " +
+          return sdk::InvalidArgument(label_ + ": input " + std::to_string(layout.Input(g, i)) + " is " +
                                       sdk::DTypeName(in[g].dtype()) + ShapeStr(in[g].shape()) + "; expected " +
                                       sdk::DTypeName(in[0].dtype()) + ShapeStr(in[0].shape()) + " like its X");
         }
@@ -75,7 +76,7 @@ class OptimizerKernel : public LabeledKernel {
       // Pointers first (an output may be its input's blob), then outputs.
       std::vector<Tensor> out(1 + kStates);
       for (size_t g = 0; g <= static_cast<size_t>(kStates); ++g) {
-        LOOM_SDK_RETURN_IF_ERROR(ctx.Output(g * n + i, in[0].dtype(), in[0].shape(), &out[g]));
+        LOOM_SDK_RETURN_IF_ERROR(ctx.Output(layout.Output(g, i), in[0].dtype(), in[0].shape(), &out[g]));
       }
       if (in[0].dtype() == LOOM_DTYPE_FLOAT) Update<float>(rate, step, in, out, ctx.num_threads());
       else Update<double>(rate, step, in, out, ctx.num_threads());

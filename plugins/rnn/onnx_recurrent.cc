@@ -108,12 +108,6 @@ ArgSpec FloatArg(std::string n, float v) {
   return a;
 }
 
-std::vector<int64_t> Range(int64_t begin, int64_t end) {
-  std::vector<int64_t> r;
-  for (int64_t i = begin; i < end; ++i) r.push_back(i);
-  return r;
-}
-
 // Appends ops to one step net, with unique blob names.
 class StepWriter {
  public:

@@ -1,5 +1,7 @@
 #include "core/autodiff/optimizer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -61,6 +63,52 @@ absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions
       states[s].push_back(z->name());
     }
   }
+  if (options.max_gradient_norm > 0) {
+    const int dt = inits[params[0]]->data_type();
+    for (const std::string& p : params) {
+      if (inits[p]->data_type() != dt) {
+        return absl::InvalidArgumentError(absl::StrCat("AddOptimizer: clipping by global norm needs one dtype; '", p,
+                                                       "' differs from '", params[0], "'"));
+      }
+    }
+    auto scalar = [&](const std::string& name, double v) {
+      TensorProto* t = net->add_initializer();
+      t->set_name(name);
+      t->set_data_type(dt);
+      if (dt == 11) t->add_double_data(v);
+      else t->add_float_data(static_cast<float>(v));
+    };
+    const std::string pre = "__clip_";
+    scalar(pre + "max_norm", options.max_gradient_norm);
+    scalar(pre + "eps", 1e-6);
+    scalar(pre + "one", 1.0);
+    std::vector<std::string> squares;
+    auto add = [&](const std::string& type, std::vector<std::string> in, const std::string& out) {
+      OperatorDef* o = net->add_op();
+      o->set_type(type);
+      o->set_name(pre + out);
+      for (std::string& i : in) o->add_input(std::move(i));
+      o->add_output(out);
+      return o;
+    };
+    for (size_t i = 0; i < grads.size(); ++i) {
+      const std::string sq = absl::StrCat(pre, "sq", i);
+      Argument* keep = add("ReduceSumSquare", {grads[i]}, sq)->add_arg();
+      keep->set_name("keepdims");
+      keep->set_i(0);
+      squares.push_back(sq);
+    }
+    add("Sum", squares, pre + "total");
+    add("Sqrt", {pre + "total"}, pre + "norm");
+    add("Add", {pre + "norm", pre + "eps"}, pre + "denom");
+    add("Div", {pre + "max_norm", pre + "denom"}, pre + "ratio");
+    add("Min", {pre + "ratio", pre + "one"}, pre + "scale");
+    for (std::string& g : grads) {
+      const std::string clipped = g + "_clipped";
+      add("Mul", {g, pre + "scale"}, clipped);
+      g = clipped;
+    }
+  }
   OperatorDef* op = net->add_op();
   op->set_type(options.type);
   op->set_domain("ai.onnx.preview.training");
@@ -104,6 +152,17 @@ absl::Status AddOptimizer(const BackwardResult& backward, const OptimizerOptions
     if (!outputs.count(p)) net->add_external_output(p);
   }
   return absl::OkStatus();
+}
+
+double LearningRateSchedule::At(int64_t step) const {
+  switch (kind) {
+    case Kind::kStep:
+      return base * std::pow(gamma, static_cast<double>(step / std::max<int64_t>(1, step_size)));
+    case Kind::kExponential:
+      return base * std::pow(gamma, static_cast<double>(step));
+    default:
+      return base;
+  }
 }
 
 }  // namespace loom

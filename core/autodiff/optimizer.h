@@ -31,6 +31,23 @@ struct OptimizerOptions {
   std::vector<Argument> attributes;
   std::string learning_rate = "learning_rate";
   std::string step = "step";
+  // > 0: clip by global norm first (PyTorch's clip_grad_norm_): with
+  // norm = sqrt(sum over all gradients of their squares), every gradient is
+  // scaled by min(1, max_gradient_norm / (norm + 1e-6)). All parameters
+  // must then have one dtype.
+  double max_gradient_norm = 0;
+};
+
+// Learning-rate schedules (PyTorch's StepLR, ExponentialLR); the caller sets
+// the `learning_rate` input from it before each step.
+struct LearningRateSchedule {
+  enum class Kind { kConstant, kStep, kExponential };
+  Kind kind = Kind::kConstant;
+  double base = 0.01;
+  double gamma = 0.1;       // kStep: factor every step_size steps; kExponential: per step
+  int64_t step_size = 1;    // kStep
+  // base, base * gamma^(step / step_size), or base * gamma^step.
+  double At(int64_t step) const;
 };
 
 // Appends the update op for `backward.gradients` (parameters in name order)

@@ -468,6 +468,75 @@ Status GatherGradient(GradientContext& c) {
   return Status::Ok();
 }
 
+// GlobalAveragePool: dX = dY spread over each channel's positions, over
+// their count (the size of X over the size of Y).
+Status GlobalAveragePoolGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  const std::string shape = c.Temp("shape"), spread = c.Temp("spread"), sx = c.Temp("sx"), sy = c.Temp("sy"),
+                    cnt = c.Temp("cnt"), cntf = c.Temp("cntf");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(0)}, {shape}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Expand", {c.GO(0), shape}, {spread}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.I(0)}, {sx}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.O(0)}, {sy}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {sx, sy}, {cnt}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("CastLike", {cnt, c.GO(0)}, {cntf}));
+  return c.AddOp("Div", {spread, cntf}, {c.GI(0)});
+}
+
+// Clip: dX = dY where min < X < max (the bounds given as inputs, or as the
+// opset-6 attributes), else 0; the bounds have none.
+Status ClipGradient(GradientContext& c) {
+  for (size_t i = 1; i < c.num_inputs(); ++i) c.NoGradient(i);
+  if (c.GI(0).empty()) return Status::Ok();
+  std::vector<std::string> masks;
+  for (size_t b = 0; b < 2; ++b) {
+    std::string bound = c.num_inputs() > b + 1 ? c.I(b + 1) : "";
+    const char* attr = b == 0 ? "min" : "max";
+    if (bound.empty() && c.info().Has(attr)) {
+      LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, c.info().FloatOr(attr, 0.0f), c.I(0), attr, &bound));
+    }
+    if (bound.empty()) continue;
+    const std::string m = c.Temp(std::string("inside_") + attr);
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp(b == 0 ? "Greater" : "Less", {c.I(0), bound}, {m}));
+    masks.push_back(m);
+  }
+  if (masks.empty()) return c.AddOp("Identity", {c.GO(0)}, {c.GI(0)});
+  std::string mask = masks[0];
+  if (masks.size() == 2) {
+    mask = c.Temp("inside");
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("And", masks, {mask}));
+  }
+  std::string zero;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.GO(0), "zero", &zero));
+  return c.AddOp("Where", {mask, c.GO(0), zero}, {c.GI(0)});
+}
+
+// Max / Min (variadic, broadcasting): each input gets dY where it equals
+// the result (every tied input gets it whole), summed to its shape.
+Status MaxMinGradient(GradientContext& c) {
+  std::string zero;
+  bool any = false;
+  for (size_t i = 0; i < c.num_inputs(); ++i) any = any || !c.GI(i).empty();
+  if (!any) return Status::Ok();
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.GO(0), "zero", &zero));
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    if (c.GI(i).empty()) continue;
+    const std::string eq = c.Temp("eq" + std::to_string(i)), g = c.Temp("g" + std::to_string(i));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Equal", {c.I(i), c.O(0)}, {eq}));
+    LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Where", {eq, c.GO(0), zero}, {g}));
+    LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, i, g));
+  }
+  return Status::Ok();
+}
+
+// Dropout: the CPU kernel runs only as the identity (inference, or ratio 0),
+// so dX = dY; ratio and training_mode have none.
+Status DropoutGradient(GradientContext& c) {
+  for (size_t i = 1; i < c.num_inputs(); ++i) c.NoGradient(i);
+  if (c.GI(0).empty()) return Status::Ok();
+  return c.AddOp("Identity", {c.GO(0)}, {c.GI(0)});
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -512,6 +581,11 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Identity", sdk::internal::GradientTrampoline<&SameOpGradient<kIdentity>>},
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
+      {"GlobalAveragePool", sdk::internal::GradientTrampoline<&GlobalAveragePoolGradient>},
+      {"Clip", sdk::internal::GradientTrampoline<&ClipGradient>},
+      {"Max", sdk::internal::GradientTrampoline<&MaxMinGradient>},
+      {"Min", sdk::internal::GradientTrampoline<&MaxMinGradient>},
+      {"Dropout", sdk::internal::GradientTrampoline<&DropoutGradient>},
       {"Concat", sdk::internal::GradientTrampoline<&ConcatGradient>},
       {"Split", sdk::internal::GradientTrampoline<&SplitGradient>},
       {"Gather", sdk::internal::GradientTrampoline<&GatherGradient>},

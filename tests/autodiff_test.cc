@@ -2,6 +2,7 @@
 // against central finite differences in float64, broadcasting included;
 // the backward builder's accumulation of a blob read several times
 // (Caffe2's _autosplit_ + Sum), stop_gradient, and its errors.
+#include <cmath>
 #include <string>
 
 #include "core/autodiff/backward.h"
@@ -171,6 +172,29 @@ TEST(GradientTest, ConcatSplitGather) {
                             {D({5, 3}, 113), Tensor::FromVector<int64_t>({2, 2}, {4, 0, 4, 2})}, r, table));
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Gather\" input: \"e\" input: \"i\" output: \"y\""),
                             {D({5, 3}, 114), Tensor::FromVector<int32_t>({3}, {1, 1, 3})}, r, table));
+}
+
+TEST(GradientTest, PoolingClipMaxMinDropout) {
+  Registry* r = CpuRegistry();
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"GlobalAveragePool\" input: \"x\" output: \"y\""), {D({2, 3, 4, 5}, 130)}, r));
+  // Clip with both bounds as inputs, with only min, and in the opset-6 form;
+  // no element within 0.05 of a bound (central differences need that).
+  Tensor x = D({4, 5}, 131, -2, 2);
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    double& v = x.data<double>()[i];
+    if (std::abs(std::abs(v) - 1.0) < 0.05) v += 0.1;
+  }
+  testing::GradientCheckOptions only_x;
+  only_x.inputs = {0};
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Clip\" input: \"x\" input: \"lo\" input: \"hi\" output: \"y\""),
+                            {x, Tensor::FromVector<double>({}, {-1}), Tensor::FromVector<double>({}, {1})}, r, only_x));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Clip\" input: \"x\" input: \"lo\" output: \"y\""),
+                            {x, Tensor::FromVector<double>({}, {-1})}, r, only_x));
+  for (const char* type : {"Max", "Min"}) {
+    EXPECT_TRUE(CheckGradient(ParseOp(std::string("type: \"") + type + "\" input: \"a\" input: \"b\" input: \"c\" output: \"y\""),
+                              {D({2, 3}, 132), D({3}, 133), D({2, 1}, 134)}, r)) << type;
+  }
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Dropout\" input: \"x\" output: \"y\""), {D({3, 4}, 135)}, r));
 }
 
 NetDef Parse(const std::string& text) {

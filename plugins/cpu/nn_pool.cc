@@ -288,7 +288,7 @@ class PoolKernel {
   std::vector<std::vector<float>> rescale_;
 };
 
-// ONNX GlobalAveragePool-1 / GlobalMaxPool-1, float32: X [N, C, D...] ->
+// ONNX GlobalAveragePool-1 / GlobalMaxPool-1, float32 and float64: X [N, C, D...] ->
 // Y [N, C, 1...], the mean (in double) or the maximum over all spatial
 // dims. An empty spatial extent gives NaN (mean) or -inf (max).
 template <bool kMax>
@@ -304,26 +304,34 @@ class GlobalPoolKernel {
     const std::vector<int64_t> xs = x.shape();
     std::vector<int64_t> ys;
     LOOM_SDK_RETURN_IF_ERROR(semantics::GlobalPoolShape(label_, xs, &ys));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), ys, &y));
     const int64_t planes = xs[0] * xs[1];
     int64_t size = 1;
     for (size_t i = 2; i < xs.size(); ++i) size *= xs[i];
-    const float* in = x.data<float>();
-    float* out = y.data<float>();
-    ParallelFor(planes, ctx.num_threads(), [&](int64_t p) {
-      const float* row = in + p * size;
+    if (x.dtype() == LOOM_DTYPE_DOUBLE) Run<double>(x, y, planes, size, ctx.num_threads());
+    else Run<float>(x, y, planes, size, ctx.num_threads());
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  static void Run(const Tensor& x, Tensor& y, int64_t planes, int64_t size, int threads) {
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    ParallelFor(planes, threads, [&](int64_t p) {
+      const T* row = in + p * size;
       if (kMax) {
-        float m = -std::numeric_limits<float>::infinity();
+        T m = -std::numeric_limits<T>::infinity();
         for (int64_t i = 0; i < size; ++i) m = std::max(m, row[i]);
         out[p] = m;
       } else {
         double sum = 0;
         for (int64_t i = 0; i < size; ++i) sum += row[i];
-        out[p] = static_cast<float>(sum / static_cast<double>(size));
+        out[p] = static_cast<T>(sum / static_cast<double>(size));
       }
     }, size);
-    return Status::Ok();
   }
+
 
  private:
   std::string label_;
@@ -336,8 +344,9 @@ sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<PoolKernel<true>>("MaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolKernel<false>>("AveragePool", f32));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32));
-  return reg.Kernel<GlobalPoolKernel<true>>("GlobalMaxPool", f32);
+  const sdk::KernelOptions f32_f64{"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}};
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32_f64));
+  return reg.Kernel<GlobalPoolKernel<true>>("GlobalMaxPool", f32_f64);
 }
 
 }  // namespace cpu

@@ -17,6 +17,10 @@ PACKAGES=(
   # text rendered by ImageMagick (DejaVu fonts), speech from espeak-ng;
   # GNU time measures peak RSS in tools/bench/bench.sh.
   imagemagick fonts-dejavu-core espeak-ng time
+  # loom_train: .csv.gz datasets (zlib), its first job's data set
+  # (scikit-learn's handwritten digits, shipped by python3-sklearn) and the
+  # loss-curve picture (gnuplot).
+  zlib1g-dev python3-sklearn gnuplot-nox
 )
 
 missing=()

@@ -1,0 +1,247 @@
+// loom_train: trains a model with a loss on a CSV dataset.
+//
+// The model is a NetDef (.pb, .pbtxt) or an ONNX file whose forward net
+// reads the features (--input, [N, features] float32) and labels (--label,
+// [N] int64) and writes --loss (a scalar) and --logits ([N, classes], for
+// the accuracy). loom_train appends the backward pass (AddBackward) and the
+// optimizer (AddOptimizer), shuffles the examples each epoch (from --seed),
+// trains on batches of --batch (a last partial batch is dropped), prints the
+// loss and examples per second every --log_every steps and the held-out
+// loss and accuracy after each epoch, saves a checkpoint every
+// --checkpoint_every steps (and at the end) to --checkpoint_dir, resumes
+// from it with --resume, and plots the training loss to --plot (PNG, with
+// gnuplot). Its last line: "loom_train: test accuracy A% (k of n) ...".
+//
+//   make_mlp --sizes 64,64,10 --out mlp.pb
+//   loom_train --model mlp.pb --data digits.csv.gz --scale 0.0625 --epochs 20 --plot loss.png
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/autodiff/backward.h"
+#include "core/autodiff/checkpoint.h"
+#include "core/autodiff/optimizer.h"
+#include "core/net.h"
+#include "core/proto_io.h"
+#include "tools/onnx/onnx_importer.h"
+#include "tools/runtime_setup.h"
+#include "tools/train/dataset.h"
+#include "tools/train/loss_plot.h"
+
+ABSL_FLAG(std::string, model, "", "Forward NetDef (.pb/.pbtxt) or ONNX model with a loss.");
+ABSL_FLAG(std::string, data, "", "CSV (or .csv.gz): features, then the class label.");
+ABSL_FLAG(double, scale, 1.0, "Multiplies every feature (e.g. 0.0625 for 0..16 pixels).");
+ABSL_FLAG(double, test_fraction, 0.2, "Held out for the accuracy.");
+ABSL_FLAG(int, seed, 1, "Seed of the split and the shuffles.");
+ABSL_FLAG(std::string, input, "x", "Blob of the features.");
+ABSL_FLAG(std::string, label, "y", "Blob of the labels.");
+ABSL_FLAG(std::string, loss, "loss", "Blob of the scalar loss.");
+ABSL_FLAG(std::string, logits, "logits", "Blob of the class scores (for the accuracy; empty: none).");
+ABSL_FLAG(int, batch, 32, "Examples per step.");
+ABSL_FLAG(int, epochs, 10, "Passes over the training examples.");
+ABSL_FLAG(std::string, optimizer, "Momentum", "Momentum, Adam or Adagrad (ONNX ai.onnx.preview.training).");
+ABSL_FLAG(double, lr, 0.1, "Learning rate.");
+ABSL_FLAG(double, momentum, 0.9, "Momentum's alpha (PyTorch SGD momentum).");
+ABSL_FLAG(double, weight_decay, 0.0, "L2 coefficient (norm_coefficient).");
+ABSL_FLAG(double, max_grad_norm, 0.0, "> 0: clip the gradients to this global norm.");
+ABSL_FLAG(double, lr_gamma, 1.0, "Step decay: the learning rate times this every --lr_step_size steps.");
+ABSL_FLAG(int, lr_step_size, 1000, "Steps between learning-rate decays.");
+ABSL_FLAG(int, num_threads, 0, "Threads per kernel (0: all cores).");
+ABSL_FLAG(int, log_every, 20, "Steps between progress lines.");
+ABSL_FLAG(std::string, checkpoint_dir, "", "Folder for checkpoints (empty: none).");
+ABSL_FLAG(int, checkpoint_every, 0, "Steps between checkpoints (0: only at the end).");
+ABSL_FLAG(bool, resume, false, "Start from --checkpoint_dir.");
+ABSL_FLAG(std::string, plot, "", "Write the training-loss curve here (PNG, gnuplot).");
+
+namespace {
+
+using loom::Net;
+using loom::NetDef;
+using loom::Tensor;
+using loom::Workspace;
+
+int Fail(const std::string& what, const absl::Status& s) {
+  std::cerr << "loom_train: " << what << ": " << s << "\n";
+  return 1;
+}
+
+// Runs the forward net on `d` and returns the mean loss and the accuracy.
+absl::Status Evaluate(Net* eval, Workspace* ws, const loom::train::Dataset& d, double* loss, int64_t* correct) {
+  Tensor x, y;
+  loom::train::Batch(d, 0, d.size(), &x, &y);
+  ws->SetBlob(absl::GetFlag(FLAGS_input), std::move(x));
+  ws->SetBlob(absl::GetFlag(FLAGS_label), std::move(y));
+  if (absl::Status s = eval->Run(); !s.ok()) return s;
+  *loss = ws->GetBlob(absl::GetFlag(FLAGS_loss))->ElementAsDouble(0);
+  *correct = 0;
+  const std::string logits_name = absl::GetFlag(FLAGS_logits);
+  if (logits_name.empty()) return absl::OkStatus();
+  const Tensor* logits = ws->GetBlob(logits_name);
+  const int64_t classes = logits->num_elements() / std::max<int64_t>(1, d.size());
+  for (int64_t i = 0; i < d.size(); ++i) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < classes; ++c) {
+      if (logits->ElementAsDouble(i * classes + c) > logits->ElementAsDouble(i * classes + best)) best = c;
+    }
+    *correct += best == d.label[i];
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  const std::string model = absl::GetFlag(FLAGS_model), data = absl::GetFlag(FLAGS_data);
+  if (model.empty() || data.empty()) {
+    std::cerr << "loom_train: --model and --data are required (see --help)\n";
+    return 2;
+  }
+  absl::StatusOr<NetDef> forward =
+      absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model) : loom::ReadNetDef(model);
+  if (!forward.ok()) return Fail(model, forward.status());
+  std::vector<std::string> warnings;
+  auto registry = loom::tools::MakeRegistry({}, &warnings);
+  if (!registry.ok()) return Fail("plugins", registry.status());
+  absl::StatusOr<loom::train::Dataset> all = loom::train::ReadCsv(data, static_cast<float>(absl::GetFlag(FLAGS_scale)));
+  if (!all.ok()) return Fail("data", all.status());
+  loom::train::Dataset train, test;
+  loom::train::Split(*all, absl::GetFlag(FLAGS_test_fraction), static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)), &train,
+                     &test);
+  const int64_t batch = absl::GetFlag(FLAGS_batch);
+  const int64_t per_epoch = train.size() / std::max<int64_t>(1, batch);
+  if (per_epoch == 0) return Fail("data", absl::InvalidArgumentError("fewer training examples than one batch"));
+
+  // The training net: forward, backward, update.
+  NetDef training = *forward;
+  auto backward = loom::AddBackward(**registry, {absl::GetFlag(FLAGS_loss)}, {}, &training);
+  if (!backward.ok()) return Fail("backward", backward.status());
+  loom::OptimizerOptions opt;
+  opt.type = absl::GetFlag(FLAGS_optimizer);
+  opt.max_gradient_norm = absl::GetFlag(FLAGS_max_grad_norm);
+  auto arg = [&](const char* name, double v) {
+    loom::Argument a;
+    a.set_name(name);
+    a.set_f(static_cast<float>(v));
+    opt.attributes.push_back(a);
+  };
+  if (opt.type == "Momentum") arg("alpha", absl::GetFlag(FLAGS_momentum));
+  arg("norm_coefficient", absl::GetFlag(FLAGS_weight_decay));
+  if (absl::Status s = loom::AddOptimizer(*backward, opt, &training); !s.ok()) return Fail("optimizer", s);
+  std::vector<std::string> state;  // parameters and optimizer states: what a checkpoint holds
+  for (const loom::TensorProto& t : training.initializer()) state.push_back(t.name());
+
+  // The evaluation net reads the parameters as inputs (they change), so no
+  // kernel packs a stale copy.
+  NetDef eval_def = *forward;
+  for (const loom::TensorProto& t : eval_def.initializer()) eval_def.add_external_input(t.name());
+  eval_def.clear_initializer();
+
+  Workspace ws;
+  loom::NetOptions options;
+  options.num_threads = absl::GetFlag(FLAGS_num_threads);
+  auto net = Net::Create(training, &ws, registry->get(), options);
+  if (!net.ok()) return Fail("training net", net.status());
+  auto eval = Net::Create(eval_def, &ws, registry->get(), options);
+  if (!eval.ok()) return Fail("evaluation net", eval.status());
+
+  const std::string dir = absl::GetFlag(FLAGS_checkpoint_dir);
+  int64_t step = 0;
+  if (absl::GetFlag(FLAGS_resume)) {
+    if (absl::Status s = loom::LoadCheckpoint(dir, &ws); !s.ok()) return Fail("resume", s);
+    const Tensor* saved = ws.GetBlob("__step");
+    if (saved != nullptr) step = static_cast<int64_t>(saved->ElementAsDouble(0));
+    std::cout << "loom_train: resumed from " << dir << " at step " << step << "\n";
+  }
+  auto save = [&]() -> absl::Status {
+    if (dir.empty()) return absl::OkStatus();
+    ws.SetBlob("__step", Tensor::FromVector<int64_t>({}, {step}));
+    std::vector<std::string> names = state;
+    names.push_back("__step");
+    return loom::SaveCheckpoint(ws, names, dir);
+  };
+
+  loom::LearningRateSchedule schedule;
+  schedule.kind = loom::LearningRateSchedule::Kind::kStep;
+  schedule.base = absl::GetFlag(FLAGS_lr);
+  schedule.gamma = absl::GetFlag(FLAGS_lr_gamma);
+  schedule.step_size = absl::GetFlag(FLAGS_lr_step_size);
+  const int64_t total = per_epoch * absl::GetFlag(FLAGS_epochs);
+  std::vector<std::pair<int64_t, double>> curve;
+  auto start = std::chrono::steady_clock::now();
+  auto window = start;
+  int64_t window_examples = 0;
+  std::cout << absl::StrFormat("loom_train: %d training and %d test examples of %d features; %d steps of %d\n",
+                               train.size(), test.size(), train.features, total, batch);
+  loom::train::Dataset shuffled;
+  int64_t shuffled_epoch = -1;
+  for (; step < total; ++step) {
+    const int64_t epoch = step / per_epoch, k = step % per_epoch;
+    if (epoch != shuffled_epoch) {  // this epoch's order, from the seed: a resumed run sees the same batches
+      loom::train::Dataset none;
+      loom::train::Split(train, 0.0, static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)) + 1000 + static_cast<uint32_t>(epoch),
+                         &shuffled, &none);
+      shuffled_epoch = epoch;
+    }
+    Tensor x, y;
+    loom::train::Batch(shuffled, k * batch, batch, &x, &y);
+    ws.SetBlob(absl::GetFlag(FLAGS_input), std::move(x));
+    ws.SetBlob(absl::GetFlag(FLAGS_label), std::move(y));
+    ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(step))}));
+    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {step}));
+    if (absl::Status s = (*net)->Run(); !s.ok()) return Fail(absl::StrCat("step ", step), s);
+    const double loss = ws.GetBlob(absl::GetFlag(FLAGS_loss))->ElementAsDouble(0);
+    curve.emplace_back(step, loss);
+    window_examples += batch;
+    if ((step + 1) % absl::GetFlag(FLAGS_log_every) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      const double s = std::chrono::duration<double>(now - window).count();
+      std::cout << absl::StrFormat("step %d/%d epoch %d loss %.4f  %.0f examples/s\n", step + 1, total, epoch + 1, loss,
+                                   s > 0 ? window_examples / s : 0.0);
+      window = now;
+      window_examples = 0;
+    }
+    if (k + 1 == per_epoch && !test.label.empty()) {
+      double test_loss = 0;
+      int64_t correct = 0;
+      if (absl::Status s = Evaluate(eval->get(), &ws, test, &test_loss, &correct); !s.ok()) return Fail("evaluation", s);
+      std::cout << absl::StrFormat("epoch %d: test loss %.4f, accuracy %.2f%%\n", epoch + 1, test_loss,
+                                   100.0 * correct / test.size());
+    }
+    const int every = absl::GetFlag(FLAGS_checkpoint_every);
+    if (every > 0 && (step + 1) % every == 0) {
+      ++step;  // the checkpoint resumes at the next step
+      absl::Status s = save();
+      --step;
+      if (!s.ok()) return Fail("checkpoint", s);
+    }
+  }
+  if (absl::Status s = save(); !s.ok()) return Fail("checkpoint", s);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!absl::GetFlag(FLAGS_plot).empty()) {
+    absl::Status s = loom::train::PlotLoss(curve, absl::GetFlag(FLAGS_plot));
+    if (!s.ok()) std::cerr << "loom_train: plot: " << s << "\n";
+    else std::cout << "loom_train: wrote " << absl::GetFlag(FLAGS_plot) << "\n";
+  }
+  double test_loss = 0;
+  int64_t correct = 0;
+  if (!test.label.empty()) {
+    if (absl::Status s = Evaluate(eval->get(), &ws, test, &test_loss, &correct); !s.ok()) return Fail("evaluation", s);
+  }
+  std::cout << absl::StrFormat("loom_train: test accuracy %.2f%% (%d of %d), test loss %.4f, after %d steps, %.3f s\n",
+                               test.label.empty() ? 0.0 : 100.0 * correct / test.size(), correct, test.size(), test_loss,
+                               total, seconds);
+  return 0;
+}

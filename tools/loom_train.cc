@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <numeric>
@@ -64,6 +65,11 @@ ABSL_FLAG(std::string, checkpoint_dir, "", "Folder for checkpoints (empty: none)
 ABSL_FLAG(int, checkpoint_every, 0, "Steps between checkpoints (0: only at the end).");
 ABSL_FLAG(bool, resume, false, "Start from --checkpoint_dir.");
 ABSL_FLAG(std::string, plot, "", "Write the training-loss curve here (PNG, gnuplot).");
+ABSL_FLAG(bool, shuffle, true,
+          "Shuffle the examples before the split and each epoch (false: file order throughout, as a side-by-side needs).");
+ABSL_FLAG(std::string, loss_log, "", "Write each step's loss here, one per line.");
+ABSL_FLAG(std::string, export_initial, "",
+          "Write the model's float32 initializers to this folder as <name>.bin (raw little-endian) before training.");
 
 namespace {
 
@@ -118,8 +124,8 @@ int main(int argc, char** argv) {
   absl::StatusOr<loom::train::Dataset> all = loom::train::ReadCsv(data, static_cast<float>(absl::GetFlag(FLAGS_scale)));
   if (!all.ok()) return Fail("data", all.status());
   loom::train::Dataset train, test;
-  loom::train::Split(*all, absl::GetFlag(FLAGS_test_fraction), static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)), &train,
-                     &test);
+  loom::train::Split(*all, absl::GetFlag(FLAGS_test_fraction), static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)),
+                     absl::GetFlag(FLAGS_shuffle), &train, &test);
   const int64_t batch = absl::GetFlag(FLAGS_batch);
   const int64_t per_epoch = train.size() / std::max<int64_t>(1, batch);
   if (per_epoch == 0) return Fail("data", absl::InvalidArgumentError("fewer training examples than one batch"));
@@ -148,6 +154,17 @@ int main(int argc, char** argv) {
   NetDef eval_def = *forward;
   for (const loom::TensorProto& t : eval_def.initializer()) eval_def.add_external_input(t.name());
   eval_def.clear_initializer();
+
+  if (const std::string out = absl::GetFlag(FLAGS_export_initial); !out.empty()) {
+    std::filesystem::create_directories(out);
+    for (const loom::TensorProto& t : forward->initializer()) {
+      absl::StatusOr<Tensor> v = loom::TensorFromProto(t);
+      if (!v.ok()) return Fail(absl::StrCat("export ", t.name()), v.status());
+      std::ofstream f(out + "/" + t.name() + ".bin", std::ios::binary);
+      f.write(static_cast<const char*>(v->raw_data()), static_cast<std::streamsize>(v->nbytes()));
+      if (!f) return Fail("export", absl::InternalError(absl::StrCat("cannot write ", out, "/", t.name(), ".bin")));
+    }
+  }
 
   Workspace ws;
   loom::NetOptions options;
@@ -191,8 +208,12 @@ int main(int argc, char** argv) {
     const int64_t epoch = step / per_epoch, k = step % per_epoch;
     if (epoch != shuffled_epoch) {  // this epoch's order, from the seed: a resumed run sees the same batches
       loom::train::Dataset none;
-      loom::train::Split(train, 0.0, static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)) + 1000 + static_cast<uint32_t>(epoch),
-                         &shuffled, &none);
+      if (absl::GetFlag(FLAGS_shuffle)) {
+        loom::train::Split(train, 0.0, static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)) + 1000 + static_cast<uint32_t>(epoch),
+                           true, &shuffled, &none);
+      } else {
+        shuffled = train;
+      }
       shuffled_epoch = epoch;
     }
     Tensor x, y;
@@ -228,8 +249,13 @@ int main(int argc, char** argv) {
       if (!s.ok()) return Fail("checkpoint", s);
     }
   }
-  if (absl::Status s = save(); !s.ok()) return Fail("checkpoint", s);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (absl::Status s = save(); !s.ok()) return Fail("checkpoint", s);
+  if (const std::string log = absl::GetFlag(FLAGS_loss_log); !log.empty()) {
+    std::ofstream f(log);
+    f.precision(9);
+    for (const auto& [s, loss] : curve) f << loss << "\n";
+  }
   if (!absl::GetFlag(FLAGS_plot).empty()) {
     absl::Status s = loom::train::PlotLoss(curve, absl::GetFlag(FLAGS_plot));
     if (!s.ok()) std::cerr << "loom_train: plot: " << s << "\n";
@@ -240,8 +266,10 @@ int main(int argc, char** argv) {
   if (!test.label.empty()) {
     if (absl::Status s = Evaluate(eval->get(), &ws, test, &test_loss, &correct); !s.ok()) return Fail("evaluation", s);
   }
-  std::cout << absl::StrFormat("loom_train: test accuracy %.2f%% (%d of %d), test loss %.4f, after %d steps, %.3f s\n",
-                               test.label.empty() ? 0.0 : 100.0 * correct / test.size(), correct, test.size(), test_loss,
-                               total, seconds);
+  const int64_t ran = static_cast<int64_t>(curve.size());
+  std::cout << absl::StrFormat(
+      "loom_train: test accuracy %.2f%% (%d of %d), test loss %.4f, after %d steps, %.3f s (%.0f steps/s)\n",
+      test.label.empty() ? 0.0 : 100.0 * correct / test.size(), correct, test.size(), test_loss, total, seconds,
+      seconds > 0 ? ran / seconds : 0.0);
   return 0;
 }

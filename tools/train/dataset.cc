@@ -55,11 +55,13 @@ absl::StatusOr<Dataset> ReadCsv(const std::string& path, float scale) {
   return d;
 }
 
-void Split(const Dataset& all, double test_fraction, uint32_t seed, Dataset* train, Dataset* test) {
+void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle, Dataset* train, Dataset* test) {
   std::vector<int64_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);
-  std::mt19937 rng(seed);
-  std::shuffle(order.begin(), order.end(), rng);
+  if (shuffle) {
+    std::mt19937 rng(seed);
+    std::shuffle(order.begin(), order.end(), rng);
+  }
   const int64_t n_test = static_cast<int64_t>(std::llround(test_fraction * static_cast<double>(all.size())));
   *train = Dataset{all.features, {}, {}};
   *test = Dataset{all.features, {}, {}};

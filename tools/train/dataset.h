@@ -29,8 +29,9 @@ struct Dataset {
 // not a non-negative integer, or no rows; NOT_FOUND when the file is missing.
 absl::StatusOr<Dataset> ReadCsv(const std::string& path, float scale);
 
-// Shuffles `all` with `seed` and splits off the last `test_fraction` of it.
-void Split(const Dataset& all, double test_fraction, uint32_t seed, Dataset* train, Dataset* test);
+// Shuffles `all` with `seed` (unless `shuffle` is false: file order) and
+// splits off the last `test_fraction` of it.
+void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle, Dataset* train, Dataset* test);
 
 // Rows [begin, begin + n) as x [n, features] float32 and y [n] int64.
 void Batch(const Dataset& d, int64_t begin, int64_t n, Tensor* x, Tensor* y);

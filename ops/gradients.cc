@@ -537,6 +537,28 @@ Status DropoutGradient(GradientContext& c) {
   return c.AddOp("Identity", {c.GO(0)}, {c.GI(0)});
 }
 
+// Conv-11: ConvGradient(X, W, dY) -> dW, dB, dX (Caffe2's output order)
+// with Conv's attributes.
+Status ConvGradient(GradientContext& c) {
+  const bool has_b = c.num_inputs() > 2 && !c.I(2).empty();
+  if (c.GI(0).empty() && c.GI(1).empty() && (!has_b || c.GI(2).empty())) return Status::Ok();
+  const std::string dw = c.GI(1).empty() ? c.Temp("dW") : c.GI(1);
+  return c.AddOp("ConvGradient", {c.I(0), c.I(1), c.GO(0)}, {dw, has_b ? c.GI(2) : "", c.GI(0)},
+                 /*copy_arguments=*/true);
+}
+
+// ConvGradient's outputs: dW like W, dB [M], dX like X.
+LoomStatus* ConvGradientInfer(LoomInferenceContext* c) {
+  sdk::InferenceContext ctx(c);
+  std::vector<int64_t> xs, ws;
+  if (ctx.InputShape(1, &ws)) {
+    ctx.SetOutputShape(0, ws);
+    if (!ws.empty() && ctx.num_outputs() > 1) ctx.SetOutputShape(1, {ws[0]});
+  }
+  if (ctx.num_outputs() > 2 && ctx.InputShape(0, &xs)) ctx.SetOutputShape(2, xs);
+  return nullptr;
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -581,6 +603,7 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Identity", sdk::internal::GradientTrampoline<&SameOpGradient<kIdentity>>},
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
+      {"Conv", sdk::internal::GradientTrampoline<&ConvGradient>},
       {"GlobalAveragePool", sdk::internal::GradientTrampoline<&GlobalAveragePoolGradient>},
       {"Clip", sdk::internal::GradientTrampoline<&ClipGradient>},
       {"Max", sdk::internal::GradientTrampoline<&MaxMinGradient>},
@@ -624,6 +647,15 @@ LoomGradientFn StandardGradient(const std::string& op) {
 
 sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
   const std::vector<TypeSet> f = {{"T", FloatTypes()}};
+  std::vector<std::string> conv_attrs = WindowAttrs();
+  conv_attrs.push_back("group:int=1|Conv's group");
+  LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, {
+      {"ConvGradient", 1,
+       "The gradient of ONNX Conv-11 (Caffe2's ConvGradient): from X [N, C, D...], W [M, C / group, k...] and dY "
+       "(Conv's Y shape), dW (W's shape), the optional dB [M] (dY summed over N and space) and the optional dX (X's "
+       "shape). Conv's window attributes and group.",
+       {"X:T", "W:T", "dY:T"}, {"dW:T", "dB:T?", "dX:T?"}, f, conv_attrs, &ConvGradientInfer},
+  }));
   return RegisterOps(reg, {
       {"SumReduceLike", 1,
        "Caffe2 SumReduceLike with numpy broadcasting: C = A summed over the dims along which B was broadcast to "

@@ -197,6 +197,50 @@ TEST(GradientTest, PoolingClipMaxMinDropout) {
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Dropout\" input: \"x\" output: \"y\""), {D({3, 4}, 135)}, r));
 }
 
+// Conv's gradient (ConvGradient) for X, W and B: 1-D and 2-D, groups,
+// strides, dilations, pads, auto_pad.
+TEST(GradientTest, ConvWithGroupsStridesDilationsPads) {
+  Registry* r = CpuRegistry();
+  struct Case {
+    std::string attrs;
+    Shape x, w;
+    bool bias;
+  };
+  const std::vector<Case> cases = {
+      {"", {2, 3, 5, 5}, {4, 3, 3, 3}, true},
+      {"arg { name: \"pads\" ints: [1, 0, 1, 2] } arg { name: \"strides\" ints: [2, 1] }", {1, 2, 5, 6}, {3, 2, 2, 3}, true},
+      {"arg { name: \"group\" i: 2 } arg { name: \"dilations\" ints: [2, 1] }", {2, 4, 6, 4}, {6, 2, 2, 2}, false},
+      {"arg { name: \"auto_pad\" s: \"SAME_UPPER\" }", {1, 2, 7}, {3, 2, 4}, true},                         // 1-D
+      {"arg { name: \"group\" i: 3 } arg { name: \"pads\" ints: [1, 1] }", {2, 3, 6}, {3, 1, 3}, true},     // depthwise 1-D
+  };
+  uint32_t seed = 140;
+  for (const Case& c : cases) {
+    const std::string text = std::string("type: \"Conv\" input: \"x\" input: \"w\" ") + (c.bias ? "input: \"b\" " : "") +
+                             "output: \"y\" " + c.attrs;
+    std::vector<Tensor> in = {D(c.x, seed++), D(c.w, seed++)};
+    if (c.bias) in.push_back(D({c.w[0]}, seed++));
+    EXPECT_TRUE(CheckGradient(ParseOp(text), in, r)) << text;
+  }
+}
+
+// The float64 Conv (plain loops, which the gradient check differentiates)
+// computes what the float32 oneDNN Conv does.
+TEST(GradientTest, ConvFloat64MatchesFloat32) {
+  const OperatorDef op = ParseOp(R"(type: "Conv" input: "x" input: "w" input: "b" output: "y"
+      arg { name: "group" i: 2 } arg { name: "pads" ints: [1, 2, 0, 1] } arg { name: "strides" ints: [1, 2] }
+      arg { name: "dilations" ints: [2, 1] })");
+  Tensor x = D({2, 4, 7, 6}, 150), w = D({6, 2, 3, 2}, 151), b = D({6}, 152);
+  auto to_f32 = [](const Tensor& t) {
+    Tensor f = Tensor::Zeros(DataType::kFloat32, t.dims());
+    for (int64_t i = 0; i < t.num_elements(); ++i) f.data<float>()[i] = static_cast<float>(t.data<double>()[i]);
+    return f;
+  };
+  auto y64 = testing::RunSingleOp(op, {x, w, b}, CpuRegistry());
+  auto y32 = testing::RunSingleOp(op, {to_f32(x), to_f32(w), to_f32(b)}, CpuRegistry());
+  ASSERT_TRUE(y64.ok() && y32.ok()) << y64.status() << " " << y32.status();
+  EXPECT_TRUE(testing::AllClose(to_f32((*y64)[0]), (*y32)[0], 1e-5, 1e-5));
+}
+
 NetDef Parse(const std::string& text) {
   NetDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;

@@ -55,6 +55,7 @@ sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX L
 // gradients.cc: SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient
 sdk::Status RegisterGradientKernels(sdk::Registrar& reg);
 sdk::Status RegisterTrainingKernels(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam
+sdk::Status RegisterNnConvGradientKernels(sdk::Registrar& reg);  // nn_conv_gradient.cc: ConvGradient
 
 }  // namespace cpu
 }  // namespace loom

@@ -1,4 +1,4 @@
-// Conv and FusedConv (float32, 1-D to 3-D) on oneDNN's convolution_forward
+// Conv and FusedConv (float32, 1-D to 3-D; Conv also float64, in plain loops) on oneDNN's convolution_forward
 // in oneDNN's blocked layouts (reorders in and out), built at plan time for
 // the planned shapes, with constant weights reordered once.
 // FusedConv's activation is a oneDNN eltwise post-op, applied while the
@@ -13,6 +13,7 @@
 #include "plugins/cpu/dnnl_window.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/nn_conv_common.h"
+#include "plugins/cpu/nn_conv_naive.h"
 
 namespace loom {
 namespace cpu {
@@ -59,10 +60,28 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
  public:
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
+    if (x.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, x, w, b);
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (!ready_) return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
     return Execute(ctx, x, w, b, y.raw_data(), ctx.num_threads());
+  }
+
+  // float64 (Conv only; oneDNN convolves float32): plain loops
+  // (nn_conv_naive.h), checked like the float32 path.
+  Status ComputeDouble(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& b) {
+    if (act_.kind != Activation::kNone) return sdk::Unimplemented(label_ + ": FusedConv in float64");
+    std::vector<int64_t> k;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, x.shape(), w.shape(), b, attrs_.kernel, &k));
+    Window win;  // dnnl_window.h's, a semantics::Window
+    const std::vector<int64_t> xs = x.shape();
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, k, &win));
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_DOUBLE, win.OutputShape(xs[0], w.dim(0)), &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    ConvForwardNaive<double>(ConvGeometry(xs, w.shape(), group_, win), x.data<double>(), w.data<double>(),
+                             b.present() ? b.data<double>() : nullptr, y.data<double>(), ctx.num_threads());
+    return Status::Ok();
   }
 
   // Checks the operand shapes, sizes Y and (for a non-empty convolution)
@@ -144,7 +163,7 @@ class FusedConvKernel : public ConvKernel {
 }  // namespace
 
 sdk::Status RegisterNnConvKernels(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
   return reg.Kernel<FusedConvKernel>("FusedConv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
 }
 

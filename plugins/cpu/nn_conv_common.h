@@ -33,6 +33,7 @@ class ConvLikeKernel {
   }
 
   Status Prepare(const sdk::PrepareContext& ctx) {
+    if (ctx.InputDType(0) == LOOM_DTYPE_DOUBLE) return Status::Ok();  // plain loops at compute, W kept
     const Tensor w = ctx.InputConstant(1);
     w_constant_ = w.present();
     std::vector<int64_t> xs, ws, bs;

@@ -31,5 +31,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterRnnKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterGradientKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterTrainingKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvGradientKernels(reg));
   return loom::sdk::Status::Ok();
 }

@@ -559,6 +559,16 @@ LoomStatus* ConvGradientInfer(LoomInferenceContext* c) {
   return nullptr;
 }
 
+// Slice-13 (or the opset-1 attribute form): SliceGradient puts dY back
+// where Slice read it, zeros elsewhere; starts/ends/axes/steps have none.
+Status SliceGradient(GradientContext& c) {
+  for (size_t i = 1; i < c.num_inputs(); ++i) c.NoGradient(i);
+  if (c.GI(0).empty()) return Status::Ok();
+  std::vector<std::string> in = {c.GO(0), c.I(0)};
+  for (size_t i = 1; i < c.num_inputs(); ++i) in.push_back(c.I(i));
+  return c.AddOp("SliceGradient", in, {c.GI(0)}, /*copy_arguments=*/true);
+}
+
 // GI(0) = op(GO(0)) (Neg, Identity).
 template <const char* kOp>
 Status SameOpGradient(GradientContext& c) {
@@ -604,6 +614,7 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
       {"Conv", sdk::internal::GradientTrampoline<&ConvGradient>},
+      {"Slice", sdk::internal::GradientTrampoline<&SliceGradient>},
       {"GlobalAveragePool", sdk::internal::GradientTrampoline<&GlobalAveragePoolGradient>},
       {"Clip", sdk::internal::GradientTrampoline<&ClipGradient>},
       {"Max", sdk::internal::GradientTrampoline<&MaxMinGradient>},
@@ -655,6 +666,13 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
        "(Conv's Y shape), dW (W's shape), the optional dB [M] (dY summed over N and space) and the optional dX (X's "
        "shape). Conv's window attributes and group.",
        {"X:T", "W:T", "dY:T"}, {"dW:T", "dB:T?", "dX:T?"}, f, conv_attrs, &ConvGradientInfer},
+      {"SliceGradient", 1,
+       "The gradient of ONNX Slice-13 (or its opset-1 attribute form): dX has X's shape, dY where the slice read "
+       "X, 0 elsewhere. The slice's inputs (starts, ends, axes, steps) or attributes, as Slice's.",
+       {"dY:T|the slice's shape", "X:T|Slice's input (its shape only)", "starts:Tind?", "ends:Tind?", "axes:Tind?",
+        "steps:Tind?"},
+       {"dX:T|X's shape"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
+       {"starts:ints?|opset-1 form", "ends:ints?|opset-1 form", "axes:ints?|opset-1 form"}, &SameShapeAsInput1},
   }));
   return RegisterOps(reg, {
       {"SumReduceLike", 1,

@@ -241,6 +241,20 @@ TEST(GradientTest, ConvFloat64MatchesFloat32) {
   EXPECT_TRUE(testing::AllClose(to_f32((*y64)[0]), (*y32)[0], 1e-5, 1e-5));
 }
 
+TEST(GradientTest, SliceWithStepsNegativeAxesAndTheAttributeForm) {
+  Registry* r = CpuRegistry();
+  testing::GradientCheckOptions only_x;
+  only_x.inputs = {0};
+  const OperatorDef op = ParseOp(R"(type: "Slice" input: "x" input: "s" input: "e" input: "a" input: "t" output: "y")");
+  EXPECT_TRUE(CheckGradient(op, {D({4, 5, 3}, 160), Tensor::FromVector<int64_t>({2}, {1, -1}),
+                                 Tensor::FromVector<int64_t>({2}, {4, 0}), Tensor::FromVector<int64_t>({2}, {0, -2}),
+                                 Tensor::FromVector<int64_t>({2}, {2, -2})},
+                            r, only_x));
+  EXPECT_TRUE(CheckGradient(ParseOp(R"(type: "Slice" input: "x" output: "y" arg { name: "starts" ints: [1] }
+                                       arg { name: "ends" ints: [3] } arg { name: "axes" ints: [1] })"),
+                            {D({2, 4}, 161)}, r));
+}
+
 NetDef Parse(const std::string& text) {
   NetDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;

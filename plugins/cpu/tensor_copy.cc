@@ -113,6 +113,44 @@ class SliceKernel : public semantics::AttrsKernel<semantics::SliceAttrs> {
   }
 };
 
+// SliceGradient (ops/gradients.cc): dX = zeros of X's shape with dY written
+// where Slice read it (the same starts/ends/axes/steps, inputs 2..5 or the
+// opset-1 attributes, resolved over X's shape). A slice reads each input
+// element at most once, so every dY element has its own place.
+class SliceGradientKernel : public semantics::AttrsKernel<semantics::SliceAttrs> {
+ public:
+  Status Compute(KernelContext& ctx) {
+    Tensor dy = ctx.Input(0), x = ctx.Input(1), dx;
+    std::vector<int64_t> starts, ends, axes, steps;
+    bool given = false, ends_given = false, unused = false;
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 2, label_, "starts", true, &starts, &given));
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 3, label_, "ends", true, &ends, &ends_given));
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 4, label_, "axes", true, &axes, &unused));
+    LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 5, label_, "steps", true, &steps, &unused));
+    semantics::SliceGeometry g;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, x.shape(), given, ends_given, starts, ends, axes, steps, &g));
+    if (dy.shape() != g.out) {
+      return sdk::InvalidArgument(label_ + ": dY " + ShapeStr(dy.shape()) + " is not the slice's shape " + ShapeStr(g.out));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dy.dtype(), x.shape(), &dx));
+    const size_t size = ElementSize(dy);
+    char* out = static_cast<char*>(dx.raw_data());
+    const char* in = static_cast<const char*>(dy.raw_data());
+    if (dx.num_elements() > 0) std::memset(out, 0, size * static_cast<size_t>(dx.num_elements()));
+    std::vector<int64_t> c(g.out.size(), 0);
+    for (int64_t i = 0; i < dy.num_elements(); ++i) {
+      int64_t offset = g.base;
+      for (size_t d = 0; d < c.size(); ++d) offset += c[d] * g.strides[d];
+      std::memcpy(out + offset * size, in + i * size, size);
+      for (size_t d = c.size(); d-- > 0;) {
+        if (++c[d] < g.out[d]) break;
+        c[d] = 0;
+      }
+    }
+    return Status::Ok();
+  }
+};
+
 // Transpose-13: output dim i is input dim perm[i] (default: reversed).
 class TransposeKernel : public semantics::AttrsKernel<semantics::TransposeAttrs> {
  public:
@@ -170,6 +208,7 @@ Status RegisterTensorCopyKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConcatKernel>("Concat", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SplitKernel>("Split", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SliceKernel>("Slice", {"CPU", "", 0, {{"T", all}, {"Tind", index}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SliceGradientKernel>("SliceGradient", {"CPU", "", 0, {{"T", all}, {"Tind", index}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<TransposeKernel>("Transpose", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherKernel>("Gather", {"CPU", "", 0, {{"T", all}, {"Tind", index}}}));
   return Status::Ok();

@@ -43,6 +43,14 @@ TSAN_TESTS=(
 # under `bazel test` ("Tracer caught signal 11", no leak reported; it passes
 # run directly, and every subset of its cases passes under Bazel too); the
 # forking import is leak-checked by isolated_shape_inference_test.
+# Not //plugins/cpu:nn_conv_transpose_test either (LEAK_EXCLUDED): at its
+# exit under `bazel test` the tracer reads a garbage dynamic-TLS range
+# ("DTLS 11 at 0x000000001d83-0x002400002e85" with LSAN_OPTIONS=verbosity=1)
+# and crashes ("Tracer caught signal 11"), a fault of GCC 12's LeakSanitizer
+# with glibc 2.36's dynamic TLS that appeared when the CPU plugin grew (no
+# code of that test changed); no leak is reported, and run directly with
+# the same options it passes. It stays in the ASan run.
+LEAK_EXCLUDED=(-//plugins/cpu:nn_conv_transpose_test)
 LEAK_TESTS=(
   //core:abi_reader_test //core:net_test //core:plan_passes_test //core:tensor_test
   //tests:plugin_loader_test //tests:abi_v1_plugin_test //tests:device_copy_test
@@ -65,7 +73,8 @@ case "$mode" in
     ;;
   leaks)
     args=(--config=asan --test_env=OMP_THREAD_LIMIT=1
-          "--test_env=ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1" "${LEAK_TESTS[@]}")
+          "--test_env=ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1" -- "${LEAK_TESTS[@]}"
+          "${LEAK_EXCLUDED[@]}")
     mode_base=asan  # same build as asan
     ;;
   *) echo "usage: $0 asan|tsan|leaks [bazel test args]"; exit 2 ;;

@@ -150,11 +150,13 @@ void Net::ReleasePackedConstants() {
     const Tensor* t = ws_->GetBlob(init.name());
     if (t != nullptr && !kept.count(init.name()) && !released_.contains(t)) packed[t] = true;
   }
+  absl::flat_hash_set<const Tensor*> read;  // a constant no op reads stays (the caller may want it)
   for (auto& [sig, plan] : plans_) {
     for (const PlanStep& step : plan->steps()) {
       for (size_t k = 0; k < step.ctx.inputs.size(); ++k) {
         auto it = packed.find(step.ctx.inputs[k]);
         if (it == packed.end()) continue;
+        read.insert(it->first);
         const auto& r = step.released_constants;
         it->second = it->second && std::find(r.begin(), r.end(), k) != r.end();
       }
@@ -165,13 +167,7 @@ void Net::ReleasePackedConstants() {
     }
   }
   for (auto& [t, ok] : packed) {
-    bool read = false;  // a constant no op reads stays (the caller may want it)
-    for (auto& [sig, plan] : plans_) {
-      for (const PlanStep& step : plan->steps()) {
-        read = read || std::find(step.ctx.inputs.begin(), step.ctx.inputs.end(), t) != step.ctx.inputs.end();
-      }
-    }
-    if (!ok || !read) continue;
+    if (!ok || !read.contains(t)) continue;
     released_constant_bytes_ += t->nbytes();
     ++released_constants_;
     const_cast<Tensor*>(t)->Release();

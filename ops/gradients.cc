@@ -78,6 +78,17 @@ Status SpreadToInput(GradientContext& c, const std::string& out) {
   return c.AddOp("Expand", {g, shape}, {out});
 }
 
+// GI(0) = `spread` over the number of input elements each output element
+// averaged (the size of X over the size of Y): the means' gradients.
+Status DivideByReducedCount(GradientContext& c, const std::string& spread) {
+  const std::string sx = c.Temp("sx"), sy = c.Temp("sy"), cnt = c.Temp("cnt"), cntf = c.Temp("cntf");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.I(0)}, {sx}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.O(0)}, {sy}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {sx, sy}, {cnt}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("CastLike", {cnt, c.GO(0)}, {cntf}));
+  return c.AddOp("Div", {spread, cntf}, {c.GI(0)});
+}
+
 // ReduceSum-13: dX = dY spread over X; the axes input has none.
 Status ReduceSumGradient(GradientContext& c) {
   if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
@@ -383,14 +394,9 @@ Status TransposeGradient(GradientContext& c) {
 Status ReduceMeanGradient(GradientContext& c) {
   if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
   if (c.GI(0).empty()) return Status::Ok();
-  const std::string spread = c.Temp("spread"), sx = c.Temp("sx"), sy = c.Temp("sy"), cnt = c.Temp("cnt"),
-                    cntf = c.Temp("cntf");
+  const std::string spread = c.Temp("spread");
   LOOM_SDK_RETURN_IF_ERROR(SpreadToInput(c, spread));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.I(0)}, {sx}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.O(0)}, {sy}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {sx, sy}, {cnt}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("CastLike", {cnt, c.GO(0)}, {cntf}));
-  return c.AddOp("Div", {spread, cntf}, {c.GI(0)});
+  return DivideByReducedCount(c, spread);
 }
 
 // Zeros of `like`'s shape and dtype.
@@ -472,15 +478,10 @@ Status GatherGradient(GradientContext& c) {
 // their count (the size of X over the size of Y).
 Status GlobalAveragePoolGradient(GradientContext& c) {
   if (c.GI(0).empty()) return Status::Ok();
-  const std::string shape = c.Temp("shape"), spread = c.Temp("spread"), sx = c.Temp("sx"), sy = c.Temp("sy"),
-                    cnt = c.Temp("cnt"), cntf = c.Temp("cntf");
+  const std::string shape = c.Temp("shape"), spread = c.Temp("spread");
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(0)}, {shape}));
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Expand", {c.GO(0), shape}, {spread}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.I(0)}, {sx}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {c.O(0)}, {sy}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Div", {sx, sy}, {cnt}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("CastLike", {cnt, c.GO(0)}, {cntf}));
-  return c.AddOp("Div", {spread, cntf}, {c.GI(0)});
+  return DivideByReducedCount(c, spread);
 }
 
 // Clip: dX = dY where min < X < max (the bounds given as inputs, or as the

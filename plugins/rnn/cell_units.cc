@@ -14,11 +14,13 @@
 // Optional seq_lengths (int32 [N]) and timestep (int32 scalar): for batch
 // entries with timestep >= seq_lengths[n] the state is carried over
 // (drop_states = 0) or zeroed (drop_states = 1).
+// Gradients: LSTMUnitGradient, GRUUnitGradient (cell_unit_gradients.cc).
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "plugins/rnn/cell_unit_common.h"
 #include "plugins/rnn/rnn_ops.h"
 
 namespace loom {
@@ -30,63 +32,18 @@ using sdk::KernelInfo;
 using sdk::Status;
 using sdk::Tensor;
 
-template <typename T>
-T Sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
-
-// N (product of leading dims) and D of a state tensor.
-bool SplitND(const Tensor& t, int64_t* n, int64_t* d) {
-  if (t.rank() < 1) return false;
-  *d = t.dim(t.rank() - 1);
-  *n = *d == 0 ? 0 : t.num_elements() / *d;
-  return true;
-}
-
-std::string ShapeStr(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-// Reads seq_lengths/timestep (inputs `lengths_index`, `lengths_index` + 1).
-Status ValidMask(KernelContext& ctx, size_t lengths_index, int64_t n, const std::string& op, std::vector<char>* valid) {
-  valid->assign(static_cast<size_t>(n), 1);
-  Tensor lengths = ctx.Input(lengths_index), timestep = ctx.Input(lengths_index + 1);
-  if (!lengths.present()) return Status::Ok();
-  if (!timestep.present()) return sdk::InvalidArgument(op + ": seq_lengths given without timestep");
-  if (lengths.dtype() != LOOM_DTYPE_INT32 || lengths.num_elements() != n) {
-    return sdk::InvalidArgument(op + ": seq_lengths must be int32 [" + std::to_string(n) + "], found " +
-                                sdk::DTypeName(lengths.dtype()) + ShapeStr(lengths.shape()));
-  }
-  if (timestep.dtype() != LOOM_DTYPE_INT32 || timestep.num_elements() != 1) {
-    return sdk::InvalidArgument(op + ": timestep must be an int32 scalar");
-  }
-  int32_t t = timestep.data<int32_t>()[0];
-  for (int64_t i = 0; i < n; ++i) (*valid)[i] = t < lengths.data<int32_t>()[i];
-  return Status::Ok();
-}
+using cell_unit::kDropStatesDoc;
+using cell_unit::ShapeStr;
+using cell_unit::Sigmoid;
+using cell_unit::SplitND;
+using cell_unit::ValidMask;
 
 class LSTMUnitKernel {
  public:
   Status Init(const KernelInfo& info) {
     LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("forget_bias", &forget_bias_));
-    std::string order;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetString("gate_order", &order));
-    // Where each of i, f, o, g sits among the four gate blocks.
-    const std::string letters = "ifog";
-    bool ok = order.size() == 4;
-    for (size_t k = 0; ok && k < 4; ++k) {
-      const size_t at = order.find(letters[k]);
-      ok = at != std::string::npos && order.find(letters[k], at + 1) == std::string::npos;
-      if (ok) slot_[k] = static_cast<int64_t>(at);
-    }
-    if (!ok) {
-      return sdk::InvalidArgument("LSTMUnit '" + info.op_name() + "': gate_order must order the letters i, f, o, g (e.g. "
-                                  "\"ifog\", \"iofg\"); found \"" + order + "\"");
-    }
-    int64_t drop = 0;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("drop_states", &drop));
-    drop_states_ = drop != 0;
-    return Status::Ok();
+    LOOM_SDK_RETURN_IF_ERROR(cell_unit::ReadGateOrder(info, "LSTMUnit", slot_));
+    return cell_unit::ReadDropStates(info, &drop_states_);
   }
   Status Compute(KernelContext& ctx) {
     Tensor h_prev = ctx.Input(0), c_prev = ctx.Input(1), gates = ctx.Input(2);
@@ -139,12 +96,7 @@ class LSTMUnitKernel {
 
 class GRUUnitKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    int64_t drop = 0;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("drop_states", &drop));
-    drop_states_ = drop != 0;
-    return Status::Ok();
-  }
+  Status Init(const KernelInfo& info) { return cell_unit::ReadDropStates(info, &drop_states_); }
   Status Compute(KernelContext& ctx) {
     Tensor h_prev = ctx.Input(0), gates = ctx.Input(1);
     int64_t n, d, gn, gd;
@@ -198,8 +150,6 @@ void CellUnitIO(sdk::SchemaBuilder& b, const std::vector<std::string>& states, c
   b.TypeConstraint("T", floats, "float32 or float64");
 }
 
-constexpr char kDropStatesDoc[] = "past a sequence's end: 1 zeroes the state, 0 carries it over";
-
 }  // namespace
 
 sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
@@ -212,14 +162,15 @@ sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
       .AttrString("gate_order", "ifog",
                   "Loom extension: the order of the gate blocks in `gates`, the letters i, f, o, g; Caffe2's "
                   "\"ifog\" by default, \"iofg\" for ONNX's i, o, f, c")
-      .AttrInt("drop_states", 0, kDropStatesDoc);
+      .AttrInt("drop_states", 0, kDropStatesDoc)
+      .Gradient<&MakeLSTMUnitGradient>();  // LSTMUnitGradient (cell_unit_gradients.cc)
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(lstm));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LSTMUnitKernel>("LSTMUnit", {"CPU", "", 0, {{"T", floats}}}));
   sdk::SchemaBuilder gru("GRUUnit");
   gru.Doc("Caffe2 GRUUnit: h = sigmoid(z) * h_prev + (1 - sigmoid(z)) * tanh(n) from gates (r, z, n), the reset "
           "gate already applied to the candidate by the step net.");
   CellUnitIO(gru, {}, "[..., N, 3D], pre-activation, order r, z, n", floats);
-  gru.AttrInt("drop_states", 0, kDropStatesDoc);
+  gru.AttrInt("drop_states", 0, kDropStatesDoc).Gradient<&MakeGRUUnitGradient>();  // GRUUnitGradient
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(gru));
   return reg.Kernel<GRUUnitKernel>("GRUUnit", {"CPU", "", 0, {{"T", floats}}});
 }

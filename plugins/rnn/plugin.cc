@@ -1,10 +1,12 @@
 // The rnn plugin: operators that run nested nets — Caffe2's RecurrentNetwork,
-// the ONNX recurrent ops as step nets — and fused cell units. ONNX If, Loop
-// and Scan are the controlflow plugin's (plugins/controlflow).
+// the ONNX recurrent ops as step nets — and fused cell units with their
+// gradients. ONNX If, Loop and Scan are the controlflow plugin's
+// (plugins/controlflow).
 #include "plugins/rnn/rnn_ops.h"
 
 LOOM_PLUGIN("rnn", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetwork(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnits(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnitGradients(reg));
   return loom::rnn::RegisterOnnxRecurrent(reg);
 }

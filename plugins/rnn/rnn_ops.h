@@ -10,6 +10,14 @@ namespace rnn {
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg);  // recurrent_network.cc
 sdk::Status RegisterCellUnits(sdk::Registrar& reg);         // cell_units.cc: LSTMUnit, GRUUnit
 sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg);     // onnx_recurrent.cc: ONNX LSTM, GRU, RNN, engine STEPNET
+// cell_unit_gradients.cc: LSTMUnitGradient, GRUUnitGradient (schemas and CPU kernels).
+sdk::Status RegisterCellUnitGradients(sdk::Registrar& reg);
+
+// cell_unit_gradients.cc: the gradient makers of LSTMUnit and GRUUnit
+// (Caffe2's GetLSTMUnitGradient, GetGRUUnitGradient), which their schemas
+// register in cell_units.cc.
+sdk::Status MakeLSTMUnitGradient(sdk::GradientContext& g);
+sdk::Status MakeGRUUnitGradient(sdk::GradientContext& g);
 
 }  // namespace rnn
 }  // namespace loom

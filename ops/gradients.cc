@@ -58,22 +58,22 @@ Status SumGradient(GradientContext& c) {
 // dY of a ReduceSum/ReduceMean-13 spread back over X's shape into `out`:
 // unsqueezed at the reduced axes when keepdims = 0 dropped them, then
 // expanded (noop_with_empty_axes without axes: dY itself).
-Status SpreadToInput(GradientContext& c, const std::string& out) {
+Status SpreadToInput(GradientContext& c, const std::string& src, const std::string& out) {
   const bool has_axes = c.num_inputs() > 1 && !c.I(1).empty();
   int64_t keepdims = 1, noop = 0;
   std::vector<int64_t> axes_attr;
   LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("keepdims", &keepdims));
   noop = c.info().IntOr("noop_with_empty_axes", 0);
   (void)c.info().GetInts("axes", &axes_attr);  // the opset-1..11 form, when given
-  if (!has_axes && axes_attr.empty() && noop) return c.AddOp("Identity", {c.GO(0)}, {out});
-  std::string g = c.GO(0);
+  if (!has_axes && axes_attr.empty() && noop) return c.AddOp("Identity", {src}, {out});
+  std::string g = src;
   if (!keepdims && (has_axes || !axes_attr.empty())) {
     if (!has_axes) return sdk::Unimplemented("the gradient of a reduction with the axes attribute and keepdims = 0");
-    const std::string unsq = c.Temp("unsqueezed");
+    const std::string unsq = c.Temp("unsqueezed_" + src);
     LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Unsqueeze", {g, c.I(1)}, {unsq}));
     g = unsq;
   }
-  const std::string shape = c.Temp("shape");
+  const std::string shape = c.Temp("shape_" + src);
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(0)}, {shape}));
   return c.AddOp("Expand", {g, shape}, {out});
 }
@@ -93,7 +93,7 @@ Status DivideByReducedCount(GradientContext& c, const std::string& spread) {
 Status ReduceSumGradient(GradientContext& c) {
   if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
   if (c.GI(0).empty()) return Status::Ok();
-  return SpreadToInput(c, c.GI(0));
+  return SpreadToInput(c, c.GO(0), c.GI(0));
 }
 
 // d(A / B) = (dC / B, -dC * C / B).
@@ -395,7 +395,7 @@ Status ReduceMeanGradient(GradientContext& c) {
   if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
   if (c.GI(0).empty()) return Status::Ok();
   const std::string spread = c.Temp("spread");
-  LOOM_SDK_RETURN_IF_ERROR(SpreadToInput(c, spread));
+  LOOM_SDK_RETURN_IF_ERROR(SpreadToInput(c, c.GO(0), spread));
   return DivideByReducedCount(c, spread);
 }
 
@@ -530,36 +530,6 @@ Status MaxMinGradient(GradientContext& c) {
   return Status::Ok();
 }
 
-// Dropout: the CPU kernel runs only as the identity (inference, or ratio 0),
-// so dX = dY; ratio and training_mode have none.
-Status DropoutGradient(GradientContext& c) {
-  for (size_t i = 1; i < c.num_inputs(); ++i) c.NoGradient(i);
-  if (c.GI(0).empty()) return Status::Ok();
-  return c.AddOp("Identity", {c.GO(0)}, {c.GI(0)});
-}
-
-// Conv-11: ConvGradient(X, W, dY) -> dW, dB, dX (Caffe2's output order)
-// with Conv's attributes.
-Status ConvGradient(GradientContext& c) {
-  const bool has_b = c.num_inputs() > 2 && !c.I(2).empty();
-  if (c.GI(0).empty() && c.GI(1).empty() && (!has_b || c.GI(2).empty())) return Status::Ok();
-  const std::string dw = c.GI(1).empty() ? c.Temp("dW") : c.GI(1);
-  return c.AddOp("ConvGradient", {c.I(0), c.I(1), c.GO(0)}, {dw, has_b ? c.GI(2) : "", c.GI(0)},
-                 /*copy_arguments=*/true);
-}
-
-// ConvGradient's outputs: dW like W, dB [M], dX like X.
-LoomStatus* ConvGradientInfer(LoomInferenceContext* c) {
-  sdk::InferenceContext ctx(c);
-  std::vector<int64_t> xs, ws;
-  if (ctx.InputShape(1, &ws)) {
-    ctx.SetOutputShape(0, ws);
-    if (!ws.empty() && ctx.num_outputs() > 1) ctx.SetOutputShape(1, {ws[0]});
-  }
-  if (ctx.num_outputs() > 2 && ctx.InputShape(0, &xs)) ctx.SetOutputShape(2, xs);
-  return nullptr;
-}
-
 // Slice-13 (or the opset-1 attribute form): SliceGradient puts dY back
 // where Slice read it, zeros elsewhere; starts/ends/axes/steps have none.
 Status SliceGradient(GradientContext& c) {
@@ -568,6 +538,68 @@ Status SliceGradient(GradientContext& c) {
   std::vector<std::string> in = {c.GO(0), c.I(0)};
   for (size_t i = 1; i < c.num_inputs(); ++i) in.push_back(c.I(i));
   return c.AddOp("SliceGradient", in, {c.GI(0)}, /*copy_arguments=*/true);
+}
+
+// ReduceMax (opset 13 axes attribute or opset 18 axes input): dY goes to
+// the elements equal to the maximum (each tied element gets all of it, as
+// Max's gradient), 0 elsewhere; the axes input has none.
+Status ReduceMaxGradient(GradientContext& c) {
+  if (c.num_inputs() > 1 && !c.I(1).empty()) c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  const std::string g = c.Temp("g"), y = c.Temp("y"), eq = c.Temp("eq");
+  LOOM_SDK_RETURN_IF_ERROR(SpreadToInput(c, c.GO(0), g));
+  LOOM_SDK_RETURN_IF_ERROR(SpreadToInput(c, c.O(0), y));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Equal", {c.I(0), y}, {eq}));
+  std::string zero;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.GO(0), "zero", &zero));
+  return c.AddOp("Where", {eq, g, zero}, {c.GI(0)});
+}
+
+// Tile(X, repeats): dY [r0 d0, r1 d1, ...] viewed as [r0, d0, r1, d1, ...]
+// and summed over the repeat dims (0, 2, 4, ...), all from shapes at run
+// time; repeats has none.
+Status TileGradient(GradientContext& c) {
+  c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  std::string one, minus_one;
+  LOOM_SDK_RETURN_IF_ERROR(IntsConstant(c, {1}, "one", &one));
+  LOOM_SDK_RETURN_IF_ERROR(IntsConstant(c, {-1}, "minus_one", &minus_one));
+  const std::string shape = c.Temp("shape"), d = c.Temp("d"), r = c.Temp("r"), pairs = c.Temp("pairs"),
+                    view = c.Temp("view"), g = c.Temp("g"), rank = c.Temp("rank"), two = c.Temp("two"),
+                    zero = c.Temp("zero"), limit = c.Temp("limit"), axes = c.Temp("axes");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Shape", {c.I(0)}, {shape}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Unsqueeze", {shape, one}, {d}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Unsqueeze", {c.I(1), one}, {r}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Concat", {r, d}, {pairs}));  // [rank, 2]: (r_i, d_i)
+  c.ArgInt("axis", 1);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Reshape", {pairs, minus_one}, {view}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Reshape", {c.GO(0), view}, {g}));
+  // The repeat dims 0, 2, ..., 2 (rank - 1): Range(0, 2 rank, 2).
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Size", {shape}, {rank}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {two}));
+  c.ArgInt("value_int", 2);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Constant", {}, {zero}));
+  c.ArgInt("value_int", 0);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {rank, two}, {limit}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Range", {zero, limit, two}, {axes}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ReduceSum", {g, axes}, {c.GI(0)}));
+  c.ArgInt("keepdims", 0);
+  return Status::Ok();
+}
+
+// Elu: dX = X > 0 ? dY : dY * (Y + alpha).
+Status EluGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  float alpha = 1.0f;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
+  std::string zero, a;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  const std::string pos = c.Temp("pos"), ya = c.Temp("ya"), neg = c.Temp("neg");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.I(0), zero}, {pos}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Add", {c.O(0), a}, {ya}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), ya}, {neg}));
+  return c.AddOp("Where", {pos, c.GO(0), neg}, {c.GI(0)});
 }
 
 // GI(0) = op(GO(0)) (Neg, Identity).
@@ -614,13 +646,11 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Identity", sdk::internal::GradientTrampoline<&SameOpGradient<kIdentity>>},
       {"Exp", sdk::internal::GradientTrampoline<&ExpGradient>},
       {"Sum", sdk::internal::GradientTrampoline<&SumGradient>},
-      {"Conv", sdk::internal::GradientTrampoline<&ConvGradient>},
       {"Slice", sdk::internal::GradientTrampoline<&SliceGradient>},
       {"GlobalAveragePool", sdk::internal::GradientTrampoline<&GlobalAveragePoolGradient>},
       {"Clip", sdk::internal::GradientTrampoline<&ClipGradient>},
       {"Max", sdk::internal::GradientTrampoline<&MaxMinGradient>},
       {"Min", sdk::internal::GradientTrampoline<&MaxMinGradient>},
-      {"Dropout", sdk::internal::GradientTrampoline<&DropoutGradient>},
       {"Concat", sdk::internal::GradientTrampoline<&ConcatGradient>},
       {"Split", sdk::internal::GradientTrampoline<&SplitGradient>},
       {"Gather", sdk::internal::GradientTrampoline<&GatherGradient>},
@@ -652,21 +682,18 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Relu", sdk::internal::GradientTrampoline<&FromOutputGradient<kReluGradient>>},
       {"Sigmoid", sdk::internal::GradientTrampoline<&FromOutputGradient<kSigmoidGradient>>},
       {"Tanh", sdk::internal::GradientTrampoline<&FromOutputGradient<kTanhGradient>>},
+      {"ReduceMax", sdk::internal::GradientTrampoline<&ReduceMaxGradient>},
+      {"Tile", sdk::internal::GradientTrampoline<&TileGradient>},
+      {"Elu", sdk::internal::GradientTrampoline<&EluGradient>},
   };
   auto it = makers.find(op);
-  return it != makers.end() ? it->second : nullptr;
+  return it != makers.end() ? it->second : NnLayerGradient(op);
 }
 
 sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
   const std::vector<TypeSet> f = {{"T", FloatTypes()}};
-  std::vector<std::string> conv_attrs = WindowAttrs();
-  conv_attrs.push_back("group:int=1|Conv's group");
+  LOOM_SDK_RETURN_IF_ERROR(RegisterNnLayerGradientSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, {
-      {"ConvGradient", 1,
-       "The gradient of ONNX Conv-11 (Caffe2's ConvGradient): from X [N, C, D...], W [M, C / group, k...] and dY "
-       "(Conv's Y shape), dW (W's shape), the optional dB [M] (dY summed over N and space) and the optional dX (X's "
-       "shape). Conv's window attributes and group.",
-       {"X:T", "W:T", "dY:T"}, {"dW:T", "dB:T?", "dX:T?"}, f, conv_attrs, &ConvGradientInfer},
       {"SliceGradient", 1,
        "The gradient of ONNX Slice-13 (or its opset-1 attribute form): dX has X's shape, dY where the slice read "
        "X, 0 elsewhere. The slice's inputs (starts, ends, axes, steps) or attributes, as Slice's.",

@@ -14,6 +14,16 @@ namespace ops {
 // ops::Schema attaches it to every schema it builds.
 LoomGradientFn StandardGradient(const std::string& op);
 
+// The gradient maker of a network layer whose gradient is an op of its own
+// (Conv, ConvTranspose, MaxPool, AveragePool, BatchNormalization,
+// LayerNormalization, Gelu, Dropout; ops/gradients_nn.cc), or nullptr.
+LoomGradientFn NnLayerGradient(const std::string& op);
+// The schemas of those layers' gradient ops (ConvGradient,
+// ConvTransposeGradient, MaxPoolGradient, AveragePoolGradient,
+// BatchNormalizationGradient, LayerNormalizationGradient, GeluGradient,
+// DropoutGrad).
+sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg);
+
 // Schemas of the gradient ops (Caffe2's names and its <Op>Gradient
 // convention): SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient,
 // SoftmaxCrossEntropyLossGradient, NegativeLogLikelihoodLossGradient.

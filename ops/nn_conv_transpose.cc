@@ -38,14 +38,8 @@ sdk::Status RegisterNnConvTransposeSchemas(sdk::Registrar& reg) {
       "and optional bias B [M]; Y [N, M, D'...] with D' = stride * (D - 1) + output_padding + (k - 1) * dilation "
       "+ 1 - pad_begin - pad_end, or output_shape (pads then derived).",
       "[C, M / group, k1, ..., kn]", "number of groups; C and M divisible by it", Fn<&ConvTransposeInfer>());
-  spec.attrs.insert(spec.attrs.end(), {
-      "auto_pad:string=NOTSET|NOTSET (use pads), SAME_UPPER / SAME_LOWER (output D * stride, odd padding at the "
-      "end / beginning) or VALID (no padding)",
-      "kernel_shape:ints?|spatial kernel size per axis (default: from W)",
-      "pads:ints?|[x1_begin, ..., x1_end, ...] (default 0); ignored with output_shape",
-      "strides:ints?|stride per spatial axis (default 1)", "dilations:ints?|dilation per spatial axis (default 1)",
-      "output_padding:ints?|extra size added at the end of each spatial axis (default 0)",
-      "output_shape:ints?|spatial output size (or the full [N, M, D'...]); pads are then computed from it"});
+  const std::vector<std::string> attrs = ConvTransposeWindowAttrs();
+  spec.attrs.insert(spec.attrs.end(), attrs.begin(), attrs.end());
   return RegisterOps(reg, {spec});
 }
 

@@ -191,6 +191,16 @@ std::vector<std::string> WindowAttrs(bool kernel_shape_required) {
           "strides:ints?|stride per spatial axis (default 1)", "dilations:ints?|dilation per spatial axis (default 1)"};
 }
 
+std::vector<std::string> ConvTransposeWindowAttrs() {
+  return {"auto_pad:string=NOTSET|NOTSET (use pads), SAME_UPPER / SAME_LOWER (output D * stride, odd padding at the "
+          "end / beginning) or VALID (no padding)",
+          "kernel_shape:ints?|spatial kernel size per axis (default: from W)",
+          "pads:ints?|[x1_begin, ..., x1_end, ...] (default 0); ignored with output_shape",
+          "strides:ints?|stride per spatial axis (default 1)", "dilations:ints?|dilation per spatial axis (default 1)",
+          "output_padding:ints?|extra size added at the end of each spatial axis (default 0)",
+          "output_shape:ints?|spatial output size (or the full [N, M, D'...]); pads are then computed from it"};
+}
+
 OpSpec PoolSpec(const std::string& op, int since, const std::string& doc, std::vector<LoomDataType> types,
                 bool kernel_shape_required) {
   OpSpec spec = {op, since, doc, {"X:T|[N, C, D1, ..., Dn]"}, {"Y:T|[N, C, D1', ..., Dn']"}, {{"T", std::move(types)}},

@@ -98,6 +98,9 @@ sdk::Status RegisterReduce(sdk::Registrar& reg, const std::vector<ReduceOp>& ops
 // The window attributes Conv, FusedConv and the pools share (auto_pad,
 // kernel_shape, pads, strides, dilations), as OpSpec attributes.
 std::vector<std::string> WindowAttrs(bool kernel_shape_required = false);
+// ConvTranspose-11's window attributes (WindowAttrs' plus output_padding
+// and output_shape; kernel_shape optional), for it and its gradient.
+std::vector<std::string> ConvTransposeWindowAttrs();
 
 // MaxPool / AveragePool / LpPool over X [N, C, D...]: X, Y, T, the window
 // attributes and ceil_mode, output shapes by PoolShapes.

@@ -1,6 +1,6 @@
 // Schemas of the tensor family: shape and data movement. Concat, Split,
 // Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Gather, Cast,
-// Identity, Constant, Shape, Dropout (inference). ONNX semantics; each doc
+// Identity, Constant, Shape, Dropout. ONNX semantics; each doc
 // names the opset followed and the older attribute forms also accepted.
 //
 // Inference sets the output dtypes that differ from input 0 (Cast: `to`,
@@ -295,12 +295,13 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        {"data:T"}, {"shape:tensor(int64)"}, {{"T", all, "any dtype"}},
        {"start:int=0|first axis", "end:int?|one past the last axis (default: the rank)"}, Fn<&InferShape>()},
       {"Dropout", 13,
-       "ONNX Dropout-13, inference: output = data and mask (if requested) all true. training_mode = true "
-       "is not implemented unless ratio is 0 (then it is the identity too). The opset-7/10 ratio "
-       "attribute is accepted.",
+       "ONNX Dropout-13: in inference (training_mode false or absent) output = data and mask all true; in "
+       "training mode each element is kept with probability 1 - ratio and scaled by 1 / (1 - ratio) (float32, "
+       "float64), mask true where kept. Masks come from a generator per op, seeded by `seed` when given, new on "
+       "every run. The opset-7/10 ratio attribute is accepted.",
        {"data:T", "ratio:T1?|scalar in [0, 1), default 0.5", "training_mode:T2?|scalar bool, default false"},
        {"output:T", "mask:T2?|bool, data's shape"}, {bytes, {"T1", FloatTypes()}, {"T2", {LOOM_DTYPE_BOOL}}},
-       {"seed:int?|random seed (unused in inference)", "ratio:float?|opset 7-10 form of the ratio input"},
+       {"seed:int?|seed of the op's mask generator (default: random)", "ratio:float?|opset 7-10 form of the ratio input"},
        Fn<&InferDropout>(), true},
   });
 }

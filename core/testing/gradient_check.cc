@@ -76,6 +76,10 @@ namespace testing {
   absl::StatusOr<std::unique_ptr<Net>> n = Net::Create(net, &ws, registry, no);
   if (!n.ok()) return ::testing::AssertionFailure() << "Net::Create: " << n.status();
   auto loss = [&]() -> absl::StatusOr<double> {
+    if (options.rebuild_net_per_run) {
+      n = Net::Create(net, &ws, registry, no);
+      if (!n.ok()) return n.status();
+    }
     absl::Status s = (*n)->Run();
     if (!s.ok()) return s;
     return ws.GetBlob("__loss")->data<double>()[0];

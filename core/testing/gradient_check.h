@@ -27,6 +27,10 @@ struct GradientCheckOptions {
   // Inputs to check (indices into op.input); empty: every float input.
   std::vector<int> inputs;
   uint32_t seed = 7;  // of the output weights R_k
+  // Builds the net again for every run, so an op whose kernel keeps state
+  // across runs (Dropout's mask generator, seeded) computes the same
+  // function each time.
+  bool rebuild_net_per_run = false;
 };
 
 // `inputs[i]` feeds op.input(i) (float64 for the checked ones). Fails with

@@ -1,6 +1,6 @@
 // Kernels of the gradient ops the standard gradient makers emit
 // (ops/gradients.cc): SumReduceLike, ReluGradient, SigmoidGradient,
-// TanhGradient, SoftmaxCrossEntropyLossGradient,
+// TanhGradient, GeluGradient, SoftmaxCrossEntropyLossGradient,
 // NegativeLogLikelihoodLossGradient; float32 and float64, accumulating in
 // double.
 #include <cmath>
@@ -91,6 +91,56 @@ class ActivationGradientKernel : public LabeledKernel {
       if (kAct == Act::kTanh) out[i] = g[i] * (T(1) - v[i] * v[i]);
     });
   }
+};
+
+// GeluGradient(dY, X) -> dX: dY times Gelu-20's derivative at X, exact
+// (Phi(x) + x phi(x)) or, with approximate = "tanh", that of the tanh form.
+class GeluGradientKernel : public LabeledKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(LabeledKernel::Init(info));
+    const std::string approx = info.StringOr("approximate", "none");
+    if (approx != "none" && approx != "tanh") {
+      return sdk::InvalidArgument(label_ + ": attribute 'approximate' must be \"none\" or \"tanh\"; found \"" + approx +
+                                  "\"");
+    }
+    tanh_ = approx == "tanh";
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor dy = ctx.Input(0), x = ctx.Input(1), dx;
+    if (dy.shape() != x.shape() || dy.dtype() != x.dtype()) {
+      return sdk::InvalidArgument(label_ + ": dY " + sdk::DTypeName(dy.dtype()) + ShapeStr(dy.shape()) + " and X " +
+                                  sdk::DTypeName(x.dtype()) + ShapeStr(x.shape()) + " must have the same shape and dtype");
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dy.dtype(), dy.shape(), &dx));
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, x, dx, ctx.num_threads());
+    else Run<double>(dy, x, dx, ctx.num_threads());
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  void Run(const Tensor& dy, const Tensor& x, Tensor& dx, int threads) const {
+    const T *g = dy.data<T>(), *v = x.data<T>();
+    T* out = dx.data<T>();
+    const bool approx = tanh_;
+    ParallelFor(dy.num_elements(), threads, [&](int64_t i) {
+      const double a = static_cast<double>(v[i]);
+      double d;
+      if (approx) {
+        const double k = 0.7978845608028654, c = 0.044715;  // sqrt(2 / pi)
+        const double t = std::tanh(k * (a + c * a * a * a));
+        d = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * k * (1 + 3 * c * a * a);
+      } else {
+        d = 0.5 * (1 + std::erf(a * 0.7071067811865476)) + a * std::exp(-0.5 * a * a) * 0.3989422804014327;  // 1/sqrt(2 pi)
+      }
+      out[i] = static_cast<T>(static_cast<double>(g[i]) * d);
+    });
+  }
+
+  bool tanh_ = false;
 };
 
 // The gradient of NegativeLogLikelihoodLoss (kSoftmax false: X is its
@@ -195,6 +245,7 @@ Status RegisterGradientKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SumReduceLikeKernel>("SumReduceLike", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kRelu>>("ReluGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kSigmoid>>("SigmoidGradient", opts));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GeluGradientKernel>("GeluGradient", opts));
   return reg.Kernel<ActivationGradientKernel<Act::kTanh>>("TanhGradient", opts);
 }
 

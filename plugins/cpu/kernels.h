@@ -56,6 +56,11 @@ sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX L
 sdk::Status RegisterGradientKernels(sdk::Registrar& reg);
 sdk::Status RegisterTrainingKernels(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam
 sdk::Status RegisterNnConvGradientKernels(sdk::Registrar& reg);  // nn_conv_gradient.cc: ConvGradient
+sdk::Status RegisterNnConvTransposeGradientKernels(sdk::Registrar& reg);  // nn_conv_transpose_gradient.cc
+sdk::Status RegisterNnPoolGradientKernels(sdk::Registrar& reg);  // nn_pool_gradient.cc: MaxPool/AveragePoolGradient
+sdk::Status RegisterNnBatchNormGradientKernels(sdk::Registrar& reg);  // nn_batch_norm_gradient.cc
+sdk::Status RegisterNnNormalizationGradientKernels(sdk::Registrar& reg);  // nn_normalization_gradient.cc: LayerNorm's
+sdk::Status RegisterNnDropoutKernels(sdk::Registrar& reg);  // nn_dropout.cc: Dropout, DropoutGrad
 
 }  // namespace cpu
 }  // namespace loom

@@ -1,6 +1,7 @@
-// BatchNormalization (float32): inference on oneDNN's
+// BatchNormalization: float32 inference on oneDNN's
 // batch_normalization_forward with global statistics, built at plan time;
-// training mode (batch statistics, running averages) with plain loops.
+// training mode (batch statistics, running averages) and float64 with plain
+// loops.
 #include <cmath>
 
 #include "plugins/cpu/dnnl_common.h"
@@ -16,11 +17,11 @@ using dnnl::memory;
 // ONNX BatchNormalization-15, inference mode: for X [N, C, D...] (rank >= 2)
 // and per-channel scale, B, input_mean, input_var (each [C]),
 // Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B.
-// Training mode (training_mode = 1): the mean and the (population) variance
-// of X over N and the spatial dims replace input_mean / input_var, and the
-// optional outputs running_mean = input_mean * momentum + mean * (1 -
+// float32 and float64. Training mode (training_mode = 1): the mean and the
+// (population) variance of X over N and the spatial dims replace input_mean
+// / input_var, and the optional outputs running_mean = input_mean * momentum + mean * (1 -
 // momentum), running_var likewise with the variance. Errors: a request for
-// running_mean / running_var outside training mode (UNIMPLEMENTED), X of
+// running_mean / running_var outside training mode (INVALID_ARGUMENT), X of
 // rank < 2 or a per-channel input that is not [C] (INVALID_ARGUMENT).
 class BatchNormKernel {
  public:
@@ -42,22 +43,23 @@ class BatchNormKernel {
     for (size_t i = 0; i < 5; ++i) {
       if (!ctx.InputShape(i, &shapes[i])) return Status::Ok();  // checked at the first run
     }
-    return Configure(shapes, ctx.num_threads());
+    return Configure(shapes, ctx.InputDType(0), ctx.num_threads());
   }
 
   Status Compute(KernelContext& ctx) {
     if (!training_ && (ctx.OutputRequested(1) || ctx.OutputRequested(2))) return RunningStatsOutsideTraining();
     Tensor x = ctx.Input(0), y;
     const int threads = ctx.num_threads();
-    bool same = configured_ && threads == threads_ && ShapeIs(x, xs_);
+    bool same = configured_ && threads == threads_ && x.dtype() == dtype_ && ShapeIs(x, xs_);
     for (size_t i = 1; i < 5 && same; ++i) same = ShapeIs(ctx.Input(i), {xs_[1]});
     if (!same) {
       std::vector<std::vector<int64_t>> shapes;
       for (size_t i = 0; i < 5; ++i) shapes.push_back(ctx.Input(i).shape());
-      LOOM_SDK_RETURN_IF_ERROR(Configure(shapes, threads));
+      LOOM_SDK_RETURN_IF_ERROR(Configure(shapes, x.dtype(), threads));
     }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, xs_, &y));
-    if (training_) return Train(ctx, x, y, N_, C_, S_);
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs_, &y));
+    if (x.dtype() == LOOM_DTYPE_DOUBLE) return Normalize<double>(ctx, x, y);
+    if (training_) return Normalize<float>(ctx, x, y);
     if (y.num_elements() == 0) return Status::Ok();
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(y.raw_data());
@@ -74,13 +76,13 @@ class BatchNormKernel {
 
  private:
   Status RunningStatsOutsideTraining() const {
-    return sdk::Unimplemented(label_ + ": outputs running_mean and running_var exist only in training mode, "
-                                       "which is not supported");
+    return sdk::InvalidArgument(label_ + ": outputs running_mean and running_var exist only in training mode "
+                                         "(training_mode = 1); found training_mode = 0");
   }
 
   // Checks X [N, C, ...] and the four [C] inputs (shapes[0..4]) and, in
   // inference mode, builds the primitive.
-  Status Configure(const std::vector<std::vector<int64_t>>& shapes, int threads) {
+  Status Configure(const std::vector<std::vector<int64_t>>& shapes, LoomDataType dtype, int threads) {
     configured_ = false;
     const std::vector<int64_t>& xs = shapes[0];
     if (xs.size() < 2) return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...]; found " + ShapeStr(xs));
@@ -96,7 +98,7 @@ class BatchNormKernel {
     // the spatial dims (given to oneDNN as [N, C, S, 1]).
     int64_t S = 1;
     for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
-    if (!training_ && N * C * S != 0) {
+    if (!training_ && N * C * S != 0 && dtype == LOOM_DTYPE_FLOAT) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         // 4-D [N, C, S, 1]: oneDNN 2.6 has only its reference kernel for
         // 3-D data (bnorm_ref), several times slower than the jit one.
@@ -116,44 +118,54 @@ class BatchNormKernel {
     C_ = C;
     S_ = S;
     threads_ = threads;
+    dtype_ = dtype;
     configured_ = true;
     return Status::Ok();
   }
 
-  Status Train(KernelContext& ctx, const Tensor& x, const Tensor& y, int64_t N, int64_t C, int64_t S) {
+  // Y by plain loops: with the batch statistics (training mode; the
+  // requested running statistics too) or input_mean / input_var.
+  template <typename T>
+  Status Normalize(KernelContext& ctx, const Tensor& x, const Tensor& y) {
+    const int64_t N = N_, C = C_, S = S_;
     std::vector<double> mean(C, 0.0), var(C, 0.0);
-    const float* xv = x.data<float>();
-    float* yv = y.data<float>();
-    const float* scale = ctx.Input(1).data<float>();
-    const float* bias = ctx.Input(2).data<float>();
+    const T* xv = x.data<T>();
+    T* yv = y.data<T>();
+    const T* scale = ctx.Input(1).data<T>();
+    const T* bias = ctx.Input(2).data<T>();
+    const T* stats[2] = {ctx.Input(3).data<T>(), ctx.Input(4).data<T>()};
     const double count = static_cast<double>(N * S);
     ParallelFor(C, ctx.num_threads(), [&](int64_t c) {
-      double sum = 0, sq = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        const float* p = xv + (n * C + c) * S;
-        for (int64_t s = 0; s < S; ++s) sum += p[s];
+      if (training_) {
+        double sum = 0, sq = 0;
+        for (int64_t n = 0; n < N; ++n) {
+          const T* p = xv + (n * C + c) * S;
+          for (int64_t s = 0; s < S; ++s) sum += p[s];
+        }
+        mean[c] = count > 0 ? sum / count : 0.0;
+        for (int64_t n = 0; n < N; ++n) {
+          const T* p = xv + (n * C + c) * S;
+          for (int64_t s = 0; s < S; ++s) sq += (p[s] - mean[c]) * (p[s] - mean[c]);
+        }
+        var[c] = count > 0 ? sq / count : 0.0;
+      } else {
+        mean[c] = stats[0][c];
+        var[c] = stats[1][c];
       }
-      mean[c] = count > 0 ? sum / count : 0.0;
-      for (int64_t n = 0; n < N; ++n) {
-        const float* p = xv + (n * C + c) * S;
-        for (int64_t s = 0; s < S; ++s) sq += (p[s] - mean[c]) * (p[s] - mean[c]);
-      }
-      var[c] = count > 0 ? sq / count : 0.0;
       const double inv = 1.0 / std::sqrt(var[c] + epsilon_);
       for (int64_t n = 0; n < N; ++n) {
-        const float* p = xv + (n * C + c) * S;
-        float* q = yv + (n * C + c) * S;
-        for (int64_t s = 0; s < S; ++s) q[s] = static_cast<float>((p[s] - mean[c]) * inv * scale[c] + bias[c]);
+        const T* p = xv + (n * C + c) * S;
+        T* q = yv + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) q[s] = static_cast<T>((p[s] - mean[c]) * inv * scale[c] + bias[c]);
       }
     });
-    const float* stats[2] = {ctx.Input(3).data<float>(), ctx.Input(4).data<float>()};
     const std::vector<double>* batch[2] = {&mean, &var};
-    for (size_t k = 0; k < 2; ++k) {
+    for (size_t k = 0; k < 2 && training_; ++k) {
       if (!ctx.OutputRequested(1 + k)) continue;
       Tensor r;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, LOOM_DTYPE_FLOAT, {C}, &r));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, x.dtype(), {C}, &r));
       for (int64_t c = 0; c < C; ++c) {
-        r.data<float>()[c] = static_cast<float>(stats[k][c] * momentum_ + (*batch[k])[c] * (1.0 - momentum_));
+        r.data<T>()[c] = static_cast<T>(stats[k][c] * momentum_ + (*batch[k])[c] * (1.0 - momentum_));
       }
     }
     return Status::Ok();
@@ -166,6 +178,7 @@ class BatchNormKernel {
   std::vector<int64_t> xs_;
   int64_t N_ = 0, C_ = 0, S_ = 1;
   int threads_ = 0;
+  LoomDataType dtype_ = LOOM_DTYPE_UNDEFINED;
   bool configured_ = false;
   dnnl::batch_normalization_forward prim_;
   memory x_mem_, y_mem_, c_mem_[4];  // c_mem_: scale, B, input_mean, input_var
@@ -174,7 +187,8 @@ class BatchNormKernel {
 }  // namespace
 
 sdk::Status RegisterNnBatchNormKernels(sdk::Registrar& reg) {
-  return reg.Kernel<BatchNormKernel>("BatchNormalization", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
+  return reg.Kernel<BatchNormKernel>("BatchNormalization",
+                                     {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
 }
 
 }  // namespace cpu

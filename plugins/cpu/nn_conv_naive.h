@@ -1,8 +1,9 @@
 // Convolution in plain loops, forward and backward, for float64 (oneDNN's
 // convolutions are float32) and for the gradient: ONNX Conv's geometry
 // (groups, strides, dilations, pads; 1 to 3 spatial dims), accumulating in
-// double. Used by Conv's float64 path (nn_conv.cc) and ConvGradient
-// (nn_conv_gradient.cc).
+// double. Used by Conv's and ConvTranspose's float64 paths and their
+// gradients (nn_conv.cc, nn_conv_transpose.cc, nn_conv_gradient.cc,
+// nn_conv_transpose_gradient.cc).
 #ifndef LOOM_PLUGINS_CPU_NN_CONV_NAIVE_H_
 #define LOOM_PLUGINS_CPU_NN_CONV_NAIVE_H_
 
@@ -23,6 +24,23 @@ struct ConvGeometry {
   ConvGeometry(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, int64_t group, const semantics::Window& w)
       : N(xs[0]), C(xs[1]), M(ws[0]), G(group), in(xs.begin() + 2, xs.end()), k(w.kernel), out(w.out),
         stride(w.strides), dil(w.dilations), pad(w.pads_begin) {}
+
+  // ConvTranspose-11 as the adjoint of a Conv: Y [N, M, out...] =
+  // ConvTranspose(X [N, C, in...], W [C, M / G, k...]) is the transpose of
+  // the Conv from Y's shape to X's with weights W read as Conv's [C, M / G,
+  // k...] (Conv's M = C, its C = M); `t` (ConvTransposeAttrs::Resolve) gives
+  // Y's size and padding. Its ForEachTap visits (Y offset, tap, X offset).
+  static ConvGeometry ForTranspose(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, int64_t group,
+                                   const semantics::ConvTransposeGeometry& t) {
+    semantics::Window w;
+    w.kernel.assign(ws.begin() + 2, ws.end());
+    w.out.assign(xs.begin() + 2, xs.end());
+    w.strides = t.strides;
+    w.dilations = t.dilations;
+    w.pads_begin = t.pads_begin;
+    std::vector<int64_t> ys = t.OutputShape(xs[0], ws[1] * group);
+    return ConvGeometry(ys, {xs[1]}, group, w);
+  }
 
   static int64_t Product(const std::vector<int64_t>& v) {
     int64_t p = 1;
@@ -78,7 +96,7 @@ void ConvForwardNaive(const ConvGeometry& g, const T* x, const T* w, const T* b,
   }, cg * outs * taps);
 }
 
-// dX, dW, dB from dY (each may be null when not wanted).
+// dX, dW, dB from dY (each may be null when not wanted; x too when dW is).
 template <typename T>
 void ConvBackwardNaive(const ConvGeometry& g, const T* x, const T* w, const T* dy, T* dx, T* dw, T* db) {
   const int64_t ins = ConvGeometry::Product(g.in), outs = ConvGeometry::Product(g.out), taps = ConvGeometry::Product(g.k);
@@ -94,7 +112,7 @@ void ConvBackwardNaive(const ConvGeometry& g, const T* x, const T* w, const T* d
       }
       for (int64_t c = 0; c < cg; ++c) {
         const int64_t xc = n * g.C + grp * cg + c;
-        const T* xp = x + xc * ins;
+        const T* xp = dw != nullptr ? x + xc * ins : nullptr;  // x may be null when dW is not wanted
         const T* wp = w + (m * cg + c) * taps;
         g.ForEachTap([&](int64_t io, int64_t ti, int64_t oi) {
           if (dx != nullptr) gx[xc * ins + io] += static_cast<double>(wp[ti]) * dyp[oi];

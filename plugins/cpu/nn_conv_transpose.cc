@@ -1,4 +1,5 @@
-// ConvTranspose (float32, 1-D to 3-D) on oneDNN's deconvolution_forward.
+// ConvTranspose (1-D to 3-D): float32 on oneDNN's deconvolution_forward,
+// float64 in plain loops (nn_conv_naive.h).
 // ONNX's output size and padding (pads, auto_pad, output_padding,
 // output_shape) are resolved here; oneDNN gets non-negative padding only,
 // and when ONNX's padding is negative (output_padding, or an output_shape
@@ -11,6 +12,7 @@
 #include "ops/semantics/window.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/nn_conv_common.h"
+#include "plugins/cpu/nn_conv_naive.h"
 
 namespace loom {
 namespace cpu {
@@ -26,12 +28,33 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
  public:
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
+    if (x.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, x, w, b);
     if (x.dtype() != LOOM_DTYPE_FLOAT) return UnsupportedDtype(label_, x.dtype());
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (!ready_) return FillBias(b, y);  // no input channels, or padding trims every computed output
     LOOM_SDK_RETURN_IF_ERROR(Execute(ctx, x, w, b, direct_ ? y.raw_data() : scratch_.data(), ctx.num_threads()));
     if (!direct_) CopyShifted(b, ts_, pb_, pl_, y);
+    return Status::Ok();
+  }
+
+  // float64: plain loops (nn_conv_naive.h, the adjoint of a Conv), checked
+  // like the float32 path.
+  Status ComputeDouble(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& b) {
+    const std::vector<int64_t> xs = x.shape(), ws = w.shape();
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvTransposeOperands(label_, group_, xs, ws, b));
+    semantics::ConvTransposeGeometry geo;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, xs, ws, &geo));
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_DOUBLE, geo.OutputShape(xs[0], ws[1] * group_), &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    const ConvGeometry g = ConvGeometry::ForTranspose(xs, ws, group_, geo);
+    ConvBackwardNaive<double>(g, nullptr, w.data<double>(), x.data<double>(), y.data<double>(), nullptr, nullptr);
+    if (b.present()) {
+      const int64_t M = y.dim(1), plane = y.num_elements() / (y.dim(0) * M);
+      double* yp = y.data<double>();
+      for (int64_t i = 0; i < y.num_elements(); ++i) yp[i] += b.data<double>()[(i / plane) % M];
+    }
     return Status::Ok();
   }
 
@@ -151,7 +174,7 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
 }  // namespace
 
 sdk::Status RegisterNnConvTransposeKernels(sdk::Registrar& reg) {
-  return reg.Kernel<ConvTransposeKernel>("ConvTranspose", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
+  return reg.Kernel<ConvTransposeKernel>("ConvTranspose", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
 }
 
 }  // namespace cpu

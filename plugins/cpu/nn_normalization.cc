@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/nn_norm_common.h"
 #include "plugins/cpu/parallel_for.h"
 #include "plugins/cpu/tensor_util.h"
 
@@ -25,22 +26,6 @@ int64_t Prod(const std::vector<int64_t>& s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= s[i];
   return p;
-}
-
-// Mean and 1 / sqrt(variance + eps) of n values at x[0], x[stride], ...
-// (two passes in double). n == 0 gives NaN statistics, as numpy's mean.
-template <typename T>
-void RowStats(const T* x, int64_t n, int64_t stride, double eps, double* mean, double* inv_std) {
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(Num<T>::Load(x[i * stride]));
-  const double m = sum / static_cast<double>(n);
-  double sq = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(Num<T>::Load(x[i * stride])) - m;
-    sq += d * d;
-  }
-  *mean = m;
-  *inv_std = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
 }
 
 // Stores v into element i of a float tensor of dtype `dt`.
@@ -78,32 +63,11 @@ Status ExpandParam(const KernelContext& ctx, size_t index, const char* name, con
     out->assign(inner, static_cast<C>(dflt));
     return Status::Ok();
   }
-  const std::vector<int64_t> ps = t.shape();
-  bool ok = ps.size() <= xs.size();
-  for (size_t i = 0; ok && i < ps.size(); ++i) {
-    const size_t xd = xs.size() - ps.size() + i;
-    ok = ps[i] == 1 || (xd >= axis && ps[i] == xs[xd]);
-  }
-  if (!ok) {
-    return sdk::InvalidArgument(label + ": input " + name + " must broadcast to the normalized dims X.shape[" +
-                                std::to_string(axis) + ":] = " + ShapeStr(norm) + " of X " + ShapeStr(xs) +
-                                "; found " + ShapeStr(ps));
-  }
-  // Strip the leading dims (all 1) and broadcast the rest over `norm`.
-  const std::vector<int64_t> tail(ps.size() > norm.size() ? ps.end() - norm.size() : ps.begin(), ps.end());
-  const std::vector<int64_t> strides = BroadcastStrides(tail, norm);
+  std::vector<int64_t> offsets;
+  LOOM_SDK_RETURN_IF_ERROR(NormParamOffsets(t.shape(), xs, axis, name, label, &offsets));
   const T* p = t.data<T>();
   out->resize(inner);
-  std::vector<int64_t> c(norm.size(), 0);
-  for (int64_t i = 0; i < inner; ++i) {
-    int64_t off = 0;
-    for (size_t d = 0; d < norm.size(); ++d) off += c[d] * strides[d];
-    (*out)[i] = Num<T>::Load(p[off]);
-    for (size_t d = norm.size(); d-- > 0;) {
-      if (++c[d] < norm[d]) break;
-      c[d] = 0;
-    }
-  }
+  for (int64_t i = 0; i < inner; ++i) (*out)[i] = Num<T>::Load(p[offsets[i]]);
   return Status::Ok();
 }
 

@@ -1,7 +1,8 @@
-// MaxPool and AveragePool on oneDNN's pooling_v2_forward (float data pooled
+// MaxPool and AveragePool on oneDNN's pooling_v2_forward (float32 data pooled
 // on the channel-blocked layout with reorders, other dtypes on the plain one;
-// primitives cached per input shape); MaxPool's Indices
-// output, GlobalAveragePool and GlobalMaxPool as plain OpenMP loops.
+// primitives cached per input shape; float64 in plain loops, nn_pool_naive.h);
+// MaxPool's Indices output, GlobalAveragePool and GlobalMaxPool as plain
+// OpenMP loops.
 #include <cmath>
 #include <limits>
 
@@ -9,6 +10,7 @@
 #include "plugins/cpu/parallel_for.h"
 #include "plugins/cpu/dnnl_window.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/nn_pool_naive.h"
 
 namespace loom {
 namespace cpu {
@@ -73,7 +75,8 @@ void MaxPoolWithIndices(const T* x, const std::vector<int64_t>& xs, const Window
   }, out_plane * k[0] * k[1] * k[2]);
 }
 
-// ONNX MaxPool-12 (kMax; float32, int8, uint8) and AveragePool-19 (float32)
+// ONNX MaxPool-12 (kMax; float32, float64, int8, uint8) and AveragePool-19
+// (float32, float64)
 // over X [N, C, D1..Dn], n = 1..3. Attributes: kernel_shape (required),
 // strides, dilations, pads, auto_pad, ceil_mode; MaxPool's storage_order
 // (for Indices); AveragePool's count_include_pad. Errors
@@ -118,6 +121,9 @@ class PoolKernel {
         case LOOM_DTYPE_FLOAT:
           MaxPoolWithIndices(x.data<float>(), xs, win_, col_major_, threads, y.data<float>(), indices.data<int64_t>());
           break;
+        case LOOM_DTYPE_DOUBLE:
+          MaxPoolWithIndices(x.data<double>(), xs, win_, col_major_, threads, y.data<double>(), indices.data<int64_t>());
+          break;
         case LOOM_DTYPE_INT8:
           MaxPoolWithIndices(x.data<int8_t>(), xs, win_, col_major_, threads, y.data<int8_t>(), indices.data<int64_t>());
           break;
@@ -132,6 +138,10 @@ class PoolKernel {
     if (y.num_elements() == 0) return Status::Ok();
     if (x.num_elements() == 0) {
       return sdk::InvalidArgument(label_ + ": input X " + ShapeStr(xs) + " is empty but Y " + ShapeStr(ys_) + " is not");
+    }
+    if (dt == LOOM_DTYPE_DOUBLE) {  // plain loops: oneDNN pools float32
+      PoolForwardNaive<double>(PoolGeometry(xs, win_), kMax, include_pad_, x.data<double>(), y.data<double>(), threads);
+      return Status::Ok();
     }
     if (!ready_) LOOM_SDK_RETURN_IF_ERROR(Build(threads));
     x_mem_.set_data_handle(x.raw_data());
@@ -174,7 +184,7 @@ class PoolKernel {
     int64_t xn = 1, yn = 1;
     for (int64_t d : xs) xn *= d;
     for (int64_t d : ys) yn *= d;
-    if (with_indices_ || xn == 0 || yn == 0) return Status::Ok();
+    if (with_indices_ || xn == 0 || yn == 0 || dt == LOOM_DTYPE_DOUBLE) return Status::Ok();
     return Build(threads);
   }
 
@@ -340,11 +350,12 @@ class GlobalPoolKernel {
 }  // namespace
 
 sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
-  const sdk::KernelOptions f32{"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}};
-  LOOM_SDK_RETURN_IF_ERROR(
-      reg.Kernel<PoolKernel<true>>("MaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolKernel<false>>("AveragePool", f32));
   const sdk::KernelOptions f32_f64{"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}};
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<PoolKernel<true>>("MaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT8,
+                                                                 LOOM_DTYPE_UINT8}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<PoolKernel<false>>("AveragePool", f32_f64));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32_f64));
   return reg.Kernel<GlobalPoolKernel<true>>("GlobalMaxPool", f32_f64);
 }

@@ -254,11 +254,27 @@ TEST(PoolErrorTest, BadInputsNameTheOp) {
         "smaller than the window");
   check("type: \"MaxPool\" input: \"X\" output: \"Y\" " + IntsArg("kernel_shape", {2, 2}) + IntsArg("strides", {0, 1}),
         {1, 2, 4, 4}, "strides");
-  // float64 has no kernel: a clear error, not a crash.
-  auto f64 = RunSingleOp(ParseOp("type: \"MaxPool\" input: \"X\" output: \"Y\" " + IntsArg("kernel_shape", {2, 2})),
-                         {RandomTensor(DataType::kFloat64, {1, 1, 4, 4}, 1)});
-  ASSERT_FALSE(f64.ok());
-  EXPECT_NE(std::string(f64.status().message()).find("float64"), std::string::npos) << f64.status();
+}
+
+// float64 (plain loops) pools what float32 (oneDNN) does: padding, strides,
+// ceil_mode, count_include_pad.
+TEST(PoolTest, Float64MatchesFloat32) {
+  const Tensor x = RandomTensor(DataType::kFloat64, {2, 3, 7, 6}, 9);
+  Tensor x32 = Tensor::Zeros(DataType::kFloat32, x.dims());
+  for (int64_t i = 0; i < x.num_elements(); ++i) x32.data<float>()[i] = static_cast<float>(x.data<double>()[i]);
+  const std::string window = IntsArg("kernel_shape", {3, 2}) + IntsArg("strides", {2, 2}) + IntsArg("pads", {1, 0, 1, 1}) +
+                             " arg { name: \"ceil_mode\" i: 1 }";
+  for (const std::string& op : {"type: \"MaxPool\" input: \"X\" output: \"Y\" " + window,
+                                "type: \"AveragePool\" input: \"X\" output: \"Y\" " + window,
+                                "type: \"AveragePool\" input: \"X\" output: \"Y\" arg { name: \"count_include_pad\" i: 1 } " + window}) {
+    auto y64 = RunSingleOp(ParseOp(op), {x});
+    auto y32 = RunSingleOp(ParseOp(op), {x32});
+    ASSERT_TRUE(y64.ok() && y32.ok()) << op << ": " << y64.status() << " " << y32.status();
+    ASSERT_EQ((*y64)[0].dims(), (*y32)[0].dims()) << op;
+    for (int64_t i = 0; i < (*y32)[0].num_elements(); ++i) {
+      EXPECT_NEAR((*y64)[0].data<double>()[i], (*y32)[0].data<float>()[i], 1e-5) << op << " at " << i;
+    }
+  }
 }
 
 // Global pools: mean / max over all spatial dims.

@@ -32,5 +32,10 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterGradientKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterTrainingKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvTransposeGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnPoolGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnBatchNormGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnNormalizationGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnDropoutKernels(reg));
   return loom::sdk::Status::Ok();
 }

@@ -1,6 +1,6 @@
 // Tensor kernels that change only the shape (the bytes are copied as they
-// are): Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference),
-// plus Shape and Constant. ONNX semantics (the opsets are in ops/tensor.cc).
+// are): Reshape, Flatten, Squeeze, Unsqueeze, Identity, plus
+// Shape and Constant. ONNX semantics (the opsets are in ops/tensor.cc).
 // Every dtype; an in-place run (output sharing the input's memory) skips the
 // copy.
 #include <cstring>
@@ -42,63 +42,6 @@ class IdentityKernel {
     CopyData(x, y);
     return Status::Ok();
   }
-};
-
-// The value of a one-element float tensor.
-bool ScalarAsFloat(const Tensor& t, float* out) {
-  if (t.num_elements() != 1) return false;
-  switch (t.dtype()) {
-    case LOOM_DTYPE_FLOAT: *out = t.data<float>()[0]; return true;
-    case LOOM_DTYPE_DOUBLE: *out = static_cast<float>(t.data<double>()[0]); return true;
-    case LOOM_DTYPE_FLOAT16: *out = Float16::ToFloat(t.data<uint16_t>()[0]); return true;
-    case LOOM_DTYPE_BFLOAT16: *out = BFloat16::ToFloat(t.data<uint16_t>()[0]); return true;
-    default: return false;
-  }
-}
-
-// Dropout-13 in inference: output = data, mask all true. Random dropout
-// (training_mode true with a nonzero ratio) is not implemented.
-class DropoutKernel {
- public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    ratio_ = info.FloatOr("ratio", 0.5f);
-    return Status::Ok();
-  }
-  Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), r = ctx.Input(1), t = ctx.Input(2), y;
-    float ratio = ratio_;
-    if (r.present() && !ScalarAsFloat(r, &ratio)) {
-      return sdk::InvalidArgument(label_ + ": input 'ratio' must be a float scalar, found " + sdk::DTypeName(r.dtype()) +
-                                  ShapeStr(r.shape()));
-    }
-    bool training = false;
-    if (t.present()) {
-      if (t.dtype() != LOOM_DTYPE_BOOL || t.num_elements() != 1) {
-        return sdk::InvalidArgument(label_ + ": input 'training_mode' must be a bool scalar, found " +
-                                    sdk::DTypeName(t.dtype()) + ShapeStr(t.shape()));
-      }
-      training = t.data<bool>()[0];
-    }
-    // With ratio 0 training mode drops nothing, so it is the identity too.
-    if (training && ratio != 0.0f) {
-      return sdk::Unimplemented(label_ + ": training_mode = true with ratio " + std::to_string(ratio) +
-                                " (random dropout) is not implemented; Dropout runs in inference mode only");
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
-    CopyData(x, y);
-    if (ctx.OutputRequested(1)) {
-      Tensor mask;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_BOOL, x.shape(), &mask));
-      bool* m = mask.data<bool>();
-      for (int64_t i = 0; i < mask.num_elements(); ++i) m[i] = true;
-    }
-    return Status::Ok();
-  }
-
- private:
-  std::string label_;
-  float ratio_ = 0.5f;
 };
 
 // Shape-15: dims[start:end] as int64.
@@ -206,7 +149,6 @@ Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<IdentityKernel>("Identity", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<DropoutKernel>("Dropout", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeKernel>("Shape", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConstantKernel>("Constant", {"CPU", "", 0, {{"T", all}}}));
   return Status::Ok();

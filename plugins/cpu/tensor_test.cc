@@ -295,15 +295,33 @@ TEST(Dropout, InferenceIsIdentityWithTrueMask) {
   EXPECT_TRUE(SameTensor((*zero)[0], x));
 }
 
-TEST(Dropout, TrainingModeIsUnimplemented) {
-  const Tensor x = RandomTensor(DataType::kFloat32, {3}, 17);
-  auto out = RunOp(ParseOp(R"(type: "Dropout" name: "d" input: "x" input: "" input: "t" output: "y")"),
-                 {x, Tensor(), Tensor::FromVector<bool>({}, {true})});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented) << out.status();
-  EXPECT_NE(out.status().message().find("training_mode"), std::string::npos) << out.status();
+// Training mode: kept elements scaled by 1 / (1 - ratio), the rest 0, the
+// mask saying which; the same seed draws the same masks in a new net; a
+// non-float dtype is refused.
+TEST(Dropout, TrainingModeDropsAndScales) {
+  const Tensor x = RandomTensor(DataType::kFloat32, {64}, 17, 0.5, 1.5);
+  const OperatorDef op = ParseOp(R"(type: "Dropout" name: "d" input: "x" input: "r" input: "t" output: "y"
+      output: "mask" arg { name: "seed" i: 3 })");
+  const std::vector<Tensor> in = {x, Tensor::FromVector<float>({}, {0.5f}), Tensor::FromVector<bool>({}, {true})};
+  auto out = RunSingleOp(op, in);
+  ASSERT_TRUE(out.ok()) << out.status();
+  int kept = 0;
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    const bool m = (*out)[1].data<bool>()[i];
+    kept += m;
+    EXPECT_FLOAT_EQ((*out)[0].data<float>()[i], m ? x.data<float>()[i] * 2.0f : 0.0f) << i;
+  }
+  EXPECT_GT(kept, 16);  // Binomial(64, 0.5): 16 < kept < 48 but for a 1e-4 chance
+  EXPECT_LT(kept, 48);
+  auto again = RunSingleOp(op, in);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(SameTensor((*again)[1], (*out)[1]));
+  auto ints = RunSingleOp(op, {Tensor::FromVector<int32_t>({2}, {1, 2}), in[1], in[2]});
+  ASSERT_FALSE(ints.ok());
+  EXPECT_EQ(ints.status().code(), absl::StatusCode::kUnimplemented) << ints.status();
   ExpectError(ParseOp(R"(type: "Dropout" input: "x" input: "r" output: "y")"),
               {x, Tensor::FromVector<float>({2}, {0.1f, 0.2f})}, {"Dropout", "'ratio'"});
+  ExpectError(op, {x, Tensor::FromVector<float>({}, {1.0f}), in[2]}, {"Dropout", "[0, 1)"});
 }
 
 // ---- Shape / Constant --------------------------------------------------------------------

@@ -709,6 +709,12 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
        "shape. The gradient of a broadcasting binary op's input.",
        {"A:T|the broadcast shape", "B:T|the shape to reduce to (values unused)"}, {"C:T|B's shape"}, f, {},
        &SameShapeAsInput1},
+      {"Accumulate", 1,
+       "Caffe2 Accumulate: Y = X + gamma * Y, where Y is the value the output blob already holds (the op adds "
+       "into it); an output that does not hold a tensor of X's shape and dtype is first set to zeros. For "
+       "accumulators the caller keeps, e.g. the parameter and state gradients a backward step net adds into "
+       "across timesteps (RecurrentNetworkGradient); a planned intermediate holds nothing to add to.",
+       {"X:T"}, {"Y:T|X's shape"}, f, {"gamma:float=1|factor of Y's previous value"}, &SameShapeAsInput0},
       {"ReluGradient", 1, "Caffe2 ReluGradient: dX = Y > 0 ? dY : 0, from dY and Relu's output Y.",
        {"dY:T", "Y:T"}, {"dX:T"}, f, {}, &SameShapeAsInput0},
       {"SigmoidGradient", 1, "Caffe2 SigmoidGradient: dX = dY * Y * (1 - Y), from dY and Sigmoid's output Y.",

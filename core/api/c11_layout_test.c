@@ -29,6 +29,8 @@ PIN(offsetof(LoomApi, Ctx_Scratch), 608);
 PIN(offsetof(LoomApi, Prepare_ReleaseConstant), 616);
 PIN(offsetof(LoomApi, Grad_Info), 624);
 PIN(offsetof(LoomSchemaDef, gradient), 136);
+PIN(offsetof(LoomApi, Grad_NetBackward), 704);
+PIN(offsetof(LoomApi, TimestepExecutor_KeepIntermediates), 728);
 PIN(LOOM_FORMAL_PARAM_STRUCT_SIZE, 40);
 PIN(LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, 40);
 PIN(LOOM_ATTR_SPEC_STRUCT_SIZE, 112);
@@ -36,8 +38,8 @@ PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 88);
 PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 144);
 PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
 PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
-PIN(LOOM_API_STRUCT_SIZE, 704);
-PIN(LOOM_ABI_VERSION, 5u);
+PIN(LOOM_API_STRUCT_SIZE, 736);
+PIN(LOOM_ABI_VERSION, 6u);
 
 int main(void) {
   LoomApi api;

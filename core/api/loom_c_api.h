@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 5u
+#define LOOM_ABI_VERSION 6u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -483,6 +483,35 @@ typedef struct LoomApi {
   void (*Grad_ArgFloat)(LoomGradientContext* ctx, const char* name, float value);
   void (*Grad_ArgInts)(LoomGradientContext* ctx, const char* name, const int64_t* values, size_t count);
   void (*Grad_ArgString)(LoomGradientContext* ctx, const char* name, const char* value);
+
+  /* ---- Since 6: gradients of nested nets (recurrent step nets) ---------
+   * The backward ops of `net` (a NetDef, protobuf binary) built by the
+   * core's backward builder with the registry of the net being
+   * differentiated, as Caffe2's recurrent.py derives a backward step net:
+   * the gradients of `outputs[i]` are the blobs `output_grads[i]` (given by
+   * the caller, instead of ones), and the gradients of `wrt[k]` are wanted.
+   * On success *backward / *backward_size hold a NetDef with the backward
+   * ops only, its external inputs being every blob they read and do not
+   * write (forward blobs, the output gradients, parameters), and no external
+   * outputs; wrt_grads[k] (*wrt_grads, num_wrt entries) names the blob
+   * holding wrt[k]'s gradient,
+   * "" where no output depends on it. Both stay valid until the next call or
+   * until the maker returns. Errors are AddBackward's (an op of the nested
+   * net without a gradient: UNIMPLEMENTED naming it). Check for it with
+   * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Grad_NetBackward). */
+  LoomStatus* (*Grad_NetBackward)(LoomGradientContext* ctx, const void* net, size_t size, const char* const* outputs,
+                                  const char* const* output_grads, size_t num_outputs, const char* const* wrt,
+                                  size_t num_wrt, const void** backward, size_t* backward_size,
+                                  const char* const** wrt_grads);
+  /* Arguments of the op just added: a NetDef (protobuf binary) and a list of
+   * strings. */
+  void (*Grad_ArgNet)(LoomGradientContext* ctx, const char* name, const void* net, size_t size);
+  void (*Grad_ArgStrings)(LoomGradientContext* ctx, const char* name, const char* const* values, size_t count);
+  /* Timesteps run on `executor` keep their intermediates after the run
+   * (keep nonzero) instead of returning them to the pool: a backward pass
+   * (RecurrentNetworkGradient) runs in the same step workspaces and reads
+   * them. They stay until the step nets run again. */
+  void (*TimestepExecutor_KeepIntermediates)(LoomTimestepExecutor* executor, int keep);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

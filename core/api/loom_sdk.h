@@ -482,9 +482,47 @@ class GradientContext {
     Api().Grad_ArgString(ctx_, name.c_str(), v.c_str());
     return *this;
   }
+  // Since ABI 6: a list of strings and a NetDef (protobuf binary) argument.
+  GradientContext& ArgStrings(const std::string& name, const std::vector<std::string>& v) {
+    std::vector<const char*> p;
+    for (const std::string& s : v) p.push_back(s.c_str());
+    if (HasAbi6()) Api().Grad_ArgStrings(ctx_, name.c_str(), p.data(), p.size());
+    return *this;
+  }
+  GradientContext& ArgNet(const std::string& name, const std::string& net) {
+    if (HasAbi6()) Api().Grad_ArgNet(ctx_, name.c_str(), net.data(), net.size());
+    return *this;
+  }
+
+  // Since ABI 6: the backward ops of a nested net (a step net, protobuf
+  // binary), derived by the core's backward builder (Grad_NetBackward):
+  // `output_grads[i]` holds the gradient of `outputs[i]`; `wrt_grads` gets,
+  // per `wrt` blob, the blob of its gradient ("" where none). *backward is a
+  // NetDef with the backward ops only, its external inputs the blobs they
+  // read and do not write.
+  Status NetBackward(const std::string& net, const std::vector<std::string>& outputs,
+                     const std::vector<std::string>& output_grads, const std::vector<std::string>& wrt,
+                     std::string* backward, std::vector<std::string>* wrt_grads) {
+    if (!HasAbi6()) return Unimplemented("the core predates ABI 6 (Grad_NetBackward)");
+    std::vector<const char*> o, og, w;
+    for (const std::string& s : outputs) o.push_back(s.c_str());
+    for (const std::string& s : output_grads) og.push_back(s.c_str());
+    for (const std::string& s : wrt) w.push_back(s.c_str());
+    const void* bytes = nullptr;
+    size_t size = 0;
+    const char* const* grads = nullptr;
+    Status s(Api().Grad_NetBackward(ctx_, net.data(), net.size(), o.data(), og.data(), o.size(), w.data(), w.size(),
+                                    &bytes, &size, &grads));
+    if (!s.ok()) return s;
+    backward->assign(static_cast<const char*>(bytes), size);
+    wrt_grads->clear();
+    for (size_t k = 0; k < wrt.size(); ++k) wrt_grads->push_back(Str(grads[k]));
+    return Status::Ok();
+  }
 
  private:
   static std::string Str(const char* s) { return s != nullptr ? s : ""; }
+  static bool HasAbi6() { return LOOM_SDK_API_HAS(Grad_NetBackward); }
   LoomGradientContext* ctx_;
 };
 

@@ -130,6 +130,12 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
     return g;
   };
   for (const std::string& l : losses) {
+    auto given = options.output_gradients.find(l);
+    if (given != options.output_gradients.end()) {
+      if (absl::Status s = fresh(l + "_grad"); !s.ok()) return s;
+      parts[l].push_back(given->second);
+      continue;
+    }
     // The seed is its own blob: a loss that other ops also read (a loss of
     // a loss) gets its gradient parts summed with it.
     const std::string shape = l + "_grad_shape", ones = l + "_grad_ones", g = l + "_grad_seed";
@@ -170,7 +176,7 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
       if (absl::Status s = fresh(gi[k]); !s.ok()) return s;
       if (absl::Status s = fresh(in + "_grad"); !s.ok()) return s;
     }
-    absl::StatusOr<OpGradient> g = MakeOpGradient(op, go, gi, absl::StrCat("__grad_op", op.index, "_"));
+    absl::StatusOr<OpGradient> g = MakeOpGradient(op, go, gi, absl::StrCat("__grad_op", op.index, "_"), &registry);
     if (!g.ok()) {
       std::string needed;
       for (int k = 0; k < def.input_size(); ++k) {
@@ -193,6 +199,51 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
   result.backward_ops = static_cast<int>(added.size());
   for (OperatorDef& o : added) *net->add_op() = std::move(o);
   return result;
+}
+
+absl::Status NetBackward(const Registry& registry, const NetDef& net, const std::vector<std::string>& outputs,
+                         const std::vector<std::string>& output_grads, const std::vector<std::string>& wrt,
+                         NetDef* backward, std::vector<std::string>* wrt_grads) {
+  if (outputs.size() != output_grads.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("NetBackward: ", outputs.size(), " outputs but ", output_grads.size(),
+                                                   " output gradients"));
+  }
+  // Blobs read before any op writes them are the net's inputs.
+  NetDef copy = net;
+  std::set<std::string> written, inputs(net.external_input().begin(), net.external_input().end());
+  for (const TensorProto& t : net.initializer()) inputs.insert(t.name());
+  for (const OperatorDef& op : net.op()) {
+    for (const std::string& in : op.input()) {
+      if (!in.empty() && !written.count(in) && inputs.insert(in).second) copy.add_external_input(in);
+    }
+    for (const std::string& o : op.output()) written.insert(o);
+  }
+  BackwardOptions options;
+  for (size_t i = 0; i < outputs.size(); ++i) options.output_gradients[outputs[i]] = output_grads[i];
+  for (const std::string& w : wrt) {
+    if (inputs.count(w) || written.count(w)) options.wrt.push_back(w);
+  }
+  backward->Clear();
+  backward->set_name(net.name() + "_backward");
+  wrt_grads->assign(wrt.size(), "");
+  if (options.wrt.empty()) return absl::OkStatus();
+  absl::StatusOr<BackwardResult> r = AddBackward(registry, outputs, options, &copy);
+  if (!r.ok()) return r.status();
+  std::set<std::string> made, read;
+  for (int i = r->forward_ops; i < copy.op_size(); ++i) {
+    const OperatorDef& op = copy.op(i);
+    for (const std::string& in : op.input()) {
+      if (!in.empty() && !made.count(in) && read.insert(in).second) backward->add_external_input(in);
+    }
+    for (const std::string& o : op.output()) made.insert(o);
+    *backward->add_op() = op;
+  }
+  for (size_t k = 0; k < wrt.size(); ++k) {
+    auto g = r->gradients.find(wrt[k]);
+    if (g == r->gradients.end()) continue;
+    (*wrt_grads)[k] = g->second;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace loom

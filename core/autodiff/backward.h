@@ -39,6 +39,10 @@ struct BackwardOptions {
   // Blobs no gradient flows through (PyTorch's detach, TensorFlow's
   // stop_gradient).
   std::set<std::string> stop_gradients;
+  // Losses whose gradient is given as a blob (loss -> gradient blob, same
+  // shape) instead of ones: a nested net's outputs, whose gradients come
+  // from outside it (NetBackward).
+  std::map<std::string, std::string> output_gradients;
 };
 
 struct BackwardResult {
@@ -56,6 +60,18 @@ struct BackwardResult {
 // op and the input whose gradient was needed), CheckNet's errors.
 absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::vector<std::string>& losses,
                                            const BackwardOptions& options, NetDef* net);
+
+// The backward of a nested net on its own (Caffe2's recurrent.py deriving a
+// backward step net; LoomApi's Grad_NetBackward): `backward` gets only the
+// backward ops of `net`, with the gradients of `outputs[i]` given as blobs
+// `output_grads[i]`, and as external inputs every blob those ops read and
+// do not write (no external outputs: the caller decides what stays).
+// wrt_grads[k] names wrt[k]'s gradient, "" where no output depends on it
+// (or the net does not read it). Blobs `net` reads without
+// writing count as its inputs whether declared or not. Errors: AddBackward's.
+absl::Status NetBackward(const Registry& registry, const NetDef& net, const std::vector<std::string>& outputs,
+                         const std::vector<std::string>& output_grads, const std::vector<std::string>& wrt,
+                         NetDef* backward, std::vector<std::string>* wrt_grads);
 
 }  // namespace loom
 

@@ -3,13 +3,15 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "core/autodiff/backward.h"
 #include "core/plugin_api/handles.h"
 #include "core/status_bridge.h"
 
 namespace loom {
 
 absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector<std::string>& output_grads,
-                                          const std::vector<std::string>& input_grads, const std::string& temp_prefix) {
+                                          const std::vector<std::string>& input_grads, const std::string& temp_prefix,
+                                          const Registry* registry) {
   if (op.schema == nullptr || op.schema->gradient == nullptr) {
     return absl::UnimplementedError(absl::StrCat(op.label, ": no gradient is implemented for ", op.info->op.type(),
                                                  " (its schema has no gradient maker)"));
@@ -20,6 +22,13 @@ absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector
   ctx.input_grads = input_grads;
   ctx.no_gradient.assign(input_grads.size(), false);
   ctx.temp_prefix = temp_prefix;
+  if (registry != nullptr) {
+    ctx.net_backward = [registry](const NetDef& net, const std::vector<std::string>& outputs,
+                                  const std::vector<std::string>& output_grads, const std::vector<std::string>& wrt,
+                                  NetDef* backward, std::vector<std::string>* wrt_grads) {
+      return NetBackward(*registry, net, outputs, output_grads, wrt, backward, wrt_grads);
+    };
+  }
   absl::Status s = FromLoomStatus(op.schema->gradient(&ctx));
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat(op.label, ": gradient: ", s.message()));

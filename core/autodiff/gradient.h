@@ -29,8 +29,11 @@ struct OpGradient {
 // UNIMPLEMENTED naming the op when its schema has no gradient maker or the
 // maker refuses the configuration; INVALID_ARGUMENT when the maker's ops
 // leave a needed GI unwritten without calling NoGradient.
+// `registry` (may be null) lets the maker derive a nested net's backward
+// (LoomApi's Grad_NetBackward, core/autodiff/backward.h NetBackward).
 absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector<std::string>& output_grads,
-                                          const std::vector<std::string>& input_grads, const std::string& temp_prefix);
+                                          const std::vector<std::string>& input_grads, const std::string& temp_prefix,
+                                          const Registry* registry = nullptr);
 
 }  // namespace loom
 

@@ -49,6 +49,9 @@ int KernelThreadsFor(int executor_threads);
 struct TimestepExecutorOptions {
   int num_threads = 2;             // workers; clamped to [1, NumCores()]
   int max_parallel_timesteps = 2;  // timesteps in flight; >= 1
+  // Timesteps keep their intermediates (no ReleaseAfterRun): a backward
+  // pass in the same step workspaces reads them.
+  bool keep_intermediates = false;
 };
 
 class ThreadedTimestepExecutor {

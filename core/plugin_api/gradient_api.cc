@@ -1,6 +1,6 @@
-// The gradient-maker part of the LoomApi table (ABI 5): what a gradient
-// maker (LoomGradientFn) reads of the forward op and how it appends the
-// gradient ops (core/autodiff/gradient.h runs the makers).
+// The gradient-maker part of the LoomApi table (ABI 5, nested nets since 6):
+// what a gradient maker (LoomGradientFn) reads of the forward op and how it
+// appends the gradient ops (core/autodiff/gradient.h runs the makers).
 #include "core/plugin_api/handles.h"
 
 #include <string>
@@ -77,9 +77,52 @@ void Grad_ArgString(LoomGradientContext* c, const char* name, const char* v) {
   if (Argument* a = LastArg(c, name)) a->set_s(v != nullptr ? v : "");
 }
 
+void Grad_ArgNet(LoomGradientContext* c, const char* name, const void* net, size_t size) {
+  Argument* a = LastArg(c, name);
+  if (a == nullptr) return;
+  if (!a->mutable_n()->ParseFromArray(net, static_cast<int>(size))) a->clear_n();
+}
+
+void Grad_ArgStrings(LoomGradientContext* c, const char* name, const char* const* v, size_t n) {
+  if (Argument* a = LastArg(c, name)) {
+    for (size_t i = 0; i < n; ++i) a->add_strings(v[i] != nullptr ? v[i] : "");
+  }
+}
+
+LoomStatus* Grad_NetBackward(LoomGradientContext* c, const void* net, size_t size, const char* const* outputs,
+                             const char* const* output_grads, size_t num_outputs, const char* const* wrt,
+                             size_t num_wrt, const void** backward, size_t* backward_size, const char* const** wrt_grads) {
+  if (!c->net_backward) return Err(LOOM_FAILED_PRECONDITION, "Grad_NetBackward: no backward builder in this context");
+  NetDef def;
+  if (!def.ParseFromArray(net, static_cast<int>(size))) {
+    return Err(LOOM_INVALID_ARGUMENT, "Grad_NetBackward: the nested NetDef does not parse");
+  }
+  auto names = [](const char* const* v, size_t n) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(v[i] != nullptr ? v[i] : "");
+    return out;
+  };
+  NetDef result;
+  std::vector<std::string> grads;
+  absl::Status s = c->net_backward(def, names(outputs, num_outputs), names(output_grads, num_outputs), names(wrt, num_wrt),
+                                   &result, &grads);
+  if (!s.ok()) return ToLoomStatus(s);
+  c->backward_bytes = result.SerializeAsString();
+  c->wrt_grads = std::move(grads);
+  c->wrt_grad_ptrs.clear();
+  for (const std::string& g : c->wrt_grads) c->wrt_grad_ptrs.push_back(g.c_str());
+  if (backward != nullptr) *backward = c->backward_bytes.data();
+  if (backward_size != nullptr) *backward_size = c->backward_bytes.size();
+  if (wrt_grads != nullptr) *wrt_grads = c->wrt_grad_ptrs.data();
+  return nullptr;
+}
+
 }  // namespace
 
 void FillGradientApi(LoomApi* a) {
+  a->Grad_NetBackward = Grad_NetBackward;
+  a->Grad_ArgNet = Grad_ArgNet;
+  a->Grad_ArgStrings = Grad_ArgStrings;
   a->Grad_Info = Grad_Info;
   a->Grad_OutputGradient = Grad_OutputGradient;
   a->Grad_InputGradient = Grad_InputGradient;

@@ -5,6 +5,7 @@
 #ifndef LOOM_CORE_PLUGIN_API_HANDLES_H_
 #define LOOM_CORE_PLUGIN_API_HANDLES_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -13,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
 #include "core/api/loom_c_api.h"
 #include "core/limits.h"
 #include "core/proto/loom.pb.h"
@@ -91,6 +93,16 @@ struct LoomGradientContext {
   std::vector<bool> no_gradient;          // Grad_NoGradient(i) was called
   std::string temp_prefix;
   std::vector<loom::OperatorDef> ops;
+  // Since 6 (Grad_NetBackward): the backward builder for nested nets, set by
+  // core/autodiff (the registry of the net being differentiated), and its
+  // last result, which the maker reads until it returns.
+  std::function<absl::Status(const loom::NetDef& net, const std::vector<std::string>& outputs,
+                             const std::vector<std::string>& output_grads, const std::vector<std::string>& wrt,
+                             loom::NetDef* backward, std::vector<std::string>* wrt_grads)>
+      net_backward;
+  std::string backward_bytes;
+  std::vector<std::string> wrt_grads;
+  std::vector<const char*> wrt_grad_ptrs;
 };
 
 namespace loom {

@@ -40,6 +40,7 @@ struct LoomTimestepExecutor {
   ~LoomTimestepExecutor() { loom::internal::live_timestep_executors.fetch_sub(1); }
   const int num_threads;
   const int max_parallel;
+  bool keep_intermediates = false;  // TimestepExecutor_KeepIntermediates (ABI 6)
   absl::Mutex mu;
   std::unique_ptr<loom::ThreadedTimestepExecutor> threaded;
   std::unique_ptr<loom::StreamSet> streams;
@@ -163,7 +164,7 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
   if (exec->num_threads <= 0) {
     for (size_t t = 0; t < count; ++t) {
       absl::Status s = RunSequential(*plans[t], nullptr);
-      ReleaseAfterRun(*plans[t]);
+      if (!exec->keep_intermediates) ReleaseAfterRun(*plans[t]);
       if (!s.ok()) return ToLoomStatus(absl::Status(s.code(), absl::StrCat("timestep ", t, ": ", s.message())));
     }
     return nullptr;
@@ -180,14 +181,14 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
     absl::Status s = RunTimestepsMultiStream(plans, deps, exec->streams.get(), exec->num_threads);
     // After a failure work may still be queued: the memory stays until a
     // run succeeds.
-    if (s.ok()) {
+    if (s.ok() && !exec->keep_intermediates) {
       for (Plan* p : plans) ReleaseAfterRun(*p);
     }
     return ToLoomStatus(s);
   }
   if (exec->threaded == nullptr) {
     exec->threaded = std::make_unique<ThreadedTimestepExecutor>(
-        TimestepExecutorOptions{exec->num_threads, exec->max_parallel});
+        TimestepExecutorOptions{exec->num_threads, exec->max_parallel, exec->keep_intermediates});
   }
   return ToLoomStatus(exec->threaded->Run(plans, deps));
 }
@@ -199,6 +200,13 @@ LoomStatus* TimestepExecutor_Create(int num_threads, int max_parallel, LoomTimes
 }
 
 void TimestepExecutor_Release(LoomTimestepExecutor* exec) { delete exec; }
+
+void TimestepExecutor_KeepIntermediates(LoomTimestepExecutor* exec, int keep) {
+  if (exec == nullptr) return;
+  absl::MutexLock l(&exec->mu);
+  exec->keep_intermediates = keep != 0;
+  exec->threaded.reset();  // made again with the option on its next run
+}
 
 LoomStatus* TimestepExecutor_Run(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count,
                                  const char* const* pairs, size_t num_pairs) {
@@ -232,6 +240,7 @@ void FillNestedNetApi(LoomApi* a) {
   a->TimestepExecutor_Create = TimestepExecutor_Create;
   a->TimestepExecutor_Release = TimestepExecutor_Release;
   a->TimestepExecutor_Run = TimestepExecutor_Run;
+  a->TimestepExecutor_KeepIntermediates = TimestepExecutor_KeepIntermediates;
   a->KernelThreadsFor = KernelThreadsFor;
 }
 

@@ -1,5 +1,5 @@
 // Kernels of the gradient ops the standard gradient makers emit
-// (ops/gradients.cc): SumReduceLike, ReluGradient, SigmoidGradient,
+// (ops/gradients.cc): Accumulate, SumReduceLike, ReluGradient, SigmoidGradient,
 // TanhGradient, GeluGradient, SoftmaxCrossEntropyLossGradient,
 // NegativeLogLikelihoodLossGradient; float32 and float64, accumulating in
 // double.
@@ -91,6 +91,38 @@ class ActivationGradientKernel : public LabeledKernel {
       if (kAct == Act::kTanh) out[i] = g[i] * (T(1) - v[i] * v[i]);
     });
   }
+};
+
+// Caffe2 Accumulate: Y = X + gamma * Y, Y's previous value read from the
+// output blob as it stands (zeros unless it holds X's shape and dtype).
+class AccumulateKernel : public LabeledKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(LabeledKernel::Init(info));
+    return info.GetFloat("gamma", &gamma_);
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const LoomTensor* before = sdk::Api().Ctx_OutputHandle(ctx.handle(), 0);
+    const Tensor prev(before);
+    const bool holds = before != nullptr && prev.present() && prev.dtype() == x.dtype() && prev.shape() == x.shape();
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
+    if (x.dtype() == LOOM_DTYPE_FLOAT) Run<float>(x, holds, y);
+    else Run<double>(x, holds, y);
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  void Run(const Tensor& x, bool holds, Tensor& y) const {
+    const T* in = x.data<T>();
+    T* out = y.data<T>();
+    const T g = static_cast<T>(gamma_);
+    for (int64_t i = 0; i < x.num_elements(); ++i) out[i] = in[i] + (holds ? g * out[i] : T(0));
+  }
+
+  float gamma_ = 1.0f;
 };
 
 // GeluGradient(dY, X) -> dX: dY times Gelu-20's derivative at X, exact
@@ -246,6 +278,7 @@ Status RegisterGradientKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kRelu>>("ReluGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kSigmoid>>("SigmoidGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GeluGradientKernel>("GeluGradient", opts));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AccumulateKernel>("Accumulate", opts));
   return reg.Kernel<ActivationGradientKernel<Act::kTanh>>("TanhGradient", opts);
 }
 

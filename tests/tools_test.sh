@@ -21,7 +21,7 @@ cpu_ops = {n for n, o in ops.items() if any(k[\"plugin\"] == \"cpu\" and k[\"dev
 want = set(\"Gemm MatMul Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPool BatchNormalization Relu LeakyRelu PRelu Sigmoid HardSigmoid Tanh Elu Selu Softplus Softsign Softmax LogSoftmax Add Sub Mul Div Pow Max Min Sum Mean Exp Log Sqrt Reciprocal Neg Abs Floor Ceil Clip Erf Concat Split Slice Reshape Transpose Flatten Squeeze Unsqueeze Gather Cast Identity ReduceSum ReduceMean ReduceMax ReduceMin Constant Shape Dropout LSTM GRU RNN\".split())
 assert want <= cpu_ops, sorted(want - cpu_ops)
 rnn = {n for n, o in ops.items() if any(k[\"plugin\"] == \"rnn\" for k in o[\"kernels\"])}
-assert {\"RecurrentNetwork\", \"LSTMUnit\", \"GRUUnit\", \"LSTM\", \"GRU\", \"RNN\"} <= rnn, rnn
+assert {\"RecurrentNetwork\", \"RecurrentNetworkGradient\", \"LSTMUnit\", \"GRUUnit\", \"LSTMUnitGradient\", \"GRUUnitGradient\", \"LSTM\", \"GRU\", \"RNN\"} <= rnn, rnn
 cf = {n for n, o in ops.items() if any(k[\"plugin\"] == \"controlflow\" for k in o[\"kernels\"])}
 assert {\"If\", \"Loop\", \"Scan\"} <= cf, cf
 ' \"\$json\""

@@ -128,18 +128,21 @@ absl::StatusOr<OperatorDef> BuildRecurrentNetwork(const RecurrentNetSpec& spec) 
   Arg(&op, "rnn_executor", spec.use_threaded_executor ? 1 : 0);
   Arg(&op, "num_threads", spec.num_threads);
   Arg(&op, "max_parallel_timesteps", spec.max_parallel_timesteps);
+  Arg(&op, "forward_only", spec.forward_only ? 1 : 0);
   return op;
 }
 
 void AddLstmCell(NetDef* cell, const std::string& p, const std::string& x_t, const std::string& h_prev,
                  const std::string& c_prev, const LstmWeights& w, const std::string& h_next, const std::string& c_next,
-                 bool fused) {
+                 bool fused, const std::string& seq_lengths, const std::string& timestep) {
   AddOp(cell, "MatMul", p + "xw", {x_t, w.w}, {p + "xw"});
   AddOp(cell, "MatMul", p + "hr", {h_prev, w.r}, {p + "hr"});
   AddOp(cell, "Add", p + "sum", {p + "xw", p + "hr"}, {p + "sum"});
   AddOp(cell, "Add", p + "gates", {p + "sum", w.b}, {p + "gates"});
   if (fused) {
-    AddOp(cell, "LSTMUnit", p + "unit", {h_prev, c_prev, p + "gates"}, {h_next, c_next});
+    std::vector<std::string> in = {h_prev, c_prev, p + "gates"};
+    if (!seq_lengths.empty()) in.insert(in.end(), {seq_lengths, timestep});
+    AddOp(cell, "LSTMUnit", p + "unit", in, {h_next, c_next});
     return;
   }
   OperatorDef* split = AddOp(cell, "Split", p + "split", {p + "gates"}, {p + "i", p + "f", p + "o", p + "g"});
@@ -201,14 +204,19 @@ absl::StatusOr<OperatorDef> BuildStackedLstm(const std::string& name, const std:
                                              const std::vector<LstmWeights>& weights,
                                              const std::vector<std::string>& h0, const std::vector<std::string>& c0,
                                              const std::string& output, bool reverse, bool threaded, int num_threads,
-                                             int max_parallel_timesteps, bool fused) {
+                                             int max_parallel_timesteps, bool fused, bool forward_only,
+                                             const std::string& seq_lengths) {
   const size_t L = weights.size();
   if (L == 0 || h0.size() != L || c0.size() != L) {
     return absl::InvalidArgumentError(absl::StrCat("stacked LSTM '", name, "': need one weight set, h0 and c0 per layer; found ",
                                                    L, ", ", h0.size(), ", ", c0.size()));
   }
+  if (!seq_lengths.empty() && !fused) {
+    return absl::InvalidArgumentError(absl::StrCat("stacked LSTM '", name, "': sequence lengths need the fused LSTMUnit cell"));
+  }
   RecurrentNetSpec spec;
   spec.name = name;
+  spec.forward_only = forward_only;
   spec.inputs.push_back({input, "x_t"});
   spec.reverse = reverse;
   spec.use_threaded_executor = threaded;
@@ -218,11 +226,13 @@ absl::StatusOr<OperatorDef> BuildStackedLstm(const std::string& name, const std:
     std::string hl = absl::StrCat(output, "_h", l), cl = absl::StrCat(output, "_c", l);
     std::string below = l == 0 ? "x_t" : absl::StrCat("h", l - 1, "_next");
     AddLstmCell(&spec.cell_net, absl::StrCat("l", l, "_"), below, absl::StrCat("h", l, "_prev"), absl::StrCat("c", l, "_prev"),
-                weights[l], absl::StrCat("h", l, "_next"), absl::StrCat("c", l, "_next"), fused);
+                weights[l], absl::StrCat("h", l, "_next"), absl::StrCat("c", l, "_next"), fused, seq_lengths,
+                spec.timestep);
     spec.states.push_back({hl, h0[l], absl::StrCat("h", l, "_prev"), absl::StrCat("h", l, "_next")});
     spec.states.push_back({cl, c0[l], absl::StrCat("c", l, "_prev"), absl::StrCat("c", l, "_next")});
     spec.params.insert(spec.params.end(), {weights[l].w, weights[l].r, weights[l].b});
   }
+  if (!seq_lengths.empty()) spec.params.push_back(seq_lengths);
   std::string top = absl::StrCat(output, "_h", L - 1);
   spec.aliases.push_back({top, output + "_all", 1});
   spec.aliases.push_back({top, output + "_last", -1});

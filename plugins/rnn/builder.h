@@ -49,6 +49,9 @@ struct RecurrentNetSpec {
   bool use_threaded_executor = true;
   int num_threads = 2;
   int max_parallel_timesteps = 2;
+  // false: training (Caffe2's default): the step workspaces keep their
+  // intermediates for RecurrentNetworkGradient.
+  bool forward_only = true;
 };
 
 // The RecurrentNetwork OperatorDef for `spec`: inputs are the sequences,
@@ -68,10 +71,12 @@ struct LstmWeights {
 // Appends to `cell` the ops of one LSTM step:
 //   gates = x_t @ W + h_prev @ R + B;  (h_next, c_next) = LSTMUnit(h_prev, c_prev, gates)
 // With `fused` = false the unit is spelled out in standard ops (Split,
-// Sigmoid, Tanh, Mul, Add). Blob names are prefixed with `prefix`.
+// Sigmoid, Tanh, Mul, Add). Blob names are prefixed with `prefix`. With
+// `seq_lengths` (an int32 [N] blob; fused only) LSTMUnit also reads it and
+// `timestep`: past a sequence's end the state is carried over.
 void AddLstmCell(NetDef* cell, const std::string& prefix, const std::string& x_t, const std::string& h_prev,
                  const std::string& c_prev, const LstmWeights& w, const std::string& h_next, const std::string& c_next,
-                 bool fused = true);
+                 bool fused = true, const std::string& seq_lengths = "", const std::string& timestep = "timestep");
 
 // Weights of one GRU layer, right-multiplied, gate order r, z, n
 // (GRUUnit's): W [I, 3H]; R_rz [H, 2H] (recurrent weights of r and z);
@@ -113,12 +118,15 @@ void AddRnnCell(NetDef* cell, const std::string& prefix, const std::string& x_t,
 // weights[l], initial states `h0[l]`, `c0[l]` ([1, N, H]). Outputs:
 // `<output>_all` [T, 1, N, H] (top layer, every step), `<output>_last`
 // [1, 1, N, H], and per layer the state tensors `<output>_h<l>`,
-// `<output>_c<l>` [T+1, 1, N, H].
+// `<output>_c<l>` [T+1, 1, N, H]. forward_only = false builds it for
+// training (RecurrentNetworkGradient); `seq_lengths` (an int32 [N] blob,
+// fused cells only) becomes a param that every layer's LSTMUnit reads.
 absl::StatusOr<OperatorDef> BuildStackedLstm(const std::string& name, const std::string& input,
                                              const std::vector<LstmWeights>& weights,
                                              const std::vector<std::string>& h0, const std::vector<std::string>& c0,
                                              const std::string& output, bool reverse, bool threaded, int num_threads = 2,
-                                             int max_parallel_timesteps = 2, bool fused = true);
+                                             int max_parallel_timesteps = 2, bool fused = true, bool forward_only = true,
+                                             const std::string& seq_lengths = "");
 
 }  // namespace rnn
 }  // namespace loom

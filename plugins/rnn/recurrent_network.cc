@@ -19,16 +19,19 @@
 // T is the leading dimension of input 0. With `rnn_executor` = 1 the
 // threaded timestep executor runs the steps (`num_threads` workers, at most
 // `max_parallel_timesteps` in flight); otherwise they run in order.
-// Forward only: this operator has no gradient here (`forward_only` = 0 is
-// UNIMPLEMENTED), so a timestep's intermediates go back to the net's pool
-// as soon as that timestep is done (core/memory_plan.h,
-// PlanTimestepMemory).
+// With `forward_only` = 1 (inference) a timestep's intermediates go back
+// to the net's pool as soon as that timestep is done (core/memory_plan.h,
+// PlanTimestepMemory). With 0 (training, Caffe2's default) the step
+// workspaces keep them, and the op leaves its step workspaces in the parent
+// workspace (StepWorkspacesBlob) for RecurrentNetworkGradient
+// (recurrent_network_gradient.cc), which runs the backward step net in them.
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "plugins/rnn/recurrent_network_attrs.h"
 #include "plugins/rnn/rnn_ops.h"
 
 namespace loom {
@@ -41,11 +44,6 @@ using sdk::KernelInfo;
 using sdk::Status;
 using sdk::Tensor;
 
-struct Link {
-  std::string internal, external;
-  int64_t offset = 0, window = 1;
-};
-
 class RecurrentNetworkKernel {
  public:
   ~RecurrentNetworkKernel() {
@@ -55,90 +53,54 @@ class RecurrentNetworkKernel {
   }
 
   Status Init(const KernelInfo& info) {
-    label_ = "RecurrentNetwork '" + info.op_name() + "'";
-    LOOM_SDK_RETURN_IF_ERROR(info.GetNetBytes("step_net", &step_net_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("recurrent_states", &states_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInts("initial_recurrent_state_ids", &initial_ids_));
-    std::vector<std::string> li, le;
-    std::vector<int64_t> lo, lw;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("link_internal", &li));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("link_external", &le));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInts("link_offset", &lo));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInts("link_window", &lw));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("alias_src", &alias_src_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("alias_dst", &alias_dst_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInts("alias_offset", &alias_offset_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetString("timestep", &timestep_));
-    int64_t forward_only = 1, reverse = 0, use_executor = 1, threads = 2, parallel = 2;
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("forward_only", &forward_only));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("reverse", &reverse));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("rnn_executor", &use_executor));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("num_threads", &threads));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("max_parallel_timesteps", &parallel));
-    if (!forward_only) return sdk::Unimplemented(label_ + ": only forward_only=1 is supported");
-    reverse_ = reverse != 0;
-    threads_ = use_executor ? static_cast<int>(std::max<int64_t>(1, threads)) : 0;
-    parallel_ = static_cast<int>(std::max<int64_t>(1, parallel));
-    if (li.size() != le.size() || li.size() != lo.size() || (!lw.empty() && lw.size() != li.size())) {
-      return sdk::InvalidArgument(label_ + ": link_internal, link_external, link_offset (and link_window) must have equal lengths");
+    LOOM_SDK_RETURN_IF_ERROR(a_.Read(info, "RecurrentNetwork '" + info.op_name() + "'"));
+    const std::string& label_ = a_.label;
+    if (!a_.forward_only && !LOOM_SDK_API_HAS(TimestepExecutor_KeepIntermediates)) {
+      return sdk::Unimplemented(a_.label + ": forward_only = 0 needs a core with ABI 6");
     }
-    for (size_t i = 0; i < li.size(); ++i) links_.push_back({li[i], le[i], lo[i], lw.empty() ? 1 : lw[i]});
-    if (states_.size() != initial_ids_.size()) {
-      return sdk::InvalidArgument(label_ + ": recurrent_states and initial_recurrent_state_ids must have equal lengths");
+    for (const std::string& s : a_.states) {
+      if (!a_.output_index.count(s)) return sdk::InvalidArgument(a_.label + ": recurrent state '" + s + "' is not an output");
     }
-    if (alias_src_.size() != alias_dst_.size() || alias_src_.size() != alias_offset_.size()) {
-      return sdk::InvalidArgument(label_ + ": alias_src, alias_dst, alias_offset must have equal lengths");
+    for (const std::string& d : a_.alias_dst) {
+      if (!a_.output_index.count(d)) return sdk::InvalidArgument(a_.label + ": alias '" + d + "' is not an output");
     }
-    for (size_t i = 0; i < info.num_inputs(); ++i) input_index_[info.input_name(i)] = i;
-    for (size_t i = 0; i < info.num_outputs(); ++i) output_index_[info.output_name(i)] = i;
-    for (const std::string& s : states_) {
-      if (!output_index_.count(s)) return sdk::InvalidArgument(label_ + ": recurrent state '" + s + "' is not an output");
-    }
-    for (const std::string& d : alias_dst_) {
-      if (!output_index_.count(d)) return sdk::InvalidArgument(label_ + ": alias '" + d + "' is not an output");
-    }
-    for (int64_t id : initial_ids_) {
+    for (int64_t id : a_.initial_ids) {
       if (id < 0 || id >= static_cast<int64_t>(info.num_inputs())) {
-        return sdk::InvalidArgument(label_ + ": initial_recurrent_state_ids has " + std::to_string(id) + "; the op has " +
+        return sdk::InvalidArgument(a_.label + ": initial_recurrent_state_ids has " + std::to_string(id) + "; the op has " +
                                     std::to_string(info.num_inputs()) + " inputs");
       }
     }
     // (read, written) pairs for the timestep executor: a state's offset-0
     // link is read at t+1 after the offset-1 link was written at t.
-    for (const std::string& s : states_) {
-      std::vector<std::string> reads, writes;
-      for (const Link& l : links_) {
-        if (l.external != s) continue;
-        if (l.offset == 0) reads.push_back(l.internal);
-        if (l.offset == 1) writes.push_back(l.internal);
-      }
-      for (const auto& r : reads) {
-        for (const auto& w : writes) {
+    for (const StateLinks& sl : a_.StateLinkNames()) {
+      for (const auto& r : sl.read) {
+        for (const auto& w : sl.written) {
           pair_storage_.push_back(r);
           pair_storage_.push_back(w);
         }
       }
     }
     for (const std::string& p : pair_storage_) pairs_.push_back(p.c_str());
+    if (!a_.forward_only && info.num_outputs() > 0) steps_blob_ = StepWorkspacesBlob(info.output_name(0));
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor seq = ctx.Input(0);
-    if (!seq.present() || seq.rank() < 1) return sdk::InvalidArgument(label_ + ": input 0 must be a sequence [T, ...]");
+    if (!seq.present() || seq.rank() < 1) return sdk::InvalidArgument(a_.label + ": input 0 must be a sequence [T, ...]");
     const int64_t T = seq.dim(0);
     LoomWorkspace* parent = Api().Ctx_Workspace(ctx.handle());
     std::map<std::string, LoomTensor*> state_tensors;
-    for (size_t i = 0; i < states_.size(); ++i) {
-      Tensor init = ctx.Input(static_cast<size_t>(initial_ids_[i]));
+    for (size_t i = 0; i < a_.states.size(); ++i) {
+      Tensor init = ctx.Input(static_cast<size_t>(a_.initial_ids[i]));
       std::vector<int64_t> shape = init.shape();
       shape.insert(shape.begin(), T + 1);
       Tensor out;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(output_index_[states_[i]], init.dtype(), shape, &out));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(a_.output_index[a_.states[i]], init.dtype(), shape, &out));
       LoomTensor* s = const_cast<LoomTensor*>(out.handle());
-      state_tensors[states_[i]] = s;
+      state_tensors[a_.states[i]] = s;
       // Row 0 = the initial state (through an alias, so any device works).
-      LoomTensor* row0 = Api().Workspace_CreateBlob(parent, ("__rnn_row0_" + states_[i]).c_str());
+      LoomTensor* row0 = Api().Workspace_CreateBlob(parent, ("__rnn_row0_" + a_.states[i]).c_str());
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(row0, s, 0, 1)));
       std::vector<int64_t> row_shape = init.shape();
       row_shape.insert(row_shape.begin(), 1);
@@ -149,64 +111,69 @@ class RecurrentNetworkKernel {
     while (static_cast<int64_t>(steps_.size()) < T) steps_.push_back(Api().Workspace_CreateChild(parent));
     for (int64_t t = 0; t < T; ++t) {
       LoomWorkspace* ws = steps_[t];
-      for (const Link& l : links_) {
+      for (const Link& l : a_.links) {
         const LoomTensor* ext = nullptr;
         int64_t row = t + l.offset;
         auto st = state_tensors.find(l.external);
         if (st != state_tensors.end()) {
           ext = st->second;
         } else {
-          auto in = input_index_.find(l.external);
-          ext = in != input_index_.end() ? ctx.Input(in->second).handle() : Api().Workspace_GetBlob(parent, l.external.c_str());
-          if (reverse_) row = T - 1 - t + l.offset;
+          auto in = a_.input_index.find(l.external);
+          ext = in != a_.input_index.end() ? ctx.Input(in->second).handle() : Api().Workspace_GetBlob(parent, l.external.c_str());
+          if (a_.reverse) row = T - 1 - t + l.offset;
         }
-        if (ext == nullptr) return sdk::InvalidArgument(label_ + ": link external '" + l.external + "' does not exist");
+        if (ext == nullptr) return sdk::InvalidArgument(a_.label + ": link external '" + l.external + "' does not exist");
         LoomTensor* internal = Api().Workspace_CreateBlob(ws, l.internal.c_str());
         Status s(Api().Tensor_Alias(internal, ext, row, row + l.window));
         if (!s.ok()) {
-          return sdk::InvalidArgument(label_ + ": link '" + l.internal + "' -> '" + l.external + "' at timestep " +
+          return sdk::InvalidArgument(a_.label + ": link '" + l.internal + "' -> '" + l.external + "' at timestep " +
                                       std::to_string(t) + ": " + s.message());
         }
       }
-      LoomTensor* ts = Api().Workspace_CreateBlob(ws, timestep_.c_str());
+      LoomTensor* ts = Api().Workspace_CreateBlob(ws, a_.timestep.c_str());
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(ts, LOOM_DTYPE_INT32, nullptr, 0)));
-      *static_cast<int32_t*>(Api().TensorData(ts)) = static_cast<int32_t>(reverse_ ? T - 1 - t : t);
+      *static_cast<int32_t*>(Api().TensorData(ts)) = static_cast<int32_t>(a_.reverse ? T - 1 - t : t);
     }
-    int kernel_threads = threads_ > 0 ? Api().KernelThreadsFor(threads_) : ctx.num_threads();
+    int kernel_threads = a_.threads > 0 ? Api().KernelThreadsFor(a_.threads) : ctx.num_threads();
     while (static_cast<int64_t>(nets_.size()) < T) {
       LoomNet* net = nullptr;
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), steps_[nets_.size()], step_net_.data(),
-                                                       step_net_.size(), kernel_threads, &net)));
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), steps_[nets_.size()], a_.step_net.data(),
+                                                       a_.step_net.size(), kernel_threads, &net)));
       nets_.push_back(net);
     }
     // This op's own executor (Caffe2 kept one per op): recurrent ops of
     // different nets run concurrently, and it is freed with the kernel.
     if (executor_ == nullptr) {
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Create(threads_, parallel_, &executor_)));
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Create(a_.threads, a_.parallel, &executor_)));
+      // Training: the step workspaces keep their intermediates for
+      // RecurrentNetworkGradient, which runs the backward step net in them.
+      if (!a_.forward_only) Api().TimestepExecutor_KeepIntermediates(executor_, 1);
     }
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Run(executor_, nets_.data(), static_cast<size_t>(T),
                                                                pairs_.data(), pairs_.size() / 2)));
-    for (size_t i = 0; i < alias_src_.size(); ++i) {
-      auto st = state_tensors.find(alias_src_[i]);
-      if (st == state_tensors.end()) return sdk::InvalidArgument(label_ + ": alias source '" + alias_src_[i] + "' is not a recurrent state");
-      int64_t o = alias_offset_[i];
+    if (!steps_blob_.empty()) {
+      LoomTensor* handles = Api().Workspace_CreateBlob(parent, steps_blob_.c_str());
+      const int64_t n = T;
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(handles, LOOM_DTYPE_INT64, &n, 1)));
+      int64_t* h = static_cast<int64_t*>(Api().TensorData(handles));
+      for (int64_t t = 0; t < T; ++t) h[t] = reinterpret_cast<int64_t>(steps_[t]);
+    }
+    for (size_t i = 0; i < a_.alias_src.size(); ++i) {
+      auto st = state_tensors.find(a_.alias_src[i]);
+      if (st == state_tensors.end()) return sdk::InvalidArgument(a_.label + ": alias source '" + a_.alias_src[i] + "' is not a recurrent state");
+      int64_t o = a_.alias_offset[i];
       int64_t begin = o >= 0 ? o : T + 1 + o;
-      LoomTensor* dst = Api().Ctx_OutputHandle(ctx.handle(), output_index_[alias_dst_[i]]);
+      LoomTensor* dst = Api().Ctx_OutputHandle(ctx.handle(), a_.output_index[a_.alias_dst[i]]);
       if (dst == nullptr) continue;
       Status s(Api().Tensor_Alias(dst, st->second, begin, T + 1));
-      if (!s.ok()) return sdk::InvalidArgument(label_ + ": alias '" + alias_dst_[i] + "': " + s.message());
+      if (!s.ok()) return sdk::InvalidArgument(a_.label + ": alias '" + a_.alias_dst[i] + "': " + s.message());
     }
     return Status::Ok();
   }
 
  private:
-  std::string label_, step_net_, timestep_;
-  std::vector<std::string> states_, alias_src_, alias_dst_;
-  std::vector<int64_t> initial_ids_, alias_offset_;
-  std::vector<Link> links_;
-  bool reverse_ = false;
-  int threads_ = 0, parallel_ = 1;
-  std::map<std::string, size_t> input_index_, output_index_;
+  RecurrentNetworkAttrs a_;
+  std::string steps_blob_;  // where forward_only = 0 leaves the step workspaces
   std::vector<std::string> pair_storage_;
   std::vector<const char*> pairs_;
   std::vector<LoomWorkspace*> steps_;
@@ -243,14 +210,8 @@ sdk::Status InferRecurrentNetwork(sdk::InferenceContext& ctx) {
   return Status::Ok();
 }
 
-sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
-  sdk::SchemaBuilder s("RecurrentNetwork");
-  s.Doc("Caffe2's RecurrentNetwork: runs step_net once per timestep over input 0 [T, N, ...] with links, "
-        "recurrent states [T+1, ...] and aliases (see plugins/rnn/recurrent_network.cc). Forward only.")
-      .Input("inputs", "any", LOOM_PARAM_VARIADIC, "sequences [T, N, ...] (input 0 sets T), initial states, parameters (any dtype)")
-      .Output("outputs", "any", LOOM_PARAM_VARIADIC, "recurrent states [T+1, ...], then aliases (their initial values' dtype)")
-      .Infer(&sdk::internal::InferTrampoline<&InferRecurrentNetwork>)
-      .Attr("step_net", LOOM_ATTR_NET, true, "the net run at every timestep")
+void DeclareRecurrentNetworkAttrs(sdk::SchemaBuilder& s) {
+  s.Attr("step_net", LOOM_ATTR_NET, true, "the net run at every timestep")
       .AttrStrings("recurrent_states", {}, "output names of the recurrent states")
       .AttrInts("initial_recurrent_state_ids", {}, "for each state, the input index of its initial value")
       .AttrStrings("link_internal", {}, "step-net blob names of the links")
@@ -261,11 +222,25 @@ sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
       .AttrStrings("alias_dst", {}, "the output it becomes")
       .AttrInts("alias_offset", {}, ">= 0: rows [offset, T+1); < 0: the last -offset rows")
       .AttrString("timestep", "timestep", "name of the int32 scalar timestep blob in each step workspace")
-      .AttrInt("forward_only", 1, "1: inference only (the only mode supported)")
+      .AttrInt("forward_only", 1,
+               "1: inference (each timestep's intermediates go back to the pool when it is done); 0: training "
+               "(Caffe2's default): the step workspaces keep them for RecurrentNetworkGradient")
       .AttrInt("reverse", 0, "1: input links read rows T-1-t")
       .AttrInt("rnn_executor", 1, "1: threaded timestep executor; 0: timesteps in order")
       .AttrInt("num_threads", 2, "executor workers (clamped to the cores)")
       .AttrInt("max_parallel_timesteps", 2, "timesteps in flight in the threaded executor");
+}
+
+sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
+  sdk::SchemaBuilder s("RecurrentNetwork");
+  s.Doc("Caffe2's RecurrentNetwork: runs step_net once per timestep over input 0 [T, N, ...] with links, "
+        "recurrent states [T+1, ...] and aliases (see plugins/rnn/recurrent_network.cc). Its gradient is "
+        "RecurrentNetworkGradient; train with forward_only = 0.")
+      .Input("inputs", "any", LOOM_PARAM_VARIADIC, "sequences [T, N, ...] (input 0 sets T), initial states, parameters (any dtype)")
+      .Output("outputs", "any", LOOM_PARAM_VARIADIC, "recurrent states [T+1, ...], then aliases (their initial values' dtype)")
+      .Infer(&sdk::internal::InferTrampoline<&InferRecurrentNetwork>)
+      .Gradient<&MakeRecurrentNetworkGradient>();
+  DeclareRecurrentNetworkAttrs(s);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<RecurrentNetworkKernel>("RecurrentNetwork"));
   // The kernel only moves tensors through the ABI (aliases, copies), so it

@@ -8,6 +8,11 @@ namespace loom {
 namespace rnn {
 
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg);  // recurrent_network.cc
+// recurrent_network_gradient.cc: RecurrentNetworkGradient (schema, CPU
+// kernel) and RecurrentNetwork's gradient maker, which derives the backward
+// step net (Caffe2's recurrent.py).
+sdk::Status RegisterRecurrentNetworkGradient(sdk::Registrar& reg);
+sdk::Status MakeRecurrentNetworkGradient(sdk::GradientContext& g);
 sdk::Status RegisterCellUnits(sdk::Registrar& reg);         // cell_units.cc: LSTMUnit, GRUUnit
 sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg);     // onnx_recurrent.cc: ONNX LSTM, GRU, RNN, engine STEPNET
 // cell_unit_gradients.cc: LSTMUnitGradient, GRUUnitGradient (schemas and CPU kernels).

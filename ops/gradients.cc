@@ -161,15 +161,16 @@ Status GemmGradient(GradientContext& c) {
 }
 
 // MatMul (rank >= 2, batch dims broadcast): dA = dY B^T and dB = A^T dY per
-// batch, as Einsum, then summed over the batch dims the operand was
-// broadcast along.
+// batch (Caffe2's BatchMatMul with trans_b / trans_a: oneDNN reads the
+// transposes through strides), then summed over the batch dims the operand
+// was broadcast along.
 Status MatMulGradient(GradientContext& c) {
   for (size_t i = 0; i < 2; ++i) {
     if (c.GI(i).empty()) continue;
     const std::string t = c.Temp("mm" + std::to_string(i));
-    if (i == 0) LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Einsum", {c.GO(0), c.I(1)}, {t}));
-    else LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Einsum", {c.I(0), c.GO(0)}, {t}));
-    c.ArgString("equation", i == 0 ? "...ik,...jk->...ij" : "...ki,...kj->...ij");
+    if (i == 0) LOOM_SDK_RETURN_IF_ERROR(c.AddOp("BatchMatMul", {c.GO(0), c.I(1)}, {t}));
+    else LOOM_SDK_RETURN_IF_ERROR(c.AddOp("BatchMatMul", {c.I(0), c.GO(0)}, {t}));
+    c.ArgInt(i == 0 ? "trans_b" : "trans_a", 1);
     LOOM_SDK_RETURN_IF_ERROR(ReduceTo(c, i, t));
   }
   return Status::Ok();

@@ -32,6 +32,9 @@ sdk::Status GemmInfer(sdk::InferenceContext& ctx) {
 sdk::Status MatMulInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> a, b, batch;
   if (!ctx.InputShape(0, &a) || !ctx.InputShape(1, &b) || a.empty() || b.empty()) return sdk::Status::Ok();
+  // BatchMatMul's transposed operands (rank >= 2).
+  if (ctx.info().IntOr("trans_a", 0) != 0 && a.size() >= 2) std::swap(a[a.size() - 1], a[a.size() - 2]);
+  if (ctx.info().IntOr("trans_b", 0) != 0 && b.size() >= 2) std::swap(b[b.size() - 1], b[b.size() - 2]);
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), 1);
   if (b_vec) b.push_back(1);
@@ -74,6 +77,15 @@ sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg) {
        "ONNX MatMul-13: numpy.matmul. A [..., M, K] x B [..., K, N] -> Y [..., M, N], batch dims broadcast; a 1-D "
        "A is [1, K] and a 1-D B is [K, 1], the added dim removed from Y.",
        {"A:T", "B:T"}, {"Y:T"}, f, {}, Fn<&MatMulInfer>()},
+      {"BatchMatMul", 1,
+       "Caffe2 BatchMatMul: MatMul of A' [..., M, K] and B' [..., K, N], batch dims broadcast (numpy), where A' "
+       "= A with its last two dims swapped when trans_a (A stored [..., K, M]) and likewise B' for trans_b; both "
+       "of rank >= 2. MatMul's gradient (dA = dY B^T, dB = A^T dY) without transposed copies.",
+       {"A:T|[..., M, K], or [..., K, M] with trans_a", "B:T|[..., K, N], or [..., N, K] with trans_b"},
+       {"Y:T|[..., M, N]"}, f,
+       {"trans_a:int=0|nonzero: A is transposed (its last two dims)", "trans_b:int=0|nonzero: B is transposed",
+        "broadcast:int=1|Caffe2's; batch dims always broadcast here"},
+       Fn<&MatMulInfer>()},
       {"FC", 1,
        "Caffe2 FC (fully connected): Y = X' W'^T + b, X' = X flattened to [M, K] at `axis` (M the product of "
        "X.dims[:axis], K of the rest), W' = W flattened to [N, K] at `axis_w` (W is [N, K] as Caffe2 and "

@@ -21,6 +21,9 @@ PACKAGES=(
   # (scikit-learn's handwritten digits, shipped by python3-sklearn) and the
   # loss-curve picture (gnuplot).
   zlib1g-dev python3-sklearn gnuplot-nox
+  # loom_train's character-level LSTM language model: the King James Bible
+  # (`bible -f Gen1:1-Rev22:21`, 4.4 MB of text).
+  bible-kjv
 )
 
 missing=()

@@ -187,7 +187,8 @@ TEST(LayerGradientTest, DropoutTrainingMode) {
   EXPECT_TRUE(CheckGradient(op, {x, ratio, training}, r, Only({0})));
 }
 
-// The float32 gradient kernels compute what the float64 ones do.
+// The float32 gradient kernels compute what the float64 ones do (BatchMatMul
+// is MatMul's gradient op).
 TEST(LayerGradientTest, Float32KernelsMatchFloat64) {
   Registry* r = CpuRegistry();
   auto to_f32 = [](const Tensor& t) {
@@ -215,6 +216,13 @@ TEST(LayerGradientTest, Float32KernelsMatchFloat64) {
           arg { name: "strides" ints: [2, 2] })",
        {D({1, 2, 3, 3}, 95), D({2, 3, 2, 2}, 96), D({1, 3, 6, 6}, 97)}},
       {R"(type: "GeluGradient" input: "dy" input: "x" output: "dx")", {D({7}, 98), D({7}, 99, -3, 3)}},
+      // MatMul's gradient ops: oneDNN reading the transposes through strides.
+      {R"(type: "BatchMatMul" input: "a" input: "b" output: "y" arg { name: "trans_a" i: 1 })",
+       {D({2, 1, 4, 3}, 100), D({3, 4, 5}, 101)}},
+      {R"(type: "BatchMatMul" input: "a" input: "b" output: "y" arg { name: "trans_b" i: 1 })",
+       {D({1, 3, 4}, 102), D({2, 5, 4}, 103)}},
+      {R"(type: "BatchMatMul" input: "a" input: "b" output: "y" arg { name: "trans_a" i: 1 } arg { name: "trans_b" i: 1 })",
+       {D({4, 3}, 104), D({5, 4}, 105)}},
   };
   for (const Case& c : cases) {
     std::vector<Tensor> in32;

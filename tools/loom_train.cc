@@ -38,6 +38,7 @@
 #include "core/proto_io.h"
 #include "tools/onnx/onnx_importer.h"
 #include "tools/runtime_setup.h"
+#include "tools/train/char_lm_trainer.h"
 #include "tools/train/dataset.h"
 #include "tools/train/loss_plot.h"
 
@@ -70,6 +71,20 @@ ABSL_FLAG(bool, shuffle, true,
 ABSL_FLAG(std::string, loss_log, "", "Write each step's loss here, one per line.");
 ABSL_FLAG(std::string, export_initial, "",
           "Write the model's float32 initializers to this folder as <name>.bin (raw little-endian) before training.");
+
+// The character-level LSTM language model (--text; tools/train/char_lm.h).
+ABSL_FLAG(std::string, text, "",
+          "Train the character-level LSTM language model on this text file instead of --model/--data.");
+ABSL_FLAG(int, hidden, 100, "--text: LSTM width.");
+ABSL_FLAG(int, layers, 1, "--text: LSTM layers.");
+ABSL_FLAG(int, embed, 0, "--text: embedding width (0: --hidden).");
+ABSL_FLAG(int, seq_len, 25, "--text: timesteps per batch (backpropagation through time).");
+ABSL_FLAG(int64_t, steps, 1000, "--text: training steps.");
+ABSL_FLAG(bool, threaded, true, "--text: the threaded timestep executor (else timesteps in order).");
+ABSL_FLAG(int, rnn_threads, 2, "--text: workers of the threaded timestep executor.");
+ABSL_FLAG(int64_t, eval_chars, 50000, "--text: held-out characters evaluated at the end (0: all).");
+ABSL_FLAG(int64_t, sample_chars, 400, "--text: characters sampled from the trained model.");
+ABSL_FLAG(double, temperature, 0.8, "--text: softmax temperature of the sampling.");
 
 namespace {
 
@@ -106,10 +121,46 @@ absl::Status Evaluate(Net* eval, Workspace* ws, const loom::train::Dataset& d, d
   return absl::OkStatus();
 }
 
+// --text: the character-level LSTM language model.
+int TrainCharLm() {
+  std::vector<std::string> warnings;
+  auto registry = loom::tools::MakeRegistry({}, &warnings);
+  if (!registry.ok()) return Fail("plugins", registry.status());
+  loom::train::CharLmOptions o;
+  o.text = absl::GetFlag(FLAGS_text);
+  o.model.hidden = absl::GetFlag(FLAGS_hidden);
+  o.model.layers = absl::GetFlag(FLAGS_layers);
+  o.model.embed = absl::GetFlag(FLAGS_embed) > 0 ? absl::GetFlag(FLAGS_embed) : o.model.hidden;
+  o.model.threaded = absl::GetFlag(FLAGS_threaded);
+  o.model.rnn_threads = absl::GetFlag(FLAGS_rnn_threads);
+  o.seq_len = absl::GetFlag(FLAGS_seq_len);
+  o.batch = absl::GetFlag(FLAGS_batch);
+  o.steps = absl::GetFlag(FLAGS_steps);
+  o.optimizer = absl::GetFlag(FLAGS_optimizer);
+  o.lr = absl::GetFlag(FLAGS_lr);
+  o.momentum = absl::GetFlag(FLAGS_momentum);
+  o.max_grad_norm = absl::GetFlag(FLAGS_max_grad_norm);
+  o.lr_gamma = absl::GetFlag(FLAGS_lr_gamma);
+  o.lr_step_size = absl::GetFlag(FLAGS_lr_step_size);
+  o.num_threads = absl::GetFlag(FLAGS_num_threads);
+  o.seed = static_cast<uint32_t>(absl::GetFlag(FLAGS_seed));
+  o.test_fraction = absl::GetFlag(FLAGS_test_fraction);
+  o.eval_chars = absl::GetFlag(FLAGS_eval_chars);
+  o.sample_chars = absl::GetFlag(FLAGS_sample_chars);
+  o.temperature = absl::GetFlag(FLAGS_temperature);
+  o.log_every = absl::GetFlag(FLAGS_log_every);
+  o.plot = absl::GetFlag(FLAGS_plot);
+  o.loss_log = absl::GetFlag(FLAGS_loss_log);
+  o.export_initial = absl::GetFlag(FLAGS_export_initial);
+  absl::Status s = loom::train::TrainCharLm(o, registry->get());
+  return s.ok() ? 0 : Fail(o.text, s);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  if (!absl::GetFlag(FLAGS_text).empty()) return TrainCharLm();
   const std::string model = absl::GetFlag(FLAGS_model), data = absl::GetFlag(FLAGS_data);
   if (model.empty() || data.empty()) {
     std::cerr << "loom_train: --model and --data are required (see --help)\n";

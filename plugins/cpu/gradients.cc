@@ -49,7 +49,8 @@ class SumReduceLikeKernel : public LabeledKernel {
     std::vector<int64_t> idx(as.size(), 0);
     const T* ap = a.data<T>();
     int64_t off = 0;
-    for (int64_t i = 0; i < a.num_elements(); ++i) {
+    const int64_t n = a.num_elements();  // through the ABI: not per element
+    for (int64_t i = 0; i < n; ++i) {
       acc[off] += ap[i];
       for (size_t d = as.size(); d-- > 0;) {  // next index, row-major
         off += stride[d];
@@ -119,7 +120,12 @@ class AccumulateKernel : public LabeledKernel {
     const T* in = x.data<T>();
     T* out = y.data<T>();
     const T g = static_cast<T>(gamma_);
-    for (int64_t i = 0; i < x.num_elements(); ++i) out[i] = in[i] + (holds ? g * out[i] : T(0));
+    const int64_t n = x.num_elements();
+    if (holds) {
+      for (int64_t i = 0; i < n; ++i) out[i] = in[i] + g * out[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i] = in[i];
+    }
   }
 
   float gamma_ = 1.0f;

@@ -192,12 +192,18 @@ class GemmKernel {
 // ONNX MatMul-13 (numpy.matmul), float32 (oneDNN) and float64 (plain loops):
 // A [..., M, K] x B [..., K, N] ->
 // Y [..., M, N] with the batch dims broadcast; a 1-D A is [1, K] and a 1-D B
-// is [K, 1], the added dim removed from Y. Errors: a rank-0 operand, K
-// differs, batch dims that do not broadcast.
+// is [K, 1], the added dim removed from Y. Caffe2 BatchMatMul too: trans_a
+// / trans_b read A as [..., K, M] / B as [..., N, K] (through oneDNN
+// strides, no transposed copy); both operands of rank >= 2. Errors: a
+// rank-0 operand (rank < 2 for BatchMatMul), K differs, batch dims that do
+// not broadcast.
 class MatMulKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
+    batch_matmul_ = info.op_type() == "BatchMatMul";
+    trans_a_ = info.IntOr("trans_a", 0) != 0;
+    trans_b_ = info.IntOr("trans_b", 0) != 0;
     return Status::Ok();
   }
 
@@ -235,7 +241,7 @@ class MatMulKernel {
   Status ComputeDouble(KernelContext& ctx, const Tensor& a, const Tensor& b) {
     Tensor y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_DOUBLE, ys_, &y));
-    std::vector<int64_t> as = a.shape(), bs = b.shape();
+    std::vector<int64_t> as = Logical(a.shape(), trans_a_), bs = Logical(b.shape(), trans_b_);
     if (as.size() == 1) as.insert(as.begin(), 1);
     if (bs.size() == 1) bs.push_back(1);
     const size_t r = std::max(as.size(), bs.size());
@@ -254,6 +260,8 @@ class MatMulKernel {
     }
     const double *ap = a.data<double>(), *bp = b.data<double>();
     double* yp = y.data<double>();
+    // Element strides of A's (i, k) and B's (k, j), transposed or not.
+    const int64_t a_i = trans_a_ ? 1 : K, a_k = trans_a_ ? M : 1, b_k = trans_b_ ? 1 : N, b_j = trans_b_ ? K : 1;
     ParallelFor(count, ctx.num_threads(), [&](int64_t n) {
       int64_t ao = 0, bo = 0, rest = n;
       for (size_t d = batch.size(); d-- > 0;) {
@@ -265,7 +273,7 @@ class MatMulKernel {
       for (int64_t i = 0; i < M; ++i) {
         for (int64_t j = 0; j < N; ++j) {
           double acc = 0;
-          for (int64_t k = 0; k < K; ++k) acc += ap[ao + i * K + k] * bp[bo + k * N + j];
+          for (int64_t k = 0; k < K; ++k) acc += ap[ao + i * a_i + k * a_k] * bp[bo + k * b_k + j * b_j];
           yp[(n * M + i) * N + j] = acc;
         }
       }
@@ -276,10 +284,12 @@ class MatMulKernel {
   // Checks A and B, sizes Y and (unless Y or K is empty) builds the primitive.
   Status Configure(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, int threads) {
     configured_ = ready_ = false;
-    std::vector<int64_t> as = a_shape, bs = b_shape;
-    if (as.empty() || bs.empty()) {
-      return sdk::InvalidArgument(label_ + ": A and B must have rank >= 1; found " + ShapeStr(as) + " and " + ShapeStr(bs));
+    const size_t min_rank = batch_matmul_ ? 2 : 1;
+    if (a_shape.size() < min_rank || b_shape.size() < min_rank) {
+      return sdk::InvalidArgument(label_ + ": A and B must have rank >= " + std::to_string(min_rank) + "; found " +
+                                  ShapeStr(a_shape) + " and " + ShapeStr(b_shape));
     }
+    std::vector<int64_t> as = Logical(a_shape, trans_a_), bs = Logical(b_shape, trans_b_);
     const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
     if (a_vec) as.insert(as.begin(), 1);
     if (b_vec) bs.push_back(1);
@@ -308,7 +318,7 @@ class MatMulKernel {
       ys.push_back(M);
       ys.push_back(N);
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        memory::desc a_md = PlainDesc(as), b_md = PlainDesc(bs), y_md = PlainDesc(ys);
+        memory::desc a_md = Strided(as, trans_a_), b_md = Strided(bs, trans_b_), y_md = PlainDesc(ys);
         dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), UserScratchpad(), DnnlEngine());
         prim_ = dnnl::matmul(pd);
         scratchpad_.Reset(pd.scratchpad_desc());
@@ -326,7 +336,24 @@ class MatMulKernel {
     return Status::Ok();
   }
 
+  // BatchMatMul's operand as the product reads it: the last two dims
+  // swapped when transposed.
+  static std::vector<int64_t> Logical(std::vector<int64_t> s, bool trans) {
+    if (trans && s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
+    return s;
+  }
+  // A row-major tensor of logical dims `dims`, stored transposed (the last
+  // two dims swapped) when `trans`: the plain strides of the stored shape,
+  // the last two swapped.
+  static memory::desc Strided(const std::vector<int64_t>& dims, bool trans) {
+    if (!trans) return PlainDesc(dims);
+    memory::dims strides = PlainStrides(Logical(dims, true));
+    std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+    return memory::desc(Dims(dims), memory::data_type::f32, strides);
+  }
+
   std::string label_;
+  bool batch_matmul_ = false, trans_a_ = false, trans_b_ = false;
   // What the primitive was configured for (A and B as given, Y).
   std::vector<int64_t> as_, bs_, ys_;
   int threads_ = 0;
@@ -436,6 +463,7 @@ class FCKernel {
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FCKernel>("FC", {"CPU", "", 0, {{"T", kF32}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<MatMulKernel>("BatchMatMul", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
   return reg.Kernel<MatMulKernel>("MatMul", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
 }
 

@@ -1,0 +1,236 @@
+#include "tools/train/char_lm_trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/autodiff/backward.h"
+#include "core/autodiff/optimizer.h"
+#include "core/net.h"
+#include "core/proto_io.h"
+#include "tools/train/loss_plot.h"
+
+namespace loom {
+namespace train {
+namespace {
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return absl::NotFoundError(absl::StrCat("cannot open text '", path, "'"));
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Zero initial states [1, N, H] for every layer.
+void ZeroStates(const CharLmSpec& spec, int64_t n, Workspace* ws) {
+  for (int l = 0; l < spec.layers; ++l) {
+    ws->SetBlob(absl::StrCat("h0_", l), Tensor::Zeros(DataType::kFloat32, {1, n, spec.hidden}));
+    ws->SetBlob(absl::StrCat("c0_", l), Tensor::Zeros(DataType::kFloat32, {1, n, spec.hidden}));
+  }
+}
+
+// The next batch starts from this one's final states (row T of each state),
+// their values only (truncated backpropagation through time).
+void CarryStates(const CharLmSpec& spec, int64_t T, Workspace* ws) {
+  for (int l = 0; l < spec.layers; ++l) {
+    for (const char* s : {"h", "c"}) {
+      const Tensor* all = ws->GetBlob(absl::StrCat("lstm_", s, l));
+      Tensor* init = ws->GetBlob(absl::StrCat(s, "0_", l));
+      const int64_t row = init->num_elements();
+      std::memcpy(init->data<float>(), all->data<float>() + T * row, static_cast<size_t>(row) * sizeof(float));
+    }
+  }
+}
+
+// Mean loss of the model over `ids` in batches of [T, N], states carried.
+absl::StatusOr<double> Evaluate(Net* eval, Workspace* ws, const CharLmSpec& spec, const std::vector<int64_t>& ids,
+                                int64_t T, int64_t N) {
+  CharBatches batches(&ids, T, N);
+  if (batches.Count() == 0) return absl::InvalidArgumentError("the held-out text is shorter than one batch");
+  ZeroStates(spec, N, ws);
+  double sum = 0;
+  for (int64_t k = 0; k < batches.Count(); ++k) {
+    Tensor tokens, targets;
+    batches.Get(k, &tokens, &targets);
+    ws->SetBlob("tokens", std::move(tokens));
+    ws->SetBlob("targets", std::move(targets));
+    if (absl::Status s = eval->Run(); !s.ok()) return s;
+    sum += ws->GetBlob("loss")->ElementAsDouble(0);
+    CarryStates(spec, T, ws);
+  }
+  return sum / static_cast<double>(batches.Count());
+}
+
+// `n` characters drawn one at a time from the model's softmax at
+// `temperature`, starting after `prime`.
+absl::StatusOr<std::string> Sample(Net* eval, Workspace* ws, const CharLmSpec& spec, const Vocabulary& vocab,
+                                   const std::string& prime, int64_t n, double temperature, uint32_t seed) {
+  ZeroStates(spec, 1, ws);
+  std::mt19937 rng(seed);
+  std::string out;
+  int64_t next = vocab.id[static_cast<unsigned char>(prime.empty() ? '\n' : prime[0])];
+  auto step = [&](int64_t token) -> absl::Status {
+    ws->SetBlob("tokens", Tensor::FromVector<int64_t>({1, 1}, {token}));
+    ws->SetBlob("targets", Tensor::FromVector<int64_t>({1}, {0}));
+    if (absl::Status s = eval->Run(); !s.ok()) return s;
+    CarryStates(spec, 1, ws);
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i + 1 < prime.size(); ++i) {
+    if (absl::Status s = step(vocab.id[static_cast<unsigned char>(prime[i])]); !s.ok()) return s;
+    next = vocab.id[static_cast<unsigned char>(prime[i + 1])];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (absl::Status s = step(next); !s.ok()) return s;
+    const Tensor* logits = ws->GetBlob("logits");
+    std::vector<double> p(static_cast<size_t>(vocab.size()));
+    double top = -1e300, sum = 0;
+    for (int c = 0; c < vocab.size(); ++c) top = std::max(top, logits->ElementAsDouble(c) / temperature);
+    for (int c = 0; c < vocab.size(); ++c) sum += p[c] = std::exp(logits->ElementAsDouble(c) / temperature - top);
+    std::discrete_distribution<int> pick(p.begin(), p.end());
+    next = pick(rng);
+    out.push_back(static_cast<char>(vocab.chars[next]));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
+  absl::StatusOr<std::string> text = ReadText(o.text);
+  if (!text.ok()) return text.status();
+  const Vocabulary vocab(*text);
+  const std::vector<int64_t> ids = vocab.Encode(*text);
+  const int64_t held = static_cast<int64_t>(static_cast<double>(ids.size()) * o.test_fraction);
+  const std::vector<int64_t> train(ids.begin(), ids.end() - held);
+  std::vector<int64_t> test(ids.end() - held, ids.end());
+  if (o.eval_chars > 0 && static_cast<int64_t>(test.size()) > o.eval_chars) test.resize(static_cast<size_t>(o.eval_chars));
+  CharLmSpec spec = o.model;
+  spec.vocab = vocab.size();
+  const CharBatches batches(&train, o.seq_len, o.batch);
+  if (batches.Count() == 0) return absl::InvalidArgumentError("the training text is shorter than one batch");
+
+  // The training net (forward, backward, update) and the evaluation net
+  // (forward only, the parameters fed by name).
+  absl::StatusOr<NetDef> forward = CharLmNet(spec, /*forward_only=*/false);
+  if (!forward.ok()) return forward.status();
+  AddCharLmParameters(spec, o.seed, &*forward);
+  NetDef training = *forward;
+  absl::StatusOr<BackwardResult> backward = AddBackward(*registry, {"loss"}, {}, &training);
+  if (!backward.ok()) return backward.status();
+  OptimizerOptions opt;
+  opt.type = o.optimizer;
+  opt.max_gradient_norm = o.max_grad_norm;
+  if (opt.type == "Momentum") {
+    Argument a;
+    a.set_name("alpha");
+    a.set_f(static_cast<float>(o.momentum));
+    opt.attributes.push_back(a);
+    Argument b;
+    b.set_name("norm_coefficient");
+    b.set_f(0.0f);
+    opt.attributes.push_back(b);
+  }
+  if (absl::Status s = AddOptimizer(*backward, opt, &training); !s.ok()) return s;
+  absl::StatusOr<NetDef> eval_def = CharLmNet(spec, /*forward_only=*/true);
+  if (!eval_def.ok()) return eval_def.status();
+  for (const std::string& p : CharLmParameterNames(spec)) eval_def->add_external_input(p);
+
+  if (!o.export_initial.empty()) {
+    std::filesystem::create_directories(o.export_initial);
+    for (const TensorProto& t : forward->initializer()) {
+      absl::StatusOr<Tensor> v = TensorFromProto(t);
+      if (!v.ok()) return v.status();
+      std::ofstream f(o.export_initial + "/" + t.name() + ".bin", std::ios::binary);
+      f.write(static_cast<const char*>(v->raw_data()), static_cast<std::streamsize>(v->nbytes()));
+      if (!f) return absl::InternalError(absl::StrCat("cannot write ", o.export_initial, "/", t.name(), ".bin"));
+    }
+  }
+
+  Workspace ws;
+  NetOptions options;
+  options.num_threads = o.num_threads;
+  absl::StatusOr<std::unique_ptr<Net>> net = Net::Create(training, &ws, registry, options);
+  if (!net.ok()) return net.status();
+  // Its own child workspace: the parameters come from the training
+  // workspace, its activations and states stay apart.
+  Workspace eval_ws(&ws);
+  absl::StatusOr<std::unique_ptr<Net>> eval = Net::Create(*eval_def, &eval_ws, registry, options);
+  if (!eval.ok()) return eval.status();
+
+  LearningRateSchedule schedule;
+  schedule.kind = LearningRateSchedule::Kind::kStep;
+  schedule.base = o.lr;
+  schedule.gamma = o.lr_gamma;
+  schedule.step_size = o.lr_step_size;
+  std::cout << absl::StrFormat(
+      "loom_train: %d characters (%d held out), vocabulary %d; LSTM %d x %d, embedding %d; %d steps of %d x %d "
+      "characters, %s\n",
+      ids.size(), held, vocab.size(), spec.layers, spec.hidden, spec.embed, o.steps, o.seq_len, o.batch, o.optimizer);
+  std::vector<std::pair<int64_t, double>> curve;
+  ZeroStates(spec, o.batch, &ws);
+  const auto start = std::chrono::steady_clock::now();
+  auto window = start;
+  int64_t window_steps = 0;
+  double window_loss = 0;
+  for (int64_t step = 0; step < o.steps; ++step) {
+    if (step % batches.Count() == 0) ZeroStates(spec, o.batch, &ws);  // a new pass over the text
+    Tensor tokens, targets;
+    batches.Get(step, &tokens, &targets);
+    ws.SetBlob("tokens", std::move(tokens));
+    ws.SetBlob("targets", std::move(targets));
+    ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(step))}));
+    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {step}));
+    if (absl::Status s = (*net)->Run(); !s.ok()) return absl::Status(s.code(), absl::StrCat("step ", step, ": ", s.message()));
+    const double loss = ws.GetBlob("loss")->ElementAsDouble(0);
+    curve.emplace_back(step, loss);
+    CarryStates(spec, o.seq_len, &ws);
+    window_loss += loss;
+    ++window_steps;
+    if ((step + 1) % o.log_every == 0 || step + 1 == o.steps) {
+      const auto now = std::chrono::steady_clock::now();
+      const double s = std::chrono::duration<double>(now - window).count();
+      std::cout << absl::StrFormat("step %d/%d loss %.4f  %.0f characters/s\n", step + 1, o.steps,
+                                   window_loss / static_cast<double>(window_steps),
+                                   s > 0 ? static_cast<double>(window_steps * o.seq_len * o.batch) / s : 0.0);
+      window = now;
+      window_steps = 0;
+      window_loss = 0;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  absl::StatusOr<double> test_loss = Evaluate(eval->get(), &eval_ws, spec, test, o.seq_len, o.batch);
+  if (!test_loss.ok()) return test_loss.status();
+  std::cout << absl::StrFormat(
+      "loom_train: held-out loss %.4f (perplexity %.3f) on %d characters after %d steps, %.1f s (%.0f characters/s)\n",
+      *test_loss, std::exp(*test_loss), test.size(), o.steps, seconds,
+      seconds > 0 ? static_cast<double>(o.steps * o.seq_len * o.batch) / seconds : 0.0);
+  if (!o.loss_log.empty()) {
+    std::ofstream f(o.loss_log);
+    f.precision(9);
+    for (const auto& [s, loss] : curve) f << loss << "\n";
+  }
+  if (!o.plot.empty()) {
+    absl::Status s = PlotLoss(curve, o.plot);
+    if (!s.ok()) std::cerr << "loom_train: plot: " << s << "\n";
+    else std::cout << "loom_train: wrote " << o.plot << "\n";
+  }
+  if (o.sample_chars > 0) {
+    absl::StatusOr<std::string> sample =
+        Sample(eval->get(), &eval_ws, spec, vocab, "\n", o.sample_chars, o.temperature, o.seed);
+    if (!sample.ok()) return sample.status();
+    std::cout << "loom_train: sample (temperature " << o.temperature << "):\n" << *sample << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace train
+}  // namespace loom

@@ -3,6 +3,7 @@
 // TanhGradient, GeluGradient, SoftmaxCrossEntropyLossGradient,
 // NegativeLogLikelihoodLossGradient; float32 and float64, accumulating in
 // double.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -45,11 +46,27 @@ class SumReduceLikeKernel : public LabeledKernel {
  private:
   template <typename T>
   static void Run(const Tensor& a, const std::vector<int64_t>& as, const std::vector<int64_t>& stride, Tensor& c) {
-    std::vector<double> acc(static_cast<size_t>(c.num_elements()), 0.0);
-    std::vector<int64_t> idx(as.size(), 0);
+    const int64_t n = a.num_elements(), m = c.num_elements();  // through the ABI: not per element
     const T* ap = a.data<T>();
+    T* cp = c.data<T>();
+    if (n == m) {  // nothing broadcast (B's extra dims are 1s): a copy
+      std::copy(ap, ap + n, cp);
+      return;
+    }
+    // B is A's trailing dims (the leading ones summed, e.g. a bias): rows
+    // of A added up, in double.
+    if (m > 0 && n % m == 0 && Trailing(as, stride, m)) {
+      std::vector<double> acc(static_cast<size_t>(m), 0.0);
+      for (int64_t r = 0; r < n / m; ++r) {
+        const T* row = ap + r * m;
+        for (int64_t j = 0; j < m; ++j) acc[j] += row[j];
+      }
+      for (int64_t j = 0; j < m; ++j) cp[j] = static_cast<T>(acc[j]);
+      return;
+    }
+    std::vector<double> acc(static_cast<size_t>(m), 0.0);
+    std::vector<int64_t> idx(as.size(), 0);
     int64_t off = 0;
-    const int64_t n = a.num_elements();  // through the ABI: not per element
     for (int64_t i = 0; i < n; ++i) {
       acc[off] += ap[i];
       for (size_t d = as.size(); d-- > 0;) {  // next index, row-major
@@ -59,8 +76,24 @@ class SumReduceLikeKernel : public LabeledKernel {
         idx[d] = 0;
       }
     }
-    T* cp = c.data<T>();
     for (size_t i = 0; i < acc.size(); ++i) cp[i] = static_cast<T>(acc[i]);
+  }
+
+  // True when B's m elements are A's trailing dims whole: B's strides are
+  // A's row-major ones over a suffix of A's dims and 0 before it.
+  static bool Trailing(const std::vector<int64_t>& as, const std::vector<int64_t>& stride, int64_t m) {
+    int64_t s = 1;
+    size_t d = as.size();
+    while (d > 0 && s < m) {
+      --d;
+      if (stride[d] != s && as[d] != 1) return false;
+      s *= as[d];
+    }
+    if (s != m) return false;
+    for (size_t k = 0; k < d; ++k) {
+      if (stride[k] != 0 && as[k] != 1) return false;
+    }
+    return true;
   }
 };
 
@@ -121,7 +154,9 @@ class AccumulateKernel : public LabeledKernel {
     T* out = y.data<T>();
     const T g = static_cast<T>(gamma_);
     const int64_t n = x.num_elements();
-    if (holds) {
+    if (holds && gamma_ == 1.0f) {
+      for (int64_t i = 0; i < n; ++i) out[i] += in[i];
+    } else if (holds) {
       for (int64_t i = 0; i < n; ++i) out[i] = in[i] + g * out[i];
     } else {
       for (int64_t i = 0; i < n; ++i) out[i] = in[i];

@@ -178,7 +178,7 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   std::vector<std::pair<int64_t, double>> curve;
   ZeroStates(spec, o.batch, &ws);
   const auto start = std::chrono::steady_clock::now();
-  auto window = start;
+  auto window = start, first = start;
   int64_t window_steps = 0;
   double window_loss = 0;
   for (int64_t step = 0; step < o.steps; ++step) {
@@ -188,11 +188,15 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
     ws.SetBlob("tokens", std::move(tokens));
     ws.SetBlob("targets", std::move(targets));
     ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(step))}));
-    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {step}));
+    // ONNX's T: Momentum's first step (T = 0) takes the gradient as it is
+    // (as PyTorch's SGD); Adam bias-corrects only when T > 0, so it counts
+    // this update too (PyTorch's Adam corrects its first step).
+    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {o.optimizer == "Adam" ? step + 1 : step}));
     if (absl::Status s = (*net)->Run(); !s.ok()) return absl::Status(s.code(), absl::StrCat("step ", step, ": ", s.message()));
     const double loss = ws.GetBlob("loss")->ElementAsDouble(0);
     curve.emplace_back(step, loss);
     CarryStates(spec, o.seq_len, &ws);
+    if (step == 0) first = std::chrono::steady_clock::now();  // planned and warm from here on
     window_loss += loss;
     ++window_steps;
     if ((step + 1) % o.log_every == 0 || step + 1 == o.steps) {
@@ -206,13 +210,18 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
       window_loss = 0;
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto end = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(end - start).count();
+  // The rate after the first step (which plans the nets), as the PyTorch
+  // side of tools/bench/char_lm_vs_pytorch.sh times it.
+  const double warm = std::chrono::duration<double>(end - first).count();
   absl::StatusOr<double> test_loss = Evaluate(eval->get(), &eval_ws, spec, test, o.seq_len, o.batch);
   if (!test_loss.ok()) return test_loss.status();
   std::cout << absl::StrFormat(
-      "loom_train: held-out loss %.4f (perplexity %.3f) on %d characters after %d steps, %.1f s (%.0f characters/s)\n",
+      "loom_train: held-out loss %.4f (perplexity %.3f) on %d characters after %d steps, %.1f s (%.0f characters/s "
+      "after the first step)\n",
       *test_loss, std::exp(*test_loss), test.size(), o.steps, seconds,
-      seconds > 0 ? static_cast<double>(o.steps * o.seq_len * o.batch) / seconds : 0.0);
+      warm > 0 ? static_cast<double>((o.steps - 1) * o.seq_len * o.batch) / warm : 0.0);
   if (!o.loss_log.empty()) {
     std::ofstream f(o.loss_log);
     f.precision(9);

@@ -18,6 +18,7 @@
 // absent (an empty input name) and is then read as zeros, so the makers
 // need no zero-filling ops when only one of LSTMUnit's outputs leads to a
 // loss; LSTMUnit's gate_order attribute (a Loom extension) is honoured.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ namespace {
 using cell_unit::kDropStatesDoc;
 using cell_unit::ShapeStr;
 using cell_unit::Sigmoid;
+using cell_unit::Tanh;
 using cell_unit::SplitND;
 using cell_unit::ValidMask;
 using sdk::GradientContext;
@@ -124,6 +126,7 @@ class LSTMUnitGradientKernel {
     T* dcpo = dc_prev.data<T>();
     T* dg = dgates.data<T>();
     const T fb = static_cast<T>(forget_bias_);
+    const std::vector<T> zeros(static_cast<size_t>(d), T(0));  // an absent dh or dc
     for (int64_t b = 0; b < n; ++b) {
       const T* gb = g + b * 4 * d;
       T* dgb = dg + b * 4 * d;
@@ -131,27 +134,24 @@ class LSTMUnitGradientKernel {
       T* df = dgb + slot_[1] * d;
       T* dout = dgb + slot_[2] * d;
       T* dgg = dgb + slot_[3] * d;
-      for (int64_t k = 0; k < d; ++k) {
-        const int64_t idx = b * d + k;
-        const T hd = dhp != nullptr ? dhp[idx] : T(0);
-        const T cd = dcp != nullptr ? dcp[idx] : T(0);
-        if (!valid[b]) {
+      if (!valid[b]) {
+        for (int64_t k = 0; k < d; ++k) {
+          const int64_t idx = b * d + k;
+          const T hd = dhp != nullptr ? dhp[idx] : T(0);
+          const T cd = dcp != nullptr ? dcp[idx] : T(0);
           dhpo[idx] = drop_states_ ? T(0) : hd;
           dcpo[idx] = drop_states_ ? T(0) : cd;
           di[k] = df[k] = dout[k] = dgg[k] = T(0);
-          continue;
         }
-        const T i = Sigmoid(gb[slot_[0] * d + k]), f = Sigmoid(gb[slot_[1] * d + k] + fb);
-        const T o = Sigmoid(gb[slot_[2] * d + k]), gg = std::tanh(gb[slot_[3] * d + k]);
-        const T tc = std::tanh(ct[idx]);
-        const T c_term = cd + hd * o * (T(1) - tc * tc);
-        dcpo[idx] = c_term * f;
-        dhpo[idx] = T(0);  // h_prev does not enter the unit (the step net's matmul carries it)
-        di[k] = c_term * gg * i * (T(1) - i);
-        df[k] = c_term * cp[idx] * f * (T(1) - f);
-        dout[k] = hd * tc * o * (T(1) - o);
-        dgg[k] = c_term * i * (T(1) - gg * gg);
+        continue;
       }
+      const T *ai = gb + slot_[0] * d, *af = gb + slot_[1] * d, *ao = gb + slot_[2] * d, *ag = gb + slot_[3] * d;
+      const T *cb = ct + b * d, *cpb = cp + b * d;
+      const T* dhb = dhp != nullptr ? dhp + b * d : zeros.data();
+      const T* dcb = dcp != nullptr ? dcp + b * d : zeros.data();
+      T* dhpob = dhpo + b * d;
+      std::fill(dhpob, dhpob + d, T(0));  // h_prev does not enter the unit (the step net's matmul carries it)
+      cell_unit::LstmRowGradient(ai, af, ao, ag, cb, cpb, dhb, dcb, fb, d, di, df, dout, dgg, dcpo + b * d);
     }
   }
   float forget_bias_ = 0;
@@ -221,7 +221,7 @@ class GRUUnitGradientKernel {
           dr[k] = dz[k] = dn[k] = T(0);
           continue;
         }
-        const T z = Sigmoid(gb[d + k]), cand = std::tanh(gb[2 * d + k]);
+        const T z = Sigmoid(gb[d + k]), cand = Tanh(gb[2 * d + k]);
         dhpo[idx] = hd * z;
         dr[k] = T(0);
         dz[k] = hd * (hp[idx] - cand) * z * (T(1) - z);

@@ -35,6 +35,7 @@ using sdk::Tensor;
 using cell_unit::kDropStatesDoc;
 using cell_unit::ShapeStr;
 using cell_unit::Sigmoid;
+using cell_unit::Tanh;
 using cell_unit::SplitND;
 using cell_unit::ValidMask;
 
@@ -73,19 +74,17 @@ class LSTMUnitKernel {
     const T fb = static_cast<T>(forget_bias_);
     for (int64_t b = 0; b < n; ++b) {
       const T* gb = g + b * 4 * d;
-      for (int64_t k = 0; k < d; ++k) {
-        const int64_t idx = b * d + k;
-        if (!valid[b]) {
-          ho[idx] = drop_states_ ? T(0) : hp[idx];
-          co[idx] = drop_states_ ? T(0) : cp[idx];
-          continue;
+      const T *ai = gb + slot_[0] * d, *af = gb + slot_[1] * d, *ao = gb + slot_[2] * d, *ag = gb + slot_[3] * d;
+      const T* cpb = cp + b * d;
+      T *hob = ho + b * d, *cob = co + b * d;
+      if (!valid[b]) {
+        for (int64_t k = 0; k < d; ++k) {
+          hob[k] = drop_states_ ? T(0) : hp[b * d + k];
+          cob[k] = drop_states_ ? T(0) : cpb[k];
         }
-        T i = Sigmoid(gb[slot_[0] * d + k]), f = Sigmoid(gb[slot_[1] * d + k] + fb);
-        T o = Sigmoid(gb[slot_[2] * d + k]), gg = std::tanh(gb[slot_[3] * d + k]);
-        T cn = f * cp[idx] + i * gg;
-        co[idx] = cn;
-        ho[idx] = o * std::tanh(cn);
+        continue;
       }
+      cell_unit::LstmRow(ai, af, ao, ag, cpb, fb, d, cob, hob);
     }
     return Status::Ok();
   }
@@ -126,7 +125,7 @@ class GRUUnitKernel {
           ho[idx] = drop_states_ ? T(0) : hp[idx];
           continue;
         }
-        T z = Sigmoid(gb[d + k]), cand = std::tanh(gb[2 * d + k]);
+        T z = Sigmoid(gb[d + k]), cand = Tanh(gb[2 * d + k]);
         ho[idx] = z * hp[idx] + (T(1) - z) * cand;
       }
     }

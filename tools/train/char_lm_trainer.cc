@@ -1,5 +1,6 @@
 #include "tools/train/char_lm_trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -228,15 +229,30 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
     for (const auto& [s, loss] : curve) f << loss << "\n";
   }
   if (!o.plot.empty()) {
-    absl::Status s = PlotLoss(curve, o.plot);
+    // The training loss smoothed (an exponential moving average, as
+    // char-rnn's smooth_loss: one batch of one stream is noisy) over about
+    // 1% of the run, so a short run's curve does not lag.
+    const double keep = std::max(0.0, 1.0 - 100.0 / static_cast<double>(std::max<int64_t>(1, o.steps)));
+    std::vector<std::pair<int64_t, double>> smooth;
+    double avg = curve.empty() ? 0.0 : curve.front().second;
+    for (const auto& [s, loss] : curve) {
+      avg = keep * avg + (1.0 - keep) * loss;
+      smooth.emplace_back(s, avg);
+    }
+    absl::Status s = PlotLoss(smooth, o.plot);
     if (!s.ok()) std::cerr << "loom_train: plot: " << s << "\n";
     else std::cout << "loom_train: wrote " << o.plot << "\n";
   }
   if (o.sample_chars > 0) {
+    // Primed with the held-out text's first 200 characters: the model
+    // learned from carried states, rarely from zeros.
+    std::string prime;
+    for (size_t i = 0; i < test.size() && i < 200; ++i) prime.push_back(static_cast<char>(vocab.chars[test[i]]));
     absl::StatusOr<std::string> sample =
-        Sample(eval->get(), &eval_ws, spec, vocab, "\n", o.sample_chars, o.temperature, o.seed);
+        Sample(eval->get(), &eval_ws, spec, vocab, prime, o.sample_chars, o.temperature, o.seed);
     if (!sample.ok()) return sample.status();
-    std::cout << "loom_train: sample (temperature " << o.temperature << "):\n" << *sample << "\n";
+    std::cout << "loom_train: sample (temperature " << o.temperature << ", after the held-out text's first "
+              << prime.size() << " characters):\n" << *sample << "\n";
   }
   return absl::OkStatus();
 }

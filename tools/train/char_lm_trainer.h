@@ -3,7 +3,9 @@
 // (each batch's final LSTM states start the next one, PyTorch's
 // word_language_model and Caffe2's char_rnn), printing the loss and
 // characters per second, then reports the held-out loss and perplexity,
-// writes the loss curve and samples text from the trained model.
+// writes the loss curve (smoothed: an exponential moving average over about
+// 1% of the steps) and
+// samples text from the trained model.
 #ifndef LOOM_TOOLS_TRAIN_CHAR_LM_TRAINER_H_
 #define LOOM_TOOLS_TRAIN_CHAR_LM_TRAINER_H_
 

@@ -4,7 +4,8 @@
 # Debian's bible-kjv must reach a held-out loss below 2.6 nats (uniform over
 # its ~60 characters is about 4.1), write a PNG loss curve and sample text;
 # the threaded timestep executor must give the sequential one's result
-# exactly (same held-out loss, printed to 4 decimals, and same sample).
+# exactly (same held-out loss, printed to 4 decimals, and same sample); and
+# a run on whole lines bucketed by length must learn as well.
 # Skips (passes with a message) when bible-kjv is not installed.
 set -uo pipefail
 loom_train=$1
@@ -27,10 +28,17 @@ if [[ $(head -c 8 "$tmp/loss.png" | od -An -tx1 | tr -d ' \n') != 89504e470d0a1a
   echo "FAIL: $tmp/loss.png is not a PNG"; exit 1
 fi
 grep -q "^loom_train: sample" "$tmp/seq.log" || { echo "FAIL: no sample"; exit 1; }
-strip() { grep -v -e 'characters/s' -e '^loom_train: wrote' "$1" | sed 's/, [0-9.]* s (.*//'; }
+strip() { grep -v -e 'characters/s' -e '^loom_train: wrote' -e 'peak RSS' "$1" | sed 's/, [0-9.]* s (.*//'; }
 if [[ "$(strip "$tmp/seq.log")" != "$(strip "$tmp/thr.log")" ]]; then
   echo "FAIL: the threaded executor's run differs from the sequential one:"
   diff <(strip "$tmp/seq.log") <(strip "$tmp/thr.log")
   exit 1
 fi
-echo "PASS: held-out loss $loss; threaded and sequential runs agree"
+# Whole lines bucketed by length (32, 64, 128; longer ones cut), all
+# buckets planned up front, learn too.
+"$loom_train" "${common[@]}" --threaded=false --buckets 32,64,128 > "$tmp/lines.log" 2>&1 || { cat "$tmp/lines.log"; exit 1; }
+cat "$tmp/lines.log"
+grep -q "batches of 8 lines in buckets 32 (.*) 64 (.*) 128 (.*)" "$tmp/lines.log" || { echo "FAIL: no bucket summary"; exit 1; }
+lines_loss=$(sed -n 's/^loom_train: held-out loss \([0-9.]*\).*/\1/p' "$tmp/lines.log")
+if ! awk "BEGIN{exit !($lines_loss < 2.6)}"; then echo "FAIL: bucketed held-out loss $lines_loss >= 2.6"; exit 1; fi
+echo "PASS: held-out loss $loss (bucketed lines: $lines_loss); threaded and sequential runs agree"

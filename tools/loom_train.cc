@@ -85,6 +85,8 @@ ABSL_FLAG(int, rnn_threads, 2, "--text: workers of the threaded timestep executo
 ABSL_FLAG(int64_t, eval_chars, 50000, "--text: held-out characters evaluated at the end (0: all).");
 ABSL_FLAG(int64_t, sample_chars, 400, "--text: characters sampled from the trained model.");
 ABSL_FLAG(double, temperature, 0.8, "--text: softmax temperature of the sampling.");
+ABSL_FLAG(std::vector<std::string>, buckets, {},
+          "--text: train on whole lines bucketed by these lengths (e.g. 64,128,256) instead of --seq_len streams.");
 
 namespace {
 
@@ -134,6 +136,7 @@ int TrainCharLm() {
   o.model.threaded = absl::GetFlag(FLAGS_threaded);
   o.model.rnn_threads = absl::GetFlag(FLAGS_rnn_threads);
   o.seq_len = absl::GetFlag(FLAGS_seq_len);
+  for (const std::string& b : absl::GetFlag(FLAGS_buckets)) o.buckets.push_back(std::stoll(b));
   o.batch = absl::GetFlag(FLAGS_batch);
   o.steps = absl::GetFlag(FLAGS_steps);
   o.optimizer = absl::GetFlag(FLAGS_optimizer);

@@ -1,5 +1,6 @@
 #include "tools/train/char_lm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -76,16 +77,23 @@ absl::StatusOr<NetDef> CharLmNet(const CharLmSpec& spec, bool forward_only) {
     net.add_external_input(c0.back());
   }
   AddOp(&net, "Gather", {"E", "tokens"}, {"x"});
+  if (spec.with_lengths) net.add_external_input("lengths");
   absl::StatusOr<OperatorDef> lstm =
       rnn::BuildStackedLstm("lstm", "x", weights, h0, c0, "lstm", /*reverse=*/false, spec.threaded, spec.rnn_threads,
-                            /*max_parallel_timesteps=*/2, /*fused=*/true, forward_only);
+                            /*max_parallel_timesteps=*/2, /*fused=*/true, forward_only,
+                            spec.with_lengths ? "lengths" : "");
   if (!lstm.ok()) return lstm.status();
   *net.add_op() = *lstm;
   Argument* axis = AddOp(&net, "Flatten", {"lstm_all"}, {"flat"})->add_arg();
   axis->set_name("axis");
   axis->set_i(3);
   AddOp(&net, "Gemm", {"flat", "Wo", "bo"}, {"logits"});
-  AddOp(&net, "SoftmaxCrossEntropyLoss", {"logits", "targets"}, {"loss"});
+  OperatorDef* loss = AddOp(&net, "SoftmaxCrossEntropyLoss", {"logits", "targets"}, {"loss"});
+  if (spec.with_lengths) {  // the padding's targets are -1
+    Argument* ignore = loss->add_arg();
+    ignore->set_name("ignore_index");
+    ignore->set_i(-1);
+  }
   net.add_external_output("loss");
   net.add_external_output("logits");
   for (int l = 0; l < spec.layers; ++l) {
@@ -108,6 +116,65 @@ void AddCharLmParameters(const CharLmSpec& spec, uint32_t seed, NetDef* net) {
   }
   AddInitializer(net, "Wo", {spec.hidden, spec.vocab}, u, &rng);
   AddInitializer(net, "bo", {spec.vocab}, u, &rng);
+}
+
+LineBatches::LineBatches(const std::vector<int64_t>& ids, int64_t newline, const std::vector<int64_t>& buckets,
+                         int64_t streams, uint32_t seed)
+    : ids_(&ids), buckets_(buckets), N_(streams), lines_(buckets.size()) {
+  if (buckets_.empty() || N_ <= 0) return;  // no buckets: no batches
+  const int64_t longest = buckets_.empty() ? 0 : buckets_.back();
+  const int64_t n = static_cast<int64_t>(ids.size());
+  auto add = [&](int64_t begin, int64_t length) {
+    size_t b = 0;
+    while (b + 1 < buckets_.size() && buckets_[b] < length) ++b;
+    lines_[b].push_back({begin, length});
+  };
+  // A line is the characters before a newline, their targets the next
+  // characters, the last one that newline; a line longer than the largest
+  // bucket is cut into pieces of that length.
+  int64_t begin = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids[i] == newline) {
+      if (i > begin) add(begin, i - begin);
+      begin = i + 1;
+    } else if (i + 1 - begin == longest && i + 1 < n) {
+      add(begin, longest);
+      begin = i + 1;
+    }
+  }
+  std::mt19937 rng(seed);
+  for (size_t b = 0; b < lines_.size(); ++b) {
+    std::vector<Line> bucket = lines_[b];
+    std::shuffle(bucket.begin(), bucket.end(), rng);
+    for (size_t k = 0; k + static_cast<size_t>(N_) <= bucket.size(); k += static_cast<size_t>(N_)) {
+      batches_.push_back({static_cast<int>(b), {bucket.begin() + k, bucket.begin() + k + N_}});
+    }
+  }
+  std::shuffle(batches_.begin(), batches_.end(), rng);
+}
+
+std::vector<int64_t> LineBatches::LinesPerBucket() const {
+  std::vector<int64_t> out;
+  for (const auto& b : lines_) out.push_back(static_cast<int64_t>(b.size()));
+  return out;
+}
+
+void LineBatches::Get(int64_t k, Tensor* tokens, Tensor* targets, Tensor* lengths) const {
+  const auto& [bucket, lines] = batches_[static_cast<size_t>(k % Count())];
+  const int64_t T = buckets_[bucket];
+  *tokens = Tensor::Zeros(DataType::kInt64, {T, N_});
+  *targets = Tensor::Zeros(DataType::kInt64, {T * N_});
+  *lengths = Tensor::Zeros(DataType::kInt32, {N_});
+  for (int64_t i = 0; i < T * N_; ++i) targets->data<int64_t>()[i] = -1;
+  for (int64_t n = 0; n < N_; ++n) {
+    const Line& l = lines[static_cast<size_t>(n)];
+    const int64_t len = std::min(l.length, T);
+    lengths->data<int32_t>()[n] = static_cast<int32_t>(len);
+    for (int64_t t = 0; t < len; ++t) {
+      tokens->data<int64_t>()[t * N_ + n] = (*ids_)[l.begin + t];
+      targets->data<int64_t>()[t * N_ + n] = (*ids_)[l.begin + t + 1];
+    }
+  }
 }
 
 CharBatches::CharBatches(const std::vector<int64_t>* ids, int64_t seq_len, int64_t streams)

@@ -31,6 +31,10 @@ struct Vocabulary {
 
 struct CharLmSpec {
   int vocab = 0;
+  // Sequences of different lengths in one batch (bucketed lines): an
+  // int32 [N] input `lengths` (LSTMUnit carries a state past its line's end)
+  // and targets -1 at the padding, which the loss ignores.
+  bool with_lengths = false;
   int embed = 100;   // embedding width
   int hidden = 100;  // LSTM width, every layer
   int layers = 1;
@@ -63,6 +67,35 @@ std::vector<std::string> CharLmParameterNames(const CharLmSpec& spec);
 // 1/sqrt(H)); the one bias B holds b_ih, b_hh = 0) and nn.Linear
 // (U(-1/sqrt(H), 1/sqrt(H))).
 void AddCharLmParameters(const CharLmSpec& spec, uint32_t seed, NetDef* net);
+
+// Bucketed batches of whole lines (MXNet's BucketingModule, Caffe2's
+// bucketed char_rnn): the text's lines (a line's targets end with its
+// newline; lines longer than the largest bucket are cut into pieces) go to
+// the smallest bucket length that holds them; a batch is N lines of one
+// bucket, padded to its length (tokens 0, targets -1), with `lengths` the
+// lines' lengths; batches are shuffled from `seed`.
+class LineBatches {
+ public:
+  LineBatches(const std::vector<int64_t>& ids, int64_t newline, const std::vector<int64_t>& buckets, int64_t streams,
+              uint32_t seed);
+  int64_t Count() const { return static_cast<int64_t>(batches_.size()); }
+  // tokens int64 [T, N], targets int64 [T * N], lengths int32 [N] of batch
+  // k mod Count() (T its bucket's length).
+  void Get(int64_t k, Tensor* tokens, Tensor* targets, Tensor* lengths) const;
+  // Lines per bucket (the buckets' lengths in order).
+  std::vector<int64_t> LinesPerBucket() const;
+  const std::vector<int64_t>& buckets() const { return buckets_; }
+
+ private:
+  struct Line {
+    int64_t begin, length;
+  };
+  const std::vector<int64_t>* ids_;
+  std::vector<int64_t> buckets_;
+  int64_t N_;
+  std::vector<std::vector<Line>> lines_;                // per bucket
+  std::vector<std::pair<int, std::vector<Line>>> batches_;  // (bucket, N lines)
+};
 
 // Batches of N streams over `ids` (PyTorch's word_language_model
 // batchify): stream n reads ids [n L, (n + 1) L), L = size / N, and batch k

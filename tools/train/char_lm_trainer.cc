@@ -10,6 +10,8 @@
 #include <random>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/autodiff/backward.h"
@@ -70,6 +72,34 @@ absl::StatusOr<double> Evaluate(Net* eval, Workspace* ws, const CharLmSpec& spec
   return sum / static_cast<double>(batches.Count());
 }
 
+// Mean loss per character over bucketed lines (states zero per batch).
+absl::StatusOr<double> EvaluateLines(Net* eval, Workspace* ws, const CharLmSpec& spec, const LineBatches& batches,
+                                     int64_t N) {
+  if (batches.Count() == 0) return absl::InvalidArgumentError("the held-out text has fewer lines than one batch");
+  double sum = 0, chars = 0;
+  for (int64_t k = 0; k < batches.Count(); ++k) {
+    Tensor tokens, targets, lengths;
+    batches.Get(k, &tokens, &targets, &lengths);
+    double n = 0;
+    for (int64_t i = 0; i < lengths.num_elements(); ++i) n += lengths.data<int32_t>()[i];
+    ws->SetBlob("tokens", std::move(tokens));
+    ws->SetBlob("targets", std::move(targets));
+    ws->SetBlob("lengths", std::move(lengths));
+    ZeroStates(spec, N, ws);
+    if (absl::Status s = eval->Run(); !s.ok()) return s;
+    sum += ws->GetBlob("loss")->ElementAsDouble(0) * n;
+    chars += n;
+  }
+  return sum / chars;
+}
+
+// Peak resident memory of the process so far, in MiB.
+double PeakRssMiB() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
 // `n` characters drawn one at a time from the model's softmax at
 // `temperature`, starting after `prime`.
 absl::StatusOr<std::string> Sample(Net* eval, Workspace* ws, const CharLmSpec& spec, const Vocabulary& vocab,
@@ -79,6 +109,7 @@ absl::StatusOr<std::string> Sample(Net* eval, Workspace* ws, const CharLmSpec& s
   std::string out;
   int64_t next = vocab.id[static_cast<unsigned char>(prime.empty() ? '\n' : prime[0])];
   auto step = [&](int64_t token) -> absl::Status {
+    if (spec.with_lengths) ws->SetBlob("lengths", Tensor::FromVector<int32_t>({1}, {1}));
     ws->SetBlob("tokens", Tensor::FromVector<int64_t>({1, 1}, {token}));
     ws->SetBlob("targets", Tensor::FromVector<int64_t>({1}, {0}));
     if (absl::Status s = eval->Run(); !s.ok()) return s;
@@ -116,8 +147,16 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   if (o.eval_chars > 0 && static_cast<int64_t>(test.size()) > o.eval_chars) test.resize(static_cast<size_t>(o.eval_chars));
   CharLmSpec spec = o.model;
   spec.vocab = vocab.size();
+  const bool lines = !o.buckets.empty();
+  spec.with_lengths = lines;
   const CharBatches batches(&train, o.seq_len, o.batch);
   if (batches.Count() == 0) return absl::InvalidArgumentError("the training text is shorter than one batch");
+  std::vector<int64_t> buckets = o.buckets;
+  std::sort(buckets.begin(), buckets.end());
+  const int64_t newline = vocab.id['\n'];
+  const LineBatches train_lines(train, newline, buckets, o.batch, o.seed), test_lines(test, newline, buckets, o.batch,
+                                                                                       o.seed + 1);
+  if (lines && train_lines.Count() == 0) return absl::InvalidArgumentError("the training text has fewer lines than one batch");
 
   // The training net (forward, backward, update) and the evaluation net
   // (forward only, the parameters fed by name).
@@ -172,22 +211,54 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   schedule.base = o.lr;
   schedule.gamma = o.lr_gamma;
   schedule.step_size = o.lr_step_size;
-  std::cout << absl::StrFormat(
-      "loom_train: %d characters (%d held out), vocabulary %d; LSTM %d x %d, embedding %d; %d steps of %d x %d "
-      "characters, %s\n",
-      ids.size(), held, vocab.size(), spec.layers, spec.hidden, spec.embed, o.steps, o.seq_len, o.batch, o.optimizer);
+  std::cout << absl::StrFormat("loom_train: %d characters (%d held out), vocabulary %d; LSTM %d x %d, embedding %d; %d steps of ",
+                               ids.size(), held, vocab.size(), spec.layers, spec.hidden, spec.embed, o.steps)
+            << (lines ? absl::StrFormat("%d lines", o.batch) : absl::StrFormat("%d x %d characters", o.seq_len, o.batch))
+            << ", " << o.optimizer << "\n";
   std::vector<std::pair<int64_t, double>> curve;
   ZeroStates(spec, o.batch, &ws);
-  const auto start = std::chrono::steady_clock::now();
-  auto window = start, first = start;
-  int64_t window_steps = 0;
-  double window_loss = 0;
-  for (int64_t step = 0; step < o.steps; ++step) {
-    if (step % batches.Count() == 0) ZeroStates(spec, o.batch, &ws);  // a new pass over the text
-    Tensor tokens, targets;
-    batches.Get(step, &tokens, &targets);
+  // The next training batch into the workspace; its characters.
+  auto next_batch = [&](int64_t step) -> int64_t {
+    Tensor tokens, targets, lengths;
+    int64_t chars = o.seq_len * o.batch;
+    if (lines) {
+      train_lines.Get(step, &tokens, &targets, &lengths);
+      chars = 0;
+      for (int64_t i = 0; i < lengths.num_elements(); ++i) chars += lengths.data<int32_t>()[i];
+      ws.SetBlob("lengths", std::move(lengths));
+      ZeroStates(spec, o.batch, &ws);  // lines are independent
+    } else {
+      if (step % batches.Count() == 0) ZeroStates(spec, o.batch, &ws);  // a new pass over the text
+      batches.Get(step, &tokens, &targets);
+    }
     ws.SetBlob("tokens", std::move(tokens));
     ws.SetBlob("targets", std::move(targets));
+    return chars;
+  };
+  if (lines) {
+    // MXNet's BucketingModule: every bucket's plan made up front, largest
+    // first, so one arena (at the largest size) serves them all.
+    next_batch(0);
+    ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(o.lr)}));
+    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {0}));
+    std::vector<std::vector<std::pair<std::string, Shape>>> signatures;
+    for (int64_t T : buckets) {
+      std::vector<std::pair<std::string, Shape>> sig = {
+          {"tokens", {T, o.batch}}, {"targets", {T * o.batch}}, {"lengths", {o.batch}}};
+      signatures.push_back(sig);
+    }
+    if (absl::Status s = (*net)->PlanBuckets(signatures); !s.ok()) return s;
+    const std::vector<int64_t> per = train_lines.LinesPerBucket();
+    std::cout << "loom_train: " << train_lines.Count() << " batches of " << o.batch << " lines in buckets";
+    for (size_t b = 0; b < buckets.size(); ++b) std::cout << " " << buckets[b] << " (" << per[b] << " lines)";
+    std::cout << "\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto window = start, first = start;
+  int64_t window_steps = 0, window_chars = 0, chars_after_first = 0;
+  double window_loss = 0;
+  for (int64_t step = 0; step < o.steps; ++step) {
+    const int64_t chars = next_batch(step);
     ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(step))}));
     // ONNX's T: Momentum's first step (T = 0) takes the gradient as it is
     // (as PyTorch's SGD); Adam bias-corrects only when T > 0, so it counts
@@ -196,18 +267,21 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
     if (absl::Status s = (*net)->Run(); !s.ok()) return absl::Status(s.code(), absl::StrCat("step ", step, ": ", s.message()));
     const double loss = ws.GetBlob("loss")->ElementAsDouble(0);
     curve.emplace_back(step, loss);
-    CarryStates(spec, o.seq_len, &ws);
+    if (!lines) CarryStates(spec, o.seq_len, &ws);
     if (step == 0) first = std::chrono::steady_clock::now();  // planned and warm from here on
+    else chars_after_first += chars;
     window_loss += loss;
+    window_chars += chars;
     ++window_steps;
     if ((step + 1) % o.log_every == 0 || step + 1 == o.steps) {
       const auto now = std::chrono::steady_clock::now();
       const double s = std::chrono::duration<double>(now - window).count();
       std::cout << absl::StrFormat("step %d/%d loss %.4f  %.0f characters/s\n", step + 1, o.steps,
                                    window_loss / static_cast<double>(window_steps),
-                                   s > 0 ? static_cast<double>(window_steps * o.seq_len * o.batch) / s : 0.0);
+                                   s > 0 ? static_cast<double>(window_chars) / s : 0.0);
       window = now;
       window_steps = 0;
+      window_chars = 0;
       window_loss = 0;
     }
   }
@@ -216,13 +290,16 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   // The rate after the first step (which plans the nets), as the PyTorch
   // side of tools/bench/char_lm_vs_pytorch.sh times it.
   const double warm = std::chrono::duration<double>(end - first).count();
-  absl::StatusOr<double> test_loss = Evaluate(eval->get(), &eval_ws, spec, test, o.seq_len, o.batch);
+  const double train_peak = PeakRssMiB();
+  absl::StatusOr<double> test_loss = lines ? EvaluateLines(eval->get(), &eval_ws, spec, test_lines, o.batch)
+                                           : Evaluate(eval->get(), &eval_ws, spec, test, o.seq_len, o.batch);
   if (!test_loss.ok()) return test_loss.status();
   std::cout << absl::StrFormat(
       "loom_train: held-out loss %.4f (perplexity %.3f) on %d characters after %d steps, %.1f s (%.0f characters/s "
       "after the first step)\n",
       *test_loss, std::exp(*test_loss), test.size(), o.steps, seconds,
-      warm > 0 ? static_cast<double>((o.steps - 1) * o.seq_len * o.batch) / warm : 0.0);
+      warm > 0 ? static_cast<double>(chars_after_first) / warm : 0.0);
+  std::cout << absl::StrFormat("loom_train: peak RSS %.1f MiB while training\n", train_peak);
   if (!o.loss_log.empty()) {
     std::ofstream f(o.loss_log);
     f.precision(9);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "core/registry.h"
@@ -23,6 +24,9 @@ struct CharLmOptions {
   std::string text;  // the text file
   CharLmSpec model;  // vocab is set from the text
   int64_t seq_len = 25, batch = 1, steps = 1000;
+  // Non-empty: train on whole lines bucketed by length (LineBatches) instead
+  // of streams of seq_len characters; the bucket lengths.
+  std::vector<int64_t> buckets;
   std::string optimizer = "Momentum";  // Momentum (alpha = momentum), Adam, Adagrad
   double lr = 0.1, momentum = 0.0, max_grad_norm = 5.0;
   double lr_gamma = 1.0;

@@ -712,9 +712,10 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
        &SameShapeAsInput1},
       {"Accumulate", 1,
        "Caffe2 Accumulate: Y = X + gamma * Y, where Y is the value the output blob already holds (the op adds "
-       "into it); an output that does not hold a tensor of X's shape and dtype is first set to zeros. For "
-       "accumulators the caller keeps, e.g. the parameter and state gradients a backward step net adds into "
-       "across timesteps (RecurrentNetworkGradient); a planned intermediate holds nothing to add to.",
+       "into it); an output that holds no tensor of X's dtype and size is first set to zeros, and one of X's size "
+       "but another shape is an error. Y must be a blob the caller keeps and sets up, e.g. the links through "
+       "which a backward step net adds parameter and state gradients across timesteps "
+       "(RecurrentNetworkGradient): what a planned intermediate holds before the op is undefined.",
        {"X:T"}, {"Y:T|X's shape"}, f, {"gamma:float=1|factor of Y's previous value"}, &SameShapeAsInput0},
       {"ReluGradient", 1, "Caffe2 ReluGradient: dX = Y > 0 ? dY : 0, from dY and Relu's output Y.",
        {"dY:T", "Y:T"}, {"dX:T"}, f, {}, &SameShapeAsInput0},

@@ -29,6 +29,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/autodiff/backward.h"
@@ -136,7 +137,13 @@ int TrainCharLm() {
   o.model.threaded = absl::GetFlag(FLAGS_threaded);
   o.model.rnn_threads = absl::GetFlag(FLAGS_rnn_threads);
   o.seq_len = absl::GetFlag(FLAGS_seq_len);
-  for (const std::string& b : absl::GetFlag(FLAGS_buckets)) o.buckets.push_back(std::stoll(b));
+  for (const std::string& b : absl::GetFlag(FLAGS_buckets)) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(b, &v) || v < 1) {
+      return Fail("--buckets", absl::InvalidArgumentError("bucket lengths must be positive integers; found '" + b + "'"));
+    }
+    o.buckets.push_back(v);
+  }
   o.batch = absl::GetFlag(FLAGS_batch);
   o.steps = absl::GetFlag(FLAGS_steps);
   o.optimizer = absl::GetFlag(FLAGS_optimizer);

@@ -31,6 +31,7 @@ PIN(offsetof(LoomApi, Grad_Info), 624);
 PIN(offsetof(LoomSchemaDef, gradient), 136);
 PIN(offsetof(LoomApi, Grad_NetBackward), 704);
 PIN(offsetof(LoomApi, TimestepExecutor_KeepIntermediates), 728);
+PIN(offsetof(LoomApi, Net_ReleaseTimestep), 736);
 PIN(LOOM_FORMAL_PARAM_STRUCT_SIZE, 40);
 PIN(LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, 40);
 PIN(LOOM_ATTR_SPEC_STRUCT_SIZE, 112);
@@ -38,7 +39,7 @@ PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 88);
 PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 144);
 PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
 PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
-PIN(LOOM_API_STRUCT_SIZE, 736);
+PIN(LOOM_API_STRUCT_SIZE, 744);
 PIN(LOOM_ABI_VERSION, 6u);
 
 int main(void) {

@@ -510,8 +510,13 @@ typedef struct LoomApi {
   /* Timesteps run on `executor` keep their intermediates after the run
    * (keep nonzero) instead of returning them to the pool: a backward pass
    * (RecurrentNetworkGradient) runs in the same step workspaces and reads
-   * them. They stay until the step nets run again. */
+   * them. They stay until Net_ReleaseTimestep lets them go (or the step
+   * nets run again and reuse them). */
   void (*TimestepExecutor_KeepIntermediates)(LoomTimestepExecutor* executor, int keep);
+  /* Returns to the pool the intermediates a timestep kept (its net's
+   * current plan's, as a timestep run does when it does not keep them);
+   * RecurrentNetworkGradient calls it once the backward pass is done. */
+  void (*Net_ReleaseTimestep)(LoomNet* net);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

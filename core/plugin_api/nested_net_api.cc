@@ -201,6 +201,12 @@ LoomStatus* TimestepExecutor_Create(int num_threads, int max_parallel, LoomTimes
 
 void TimestepExecutor_Release(LoomTimestepExecutor* exec) { delete exec; }
 
+void Net_ReleaseTimestep(LoomNet* n) {
+  if (n == nullptr) return;
+  absl::StatusOr<Plan*> plan = n->net->PrepareTimestep();  // the cached plan of the last run
+  if (plan.ok()) ReleaseAfterRun(**plan);
+}
+
 void TimestepExecutor_KeepIntermediates(LoomTimestepExecutor* exec, int keep) {
   if (exec == nullptr) return;
   absl::MutexLock l(&exec->mu);
@@ -241,6 +247,7 @@ void FillNestedNetApi(LoomApi* a) {
   a->TimestepExecutor_Release = TimestepExecutor_Release;
   a->TimestepExecutor_Run = TimestepExecutor_Run;
   a->TimestepExecutor_KeepIntermediates = TimestepExecutor_KeepIntermediates;
+  a->Net_ReleaseTimestep = Net_ReleaseTimestep;
   a->KernelThreadsFor = KernelThreadsFor;
 }
 

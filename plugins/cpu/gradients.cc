@@ -140,7 +140,14 @@ class AccumulateKernel : public LabeledKernel {
     Tensor x = ctx.Input(0), y;
     const LoomTensor* before = sdk::Api().Ctx_OutputHandle(ctx.handle(), 0);
     const Tensor prev(before);
-    const bool holds = before != nullptr && prev.present() && prev.dtype() == x.dtype() && prev.shape() == x.shape();
+    const bool holds = before != nullptr && prev.dtype() == x.dtype() && prev.shape() == x.shape();
+    if (before != nullptr && !holds && prev.dtype() == x.dtype() && prev.num_elements() == x.num_elements() &&
+        prev.num_elements() > 0) {
+      // Same size, other shape (e.g. a link of the wrong rows): adding
+      // nothing would silently drop what it holds.
+      return sdk::InvalidArgument(label_ + ": the accumulator holds " + ShapeStr(prev.shape()) + "; X is " +
+                                  ShapeStr(x.shape()));
+    }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
     if (x.dtype() == LOOM_DTYPE_FLOAT) Run<float>(x, holds, y);
     else Run<double>(x, holds, y);

@@ -51,11 +51,12 @@ inline double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 // tanh: Cephes tanhf's odd polynomial for |x| < 0.625, else 1 - 2 / (e^2|x|
 // + 1) with x's sign; both computed and blended, without branches.
 inline float Tanh(float x) {
-  const float a = std::fabs(x), z = x * x;
+  const float a = std::fabs(x);
+  const float m = a < 0.625f ? 1.0f : 0.0f;  // selects, as a blend (no branch)
+  const float xs = m * x, z = xs * xs;       // the polynomial's argument: 0 where unused, so it stays finite
   const float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
-                        1.33314422036e-1f) * z - 3.33332819422e-1f) * z * x + x;
+                        1.33314422036e-1f) * z - 3.33332819422e-1f) * z * xs + xs;
   const float large = std::copysign(1.0f - 2.0f / (ExpF(2.0f * a) + 1.0f), x);
-  const float m = a < 0.625f ? 1.0f : 0.0f;  // a blend, not a branch (both sides are finite)
   return m * small + (1.0f - m) * large;
 }
 inline double Tanh(double x) { return std::tanh(x); }

@@ -54,7 +54,7 @@ class RecurrentNetworkKernel {
 
   Status Init(const KernelInfo& info) {
     LOOM_SDK_RETURN_IF_ERROR(a_.Read(info, "RecurrentNetwork '" + info.op_name() + "'"));
-    const std::string& label_ = a_.label;
+    const std::string& label = a_.label;
     if (!a_.forward_only && !LOOM_SDK_API_HAS(TimestepExecutor_KeepIntermediates)) {
       return sdk::Unimplemented(a_.label + ": forward_only = 0 needs a core with ABI 6");
     }
@@ -153,10 +153,13 @@ class RecurrentNetworkKernel {
                                                                pairs_.data(), pairs_.size() / 2)));
     if (!steps_blob_.empty()) {
       LoomTensor* handles = Api().Workspace_CreateBlob(parent, steps_blob_.c_str());
-      const int64_t n = T;
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(handles, LOOM_DTYPE_INT64, &n, 1)));
+      const int64_t dims[2] = {2, T};
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(handles, LOOM_DTYPE_INT64, dims, 2)));
       int64_t* h = static_cast<int64_t*>(Api().TensorData(handles));
-      for (int64_t t = 0; t < T; ++t) h[t] = reinterpret_cast<int64_t>(steps_[t]);
+      for (int64_t t = 0; t < T; ++t) {
+        h[t] = reinterpret_cast<int64_t>(steps_[t]);
+        h[T + t] = reinterpret_cast<int64_t>(nets_[t]);
+      }
     }
     for (size_t i = 0; i < a_.alias_src.size(); ++i) {
       auto st = state_tensors.find(a_.alias_src[i]);

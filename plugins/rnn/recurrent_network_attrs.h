@@ -108,9 +108,12 @@ void DeclareRecurrentNetworkAttrs(sdk::SchemaBuilder& s);
 
 // The parent-workspace blob where a RecurrentNetwork run with
 // forward_only = 0 leaves its step workspaces for RecurrentNetworkGradient
-// (Caffe2 passed them as the op's step_workspaces output): an int64 [T] of
-// LoomWorkspace handles, owned by the forward kernel and valid until it runs
-// again. Named after the forward op's first output.
+// (Caffe2 passed them as the op's step_workspaces output): an int64 [2, T],
+// row 0 the LoomWorkspace handles, row 1 the step nets' LoomNet handles
+// (whose kept intermediates the gradient releases when done). Owned by the
+// forward kernel and valid while it lives; the gradient op reads it right
+// after the forward op, in the same run of the same plan. Named after the
+// forward op's first output.
 inline std::string StepWorkspacesBlob(const std::string& first_output) {
   return "__rnn_step_workspaces_" + first_output;
 }

@@ -218,13 +218,17 @@ class RecurrentNetworkGradientKernel {
     LoomWorkspace* parent = Api().Ctx_Workspace(ctx.handle());
     const LoomTensor* handles = Api().Workspace_GetBlob(parent, steps_blob_.c_str());
     const Tensor h(handles);
-    if (handles == nullptr || h.dtype() != LOOM_DTYPE_INT64 || h.num_elements() != T) {
+    if (handles == nullptr || h.dtype() != LOOM_DTYPE_INT64 || h.num_elements() != 2 * T) {
       return Status(LOOM_FAILED_PRECONDITION, a_.label + ": the forward RecurrentNetwork left no step workspaces for " +
                                                   std::to_string(T) + " timesteps in '" + steps_blob_ +
                                                   "' (it must run before, in the same net, with forward_only = 0)");
     }
     std::vector<LoomWorkspace*> ws(static_cast<size_t>(T));
-    for (int64_t t = 0; t < T; ++t) ws[t] = reinterpret_cast<LoomWorkspace*>(h.data<int64_t>()[t]);
+    std::vector<LoomNet*> forward_nets(static_cast<size_t>(T));
+    for (int64_t t = 0; t < T; ++t) {
+      ws[t] = reinterpret_cast<LoomWorkspace*>(h.data<int64_t>()[t]);
+      forward_nets[t] = reinterpret_cast<LoomNet*>(h.data<int64_t>()[T + t]);
+    }
 
     // The states' gradients G_s [T+1, ...]: the outputs' gradients.
     std::vector<LoomTensor*> g(a_.states.size());
@@ -282,7 +286,11 @@ class RecurrentNetworkGradientKernel {
         }
       }
       for (size_t k : roles.params) {
-        if (!gin[k].present() || gin[k].rank() < 1) continue;
+        if (!gin[k].present()) continue;
+        if (gin[k].rank() < 1) {
+          return sdk::Unimplemented(a_.label + ": the gradient of scalar parameter '" + inputs_[k] +
+                                    "' (accumulators alias rows; give it shape [1])");
+        }
         LOOM_SDK_RETURN_IF_ERROR(LinkRows(ws[t], AccumulatorName(inputs_[k]), gin[k].handle(), 0, gin[k].dim(0)));
       }
     }
@@ -306,6 +314,9 @@ class RecurrentNetworkGradientKernel {
     std::vector<LoomNet*> order(nets_.rbegin() + (nets_.size() - static_cast<size_t>(T)), nets_.rend());
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Run(executor_, order.data(), order.size(), pairs_.data(),
                                                                pairs_.size() / 2)));
+    // The forward intermediates are read: back to the pool (each bucket's
+    // plan has its own forward kernel; none keeps its steps past this run).
+    for (LoomNet* net : forward_nets) Api().Net_ReleaseTimestep(net);
     // The initial states' gradients: row 0.
     for (size_t i = 0; i < a_.states.size(); ++i) {
       const size_t k = static_cast<size_t>(a_.initial_ids[i]);

@@ -122,7 +122,7 @@ LineBatches::LineBatches(const std::vector<int64_t>& ids, int64_t newline, const
                          int64_t streams, uint32_t seed)
     : ids_(&ids), buckets_(buckets), N_(streams), lines_(buckets.size()) {
   if (buckets_.empty() || N_ <= 0) return;  // no buckets: no batches
-  const int64_t longest = buckets_.empty() ? 0 : buckets_.back();
+  const int64_t longest = buckets_.back();
   const int64_t n = static_cast<int64_t>(ids.size());
   auto add = [&](int64_t begin, int64_t length) {
     size_t b = 0;

@@ -76,6 +76,7 @@ void AddCharLmParameters(const CharLmSpec& spec, uint32_t seed, NetDef* net);
 // lines' lengths; batches are shuffled from `seed`.
 class LineBatches {
  public:
+  // `ids` must outlive the batches; `buckets` ascending, each >= 1.
   LineBatches(const std::vector<int64_t>& ids, int64_t newline, const std::vector<int64_t>& buckets, int64_t streams,
               uint32_t seed);
   int64_t Count() const { return static_cast<int64_t>(batches_.size()); }

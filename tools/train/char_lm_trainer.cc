@@ -157,6 +157,11 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   const LineBatches train_lines(train, newline, buckets, o.batch, o.seed), test_lines(test, newline, buckets, o.batch,
                                                                                        o.seed + 1);
   if (lines && train_lines.Count() == 0) return absl::InvalidArgumentError("the training text has fewer lines than one batch");
+  // The held-out text must make one batch too: checked before training.
+  const CharBatches test_batches(&test, o.seq_len, o.batch);
+  if (lines ? test_lines.Count() == 0 : test_batches.Count() == 0) {
+    return absl::InvalidArgumentError("the held-out text is shorter than one batch (raise --test_fraction or --eval_chars)");
+  }
 
   // The training net (forward, backward, update) and the evaluation net
   // (forward only, the parameters fed by name).

@@ -245,7 +245,12 @@ class RecurrentNetworkGradientKernel {
       }
       g[i] = Api().Workspace_CreateBlob(parent, ("__rnn_grad_" + a_.states[i]).c_str());
       const std::vector<int64_t> shape = state.shape();
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(g[i], state.dtype(), shape.data(), shape.size())));
+      // Kept when it fits: last run's links still point into it, and a
+      // resize of a shared buffer would allocate a new one every run.
+      const Tensor held(g[i]);
+      if (held.dtype() != state.dtype() || held.shape() != shape) {
+        LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(g[i], state.dtype(), shape.data(), shape.size())));
+      }
       const Tensor gi(g[i]);
       const int64_t row = state.num_elements() / (T + 1);
       std::memset(gi.raw_data(), 0, static_cast<size_t>(state.num_elements()) * sdk::DTypeSize(state.dtype()));

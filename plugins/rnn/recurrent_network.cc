@@ -186,7 +186,8 @@ class RecurrentNetworkKernel {
 
 }  // namespace
 
-// Output dtypes: a state takes its initial value's, an alias its state's.
+// Output dtypes (a state takes its initial value's, an alias its state's) and,
+// when known, shapes.
 sdk::Status InferRecurrentNetwork(sdk::InferenceContext& ctx) {
   KernelInfo info = ctx.info();
   std::vector<std::string> states, alias_src, alias_dst;
@@ -199,9 +200,30 @@ sdk::Status InferRecurrentNetwork(sdk::InferenceContext& ctx) {
   for (size_t i = 0; i < states.size() && i < ids.size(); ++i) {
     if (ids[i] >= 0 && static_cast<size_t>(ids[i]) < ctx.num_inputs()) dtype[states[i]] = ctx.InputDType(ids[i]);
   }
+  // Shapes, when T (input 0's first dim) and the initial states' shapes are
+  // known: a state is [T + 1, initial...], an alias its rows [offset, T + 1)
+  // or its last -offset rows. Planned shapes let the memory planner place
+  // them (and what follows them) in the arena, which PlanBuckets shares.
+  std::vector<int64_t> alias_offset;
+  LOOM_SDK_RETURN_IF_ERROR(info.GetInts("alias_offset", &alias_offset));
+  std::vector<int64_t> seq;
+  const bool has_t = ctx.InputShape(0, &seq) && !seq.empty() && seq[0] >= 0;
+  std::map<std::string, std::vector<int64_t>> shape;
+  for (size_t i = 0; has_t && i < states.size() && i < ids.size(); ++i) {
+    std::vector<int64_t> init;
+    if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= ctx.num_inputs() || !ctx.InputShape(ids[i], &init)) continue;
+    init.insert(init.begin(), seq[0] + 1);
+    shape[states[i]] = init;
+  }
   for (size_t i = 0; i < alias_src.size() && i < alias_dst.size(); ++i) {
     auto it = dtype.find(alias_src[i]);
     if (it != dtype.end()) dtype[alias_dst[i]] = it->second;
+    auto st = shape.find(alias_src[i]);
+    if (st == shape.end() || i >= alias_offset.size()) continue;
+    const int64_t o = alias_offset[i], rows = st->second[0];
+    std::vector<int64_t> a = st->second;
+    a[0] = o >= 0 ? rows - o : -o;
+    if (a[0] >= 0 && a[0] <= rows) shape[alias_dst[i]] = a;
   }
   for (size_t k = 0; k < ctx.num_outputs(); ++k) {
     auto it = dtype.find(info.output_name(k));
@@ -209,6 +231,8 @@ sdk::Status InferRecurrentNetwork(sdk::InferenceContext& ctx) {
       return sdk::InvalidArgument("RecurrentNetwork: output '" + info.output_name(k) + "' is neither a recurrent state nor an alias");
     }
     ctx.SetOutputDType(k, it->second);
+    auto sh = shape.find(info.output_name(k));
+    if (sh != shape.end()) ctx.SetOutputShape(k, sh->second);
   }
   return Status::Ok();
 }

@@ -22,9 +22,11 @@
 // With `forward_only` = 1 (inference) a timestep's intermediates go back
 // to the net's pool as soon as that timestep is done (core/memory_plan.h,
 // PlanTimestepMemory). With 0 (training, Caffe2's default) the step
-// workspaces keep them, and the op leaves its step workspaces in the parent
-// workspace (StepWorkspacesBlob) for RecurrentNetworkGradient
-// (recurrent_network_gradient.cc), which runs the backward step net in them.
+// workspaces keep them for RecurrentNetworkGradient
+// (recurrent_network_gradient.cc), which runs the backward step net in them
+// and then lets them go. The step workspaces and nets are the op's
+// StepNets (step_nets.h), shared by its kernels in every plan (bucket) and
+// by its gradient's.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -33,6 +35,7 @@
 #include "core/api/loom_sdk.h"
 #include "plugins/rnn/recurrent_network_attrs.h"
 #include "plugins/rnn/rnn_ops.h"
+#include "plugins/rnn/step_nets.h"
 
 namespace loom {
 namespace rnn {
@@ -47,9 +50,7 @@ using sdk::Tensor;
 class RecurrentNetworkKernel {
  public:
   ~RecurrentNetworkKernel() {
-    for (LoomNet* n : nets_) Api().Net_Release(n);
     if (executor_ != nullptr) Api().TimestepExecutor_Release(executor_);
-    for (LoomWorkspace* w : steps_) Api().Workspace_Release(w);
   }
 
   Status Init(const KernelInfo& info) {
@@ -81,7 +82,7 @@ class RecurrentNetworkKernel {
       }
     }
     for (const std::string& p : pair_storage_) pairs_.push_back(p.c_str());
-    if (!a_.forward_only && info.num_outputs() > 0) steps_blob_ = StepWorkspacesBlob(info.output_name(0));
+    if (info.num_outputs() > 0) first_output_ = info.output_name(0);
     return Status::Ok();
   }
 
@@ -108,9 +109,13 @@ class RecurrentNetworkKernel {
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Copy(row0, init.handle())));
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(row0, init.dtype(), row_shape.data(), row_shape.size())));
     }
-    while (static_cast<int64_t>(steps_.size()) < T) steps_.push_back(Api().Workspace_CreateChild(parent));
+    if (shared_ == nullptr) shared_ = SharedStepNets(parent, first_output_);
+    std::vector<LoomWorkspace*>& steps = shared_->workspaces;
+    std::vector<LoomNet*>& nets = shared_->forward;
+    shared_->kept = false;
+    while (static_cast<int64_t>(steps.size()) < T) steps.push_back(Api().Workspace_CreateChild(parent));
     for (int64_t t = 0; t < T; ++t) {
-      LoomWorkspace* ws = steps_[t];
+      LoomWorkspace* ws = steps[t];
       for (const Link& l : a_.links) {
         const LoomTensor* ext = nullptr;
         int64_t row = t + l.offset;
@@ -135,11 +140,11 @@ class RecurrentNetworkKernel {
       *static_cast<int32_t*>(Api().TensorData(ts)) = static_cast<int32_t>(a_.reverse ? T - 1 - t : t);
     }
     int kernel_threads = a_.threads > 0 ? Api().KernelThreadsFor(a_.threads) : ctx.num_threads();
-    while (static_cast<int64_t>(nets_.size()) < T) {
+    while (static_cast<int64_t>(nets.size()) < T) {
       LoomNet* net = nullptr;
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), steps_[nets_.size()], a_.step_net.data(),
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), steps[nets.size()], a_.step_net.data(),
                                                        a_.step_net.size(), kernel_threads, &net)));
-      nets_.push_back(net);
+      nets.push_back(net);
     }
     // This op's own executor (Caffe2 kept one per op): recurrent ops of
     // different nets run concurrently, and it is freed with the kernel.
@@ -149,18 +154,10 @@ class RecurrentNetworkKernel {
       // RecurrentNetworkGradient, which runs the backward step net in them.
       if (!a_.forward_only) Api().TimestepExecutor_KeepIntermediates(executor_, 1);
     }
-    LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Run(executor_, nets_.data(), static_cast<size_t>(T),
+    LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Run(executor_, nets.data(), static_cast<size_t>(T),
                                                                pairs_.data(), pairs_.size() / 2)));
-    if (!steps_blob_.empty()) {
-      LoomTensor* handles = Api().Workspace_CreateBlob(parent, steps_blob_.c_str());
-      const int64_t dims[2] = {2, T};
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(handles, LOOM_DTYPE_INT64, dims, 2)));
-      int64_t* h = static_cast<int64_t*>(Api().TensorData(handles));
-      for (int64_t t = 0; t < T; ++t) {
-        h[t] = reinterpret_cast<int64_t>(steps_[t]);
-        h[T + t] = reinterpret_cast<int64_t>(nets_[t]);
-      }
-    }
+    shared_->last_T = T;
+    shared_->kept = !a_.forward_only;
     for (size_t i = 0; i < a_.alias_src.size(); ++i) {
       auto st = state_tensors.find(a_.alias_src[i]);
       if (st == state_tensors.end()) return sdk::InvalidArgument(a_.label + ": alias source '" + a_.alias_src[i] + "' is not a recurrent state");
@@ -176,11 +173,10 @@ class RecurrentNetworkKernel {
 
  private:
   RecurrentNetworkAttrs a_;
-  std::string steps_blob_;  // where forward_only = 0 leaves the step workspaces
+  std::string first_output_;  // names the op's StepNets
   std::vector<std::string> pair_storage_;
   std::vector<const char*> pairs_;
-  std::vector<LoomWorkspace*> steps_;
-  std::vector<LoomNet*> nets_;
+  std::shared_ptr<StepNets> shared_;  // with this op's other kernels (other plans) and its gradient's
   LoomTimestepExecutor* executor_ = nullptr;
 };
 

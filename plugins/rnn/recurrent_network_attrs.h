@@ -1,8 +1,7 @@
 // What RecurrentNetwork (recurrent_network.cc) and RecurrentNetworkGradient
 // (recurrent_network_gradient.cc) share: Caffe2's RecurrentNetwork
 // attributes, read and checked once, their schema declarations, and the
-// names through which the forward op hands its step workspaces to the
-// gradient op.
+// names of the gradient's links inside the step workspaces.
 #ifndef LOOM_PLUGINS_RNN_RECURRENT_NETWORK_ATTRS_H_
 #define LOOM_PLUGINS_RNN_RECURRENT_NETWORK_ATTRS_H_
 
@@ -105,18 +104,6 @@ struct RecurrentNetworkAttrs {
 // Declares RecurrentNetwork's attributes on `s` (its schema and its
 // gradient's, which copies them).
 void DeclareRecurrentNetworkAttrs(sdk::SchemaBuilder& s);
-
-// The parent-workspace blob where a RecurrentNetwork run with
-// forward_only = 0 leaves its step workspaces for RecurrentNetworkGradient
-// (Caffe2 passed them as the op's step_workspaces output): an int64 [2, T],
-// row 0 the LoomWorkspace handles, row 1 the step nets' LoomNet handles
-// (whose kept intermediates the gradient releases when done). Owned by the
-// forward kernel and valid while it lives; the gradient op reads it right
-// after the forward op, in the same run of the same plan. Named after the
-// forward op's first output.
-inline std::string StepWorkspacesBlob(const std::string& first_output) {
-  return "__rnn_step_workspaces_" + first_output;
-}
 
 // Names inside the step workspaces of a backward run: the gradient of a
 // written state link coming in (row t + 1 of the state's gradient), and the

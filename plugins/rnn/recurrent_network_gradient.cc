@@ -8,8 +8,9 @@
 // sequence links `x_t`, parameters read by name — are each added into an
 // accumulator (Caffe2's Accumulate into AccumulatorName(blob)). The kernel
 // runs that net in the forward op's step workspaces (kept with
-// forward_only = 0), so it reads the forward intermediates in place, in
-// reverse time order, with these links:
+// forward_only = 0; found through the op's StepNets, step_nets.h), so it
+// reads the forward intermediates in place, in reverse time order, then
+// returns them to the pool. Its links:
 //   SeedName(h)           -> rows [t+1, t+2) of the state's gradient G_s
 //   AccumulatorName(h_prev) -> rows [t, t+1) of G_s            (gradient links)
 //   AccumulatorName(x_t)  -> the rows of the input's gradient x_t read
@@ -31,6 +32,7 @@
 #include "plugins/nested/netdef_writer.h"
 #include "plugins/rnn/recurrent_network_attrs.h"
 #include "plugins/rnn/rnn_ops.h"
+#include "plugins/rnn/step_nets.h"
 
 namespace loom {
 namespace rnn {
@@ -157,7 +159,6 @@ void AddElements(LoomDataType dt, void* dst, const void* src, int64_t n) {
 class RecurrentNetworkGradientKernel {
  public:
   ~RecurrentNetworkGradientKernel() {
-    for (LoomNet* net : nets_) Api().Net_Release(net);
     if (executor_ != nullptr) Api().TimestepExecutor_Release(executor_);
   }
 
@@ -196,7 +197,7 @@ class RecurrentNetworkGradientKernel {
                                     std::to_string(n_) + " inputs");
       }
     }
-    steps_blob_ = StepWorkspacesBlob(info.input_name(n_));
+    first_output_ = info.input_name(n_);  // the forward op's first output names its StepNets
     // Timestep t - 1 (next in run order) reads the seed row that timestep t
     // accumulated into.
     for (const StateLinks& sl : a_.StateLinkNames()) {
@@ -216,20 +217,14 @@ class RecurrentNetworkGradientKernel {
     if (!seq.present() || seq.rank() < 1) return sdk::InvalidArgument(a_.label + ": input 0 must be a sequence [T, ...]");
     const int64_t T = seq.dim(0);
     LoomWorkspace* parent = Api().Ctx_Workspace(ctx.handle());
-    const LoomTensor* handles = Api().Workspace_GetBlob(parent, steps_blob_.c_str());
-    const Tensor h(handles);
-    if (handles == nullptr || h.dtype() != LOOM_DTYPE_INT64 || h.num_elements() != 2 * T) {
-      return Status(LOOM_FAILED_PRECONDITION, a_.label + ": the forward RecurrentNetwork left no step workspaces for " +
-                                                  std::to_string(T) + " timesteps in '" + steps_blob_ +
-                                                  "' (it must run before, in the same net, with forward_only = 0)");
+    if (shared_ == nullptr) shared_ = SharedStepNets(parent, first_output_);
+    if (!shared_->kept || shared_->last_T != T) {
+      return Status(LOOM_FAILED_PRECONDITION, a_.label + ": the forward RecurrentNetwork did not just run " +
+                                                  std::to_string(T) + " timesteps with forward_only = 0 in this "
+                                                  "workspace (it must run before its gradient, in the same net)");
     }
-    std::vector<LoomWorkspace*> ws(static_cast<size_t>(T));
-    std::vector<LoomNet*> forward_nets(static_cast<size_t>(T));
-    for (int64_t t = 0; t < T; ++t) {
-      ws[t] = reinterpret_cast<LoomWorkspace*>(h.data<int64_t>()[t]);
-      forward_nets[t] = reinterpret_cast<LoomNet*>(h.data<int64_t>()[T + t]);
-    }
-
+    const std::vector<LoomWorkspace*> ws(shared_->workspaces.begin(), shared_->workspaces.begin() + T);
+    const std::vector<LoomNet*> forward_nets(shared_->forward.begin(), shared_->forward.begin() + T);
     // The states' gradients G_s [T+1, ...]: the outputs' gradients.
     std::vector<LoomTensor*> g(a_.states.size());
     for (size_t i = 0; i < a_.states.size(); ++i) {
@@ -300,28 +295,23 @@ class RecurrentNetworkGradientKernel {
       }
     }
     const int kernel_threads = a_.threads > 0 ? Api().KernelThreadsFor(a_.threads) : ctx.num_threads();
-    while (static_cast<int64_t>(nets_.size()) < T) {
-      const size_t t = nets_.size();
+    std::vector<LoomNet*>& nets = shared_->backward;
+    while (static_cast<int64_t>(nets.size()) < T) {
       LoomNet* net = nullptr;
-      LOOM_SDK_RETURN_IF_ERROR(
-          Status(Api().Net_Create(ctx.handle(), ws[t], backward_.data(), backward_.size(), kernel_threads, &net)));
-      nets_.push_back(net);
-      net_ws_.push_back(ws[t]);
-    }
-    for (int64_t t = 0; t < T; ++t) {
-      if (net_ws_[t] != ws[t]) {
-        return Status(LOOM_INTERNAL, a_.label + ": the forward op's step workspace " + std::to_string(t) + " changed");
-      }
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), shared_->workspaces[nets.size()], backward_.data(),
+                                                       backward_.size(), kernel_threads, &net)));
+      nets.push_back(net);
     }
     if (executor_ == nullptr) {
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Create(a_.threads, a_.parallel, &executor_)));
     }
-    std::vector<LoomNet*> order(nets_.rbegin() + (nets_.size() - static_cast<size_t>(T)), nets_.rend());
+    std::vector<LoomNet*> order(nets.rbegin() + (nets.size() - static_cast<size_t>(T)), nets.rend());
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().TimestepExecutor_Run(executor_, order.data(), order.size(), pairs_.data(),
                                                                pairs_.size() / 2)));
     // The forward intermediates are read: back to the pool (each bucket's
     // plan has its own forward kernel; none keeps its steps past this run).
     for (LoomNet* net : forward_nets) Api().Net_ReleaseTimestep(net);
+    shared_->kept = false;
     // The initial states' gradients: row 0.
     for (size_t i = 0; i < a_.states.size(); ++i) {
       const size_t k = static_cast<size_t>(a_.initial_ids[i]);
@@ -360,15 +350,14 @@ class RecurrentNetworkGradientKernel {
   }
 
   RecurrentNetworkAttrs a_;
-  std::string backward_, steps_blob_;
+  std::string backward_, first_output_;
   size_t n_ = 0, m_ = 0;
   std::vector<std::string> inputs_;
   std::map<std::string, size_t> forward_output_;
   std::map<size_t, size_t> gradient_input_;  // forward output -> the input holding its gradient
   std::vector<std::string> pair_storage_;
   std::vector<const char*> pairs_;
-  std::vector<LoomNet*> nets_;
-  std::vector<LoomWorkspace*> net_ws_;
+  std::shared_ptr<StepNets> shared_;  // the forward op's step workspaces and nets; the backward nets too
   LoomTimestepExecutor* executor_ = nullptr;
 };
 

@@ -321,7 +321,7 @@ class RecurrentNetworkGradientKernel {
       Status s(Api().Tensor_Copy(const_cast<LoomTensor*>(gin[k].handle()), row0));
       if (!s.ok()) return sdk::InvalidArgument(a_.label + ": initial state '" + inputs_[k] + "': " + s.message());
     }
-    return Status::Ok();
+    return DetachLinks(parent);
   }
 
  private:
@@ -338,6 +338,45 @@ class RecurrentNetworkGradientKernel {
     }
     char* base = static_cast<char*>(g.raw_data()) + begin * row * static_cast<int64_t>(sdk::DTypeSize(g.dtype()));
     AddElements(g.dtype(), base, go.raw_data(), go.num_elements());
+    return Status::Ok();
+  }
+
+  // Points every link of every step workspace (the forward's and this
+  // op's) and the row-0 aliases at a one-element placeholder: the links'
+  // sources (the states, the input and parameter gradients, the state
+  // gradients) then go back to the pool once the net is done with them,
+  // instead of staying held by timesteps a shorter bucket does not reach.
+  // Each run links its timesteps again before it reads them.
+  Status DetachLinks(LoomWorkspace* parent) {
+    if (placeholder_ == nullptr) {
+      placeholder_ = Api().Workspace_CreateBlob(parent, ("__rnn_detached_" + first_output_).c_str());
+      const int64_t one = 1;
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(placeholder_, LOOM_DTYPE_FLOAT, &one, 1)));
+    }
+    std::vector<std::string> names;
+    for (const Link& l : a_.links) names.push_back(l.internal);
+    for (const StateLinks& sl : a_.StateLinkNames()) {
+      for (const std::string& w : sl.written) names.push_back(SeedName(w));
+      for (const std::string& r : sl.read) names.push_back(AccumulatorName(r));
+    }
+    for (const Link& l : a_.links) {
+      if (!a_.IsState(l.external)) names.push_back(AccumulatorName(l.internal));
+    }
+    for (const std::string& in : inputs_) names.push_back(AccumulatorName(in));
+    for (LoomWorkspace* w : shared_->workspaces) {
+      for (const std::string& name : names) {
+        LoomTensor* b = Api().Workspace_GetBlob(w, name.c_str());
+        if (b != nullptr && Api().Workspace_GetBlob(parent, name.c_str()) != b) {  // the step's own, not a parent's
+          LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(b, placeholder_, 0, 1)));
+        }
+      }
+    }
+    for (const std::string& s : a_.states) {
+      for (const std::string& row0 : {"__rnn_row0_" + s, "__rnn_grad_row0_" + s}) {
+        LoomTensor* b = Api().Workspace_GetBlob(parent, row0.c_str());
+        if (b != nullptr) LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(b, placeholder_, 0, 1)));
+      }
+    }
     return Status::Ok();
   }
 
@@ -358,6 +397,7 @@ class RecurrentNetworkGradientKernel {
   std::vector<std::string> pair_storage_;
   std::vector<const char*> pairs_;
   std::shared_ptr<StepNets> shared_;  // the forward op's step workspaces and nets; the backward nets too
+  LoomTensor* placeholder_ = nullptr;  // what DetachLinks points the links at
   LoomTimestepExecutor* executor_ = nullptr;
 };
 

@@ -30,6 +30,19 @@ void RowStats(const T* x, int64_t n, int64_t stride, double eps, double* mean, d
   *inv_std = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
 }
 
+// LayerNormalization's `axis` attribute for X of shape `xs`, normalized to
+// [0, rank); INVALID_ARGUMENT naming `label` for rank 0 or an axis out of
+// [-rank, rank). The forward kernel and its gradient both check it so.
+inline Status LayerNormAxis(const std::string& label, int64_t axis_attr, const std::vector<int64_t>& xs, int64_t* axis) {
+  const int64_t rank = static_cast<int64_t>(xs.size());
+  *axis = axis_attr;
+  if (rank == 0 || !NormalizeAxis(axis, rank)) {
+    return sdk::InvalidArgument(label + ": axis " + std::to_string(axis_attr) + " is out of range for X of rank " +
+                                std::to_string(rank) + " " + ShapeStr(xs) + " (expected [-rank, rank))");
+  }
+  return Status::Ok();
+}
+
 // For a parameter of shape `ps` (right-aligned against X's shape `xs`; 1 on
 // the dims before `axis`, 1 or equal on the normalized ones), the flat
 // offset into it of each of the prod(X.shape[axis:]) normalized positions.

@@ -102,19 +102,15 @@ class LayerNormKernel {
     using C = typename Num<T>::C;
     Tensor x = ctx.Input(0);
     const std::vector<int64_t> xs = x.shape();
-    const int64_t rank = static_cast<int64_t>(xs.size());
-    int64_t axis = axis_;
-    if (rank == 0 || !NormalizeAxis(&axis, rank)) {
-      return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for X of rank " +
-                                  std::to_string(rank) + " " + ShapeStr(xs) + " (expected [-rank, rank))");
-    }
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(LayerNormAxis(label_, axis_, xs, &axis));
     std::vector<C> scale, bias;
     LOOM_SDK_RETURN_IF_ERROR(ExpandParam<T>(ctx, 1, "Scale", xs, axis, 1.0, label_, &scale));
     LOOM_SDK_RETURN_IF_ERROR(ExpandParam<T>(ctx, 2, "B", xs, axis, 0.0, label_, &bias));
     Tensor y, mean_t, inv_t;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
     std::vector<int64_t> stat_shape = xs;
-    for (int64_t d = axis; d < rank; ++d) stat_shape[d] = 1;
+    for (size_t d = static_cast<size_t>(axis); d < xs.size(); ++d) stat_shape[d] = 1;
     const bool want_mean = ctx.OutputRequested(1), want_inv = ctx.OutputRequested(2);
     if (want_mean) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, stash_, stat_shape, &mean_t));
     if (want_inv) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, stash_, stat_shape, &inv_t));

@@ -29,12 +29,8 @@ class LayerNormGradientKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), scale = ctx.Input(1), dy = ctx.Input(2), b = ctx.Input(3);
     const std::vector<int64_t> xs = x.shape();
-    const int64_t rank = static_cast<int64_t>(xs.size());
-    int64_t axis = axis_;
-    if (rank == 0 || !NormalizeAxis(&axis, rank)) {
-      return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for X of rank " +
-                                  std::to_string(rank) + " " + ShapeStr(xs) + " (expected [-rank, rank))");
-    }
+    int64_t axis = 0;
+    LOOM_SDK_RETURN_IF_ERROR(LayerNormAxis(label_, axis_, xs, &axis));
     if (dy.shape() != xs || dy.dtype() != x.dtype() || scale.dtype() != x.dtype()) {
       return sdk::InvalidArgument(label_ + ": dY and Scale must be " + sdk::DTypeName(x.dtype()) + ", dY " + ShapeStr(xs) +
                                   " (X's); found dY " + sdk::DTypeName(dy.dtype()) + ShapeStr(dy.shape()) + ", Scale " +

@@ -118,14 +118,13 @@ class RecurrentNetworkKernel {
       LoomWorkspace* ws = steps[t];
       for (const Link& l : a_.links) {
         const LoomTensor* ext = nullptr;
-        int64_t row = t + l.offset;
+        const int64_t row = a_.LinkRow(l, t, T);
         auto st = state_tensors.find(l.external);
         if (st != state_tensors.end()) {
           ext = st->second;
         } else {
           auto in = a_.input_index.find(l.external);
           ext = in != a_.input_index.end() ? ctx.Input(in->second).handle() : Api().Workspace_GetBlob(parent, l.external.c_str());
-          if (a_.reverse) row = T - 1 - t + l.offset;
         }
         if (ext == nullptr) return sdk::InvalidArgument(a_.label + ": link external '" + l.external + "' does not exist");
         LoomTensor* internal = Api().Workspace_CreateBlob(ws, l.internal.c_str());

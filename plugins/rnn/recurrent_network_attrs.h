@@ -99,6 +99,13 @@ struct RecurrentNetworkAttrs {
   }
 
   bool IsState(const std::string& name) const { return std::find(states.begin(), states.end(), name) != states.end(); }
+
+  // The first row link `l` covers at timestep t of T: t + offset for a
+  // state (states fill rows in run order), (reverse ? T - 1 - t : t) +
+  // offset for another tensor. The forward and the gradient both use it.
+  int64_t LinkRow(const Link& l, int64_t t, int64_t T) const {
+    return (reverse && !IsState(l.external) ? T - 1 - t : t) + l.offset;
+  }
 };
 
 // Declares RecurrentNetwork's attributes on `s` (its schema and its

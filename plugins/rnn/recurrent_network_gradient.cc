@@ -209,6 +209,17 @@ class RecurrentNetworkGradientKernel {
       }
     }
     for (const std::string& p : pair_storage_) pairs_.push_back(p.c_str());
+    // Every link a step workspace may hold (DetachLinks): the forward's, the
+    // seeds and every accumulator.
+    for (const Link& l : a_.links) link_names_.push_back(l.internal);
+    for (const StateLinks& sl : a_.StateLinkNames()) {
+      for (const std::string& w : sl.written) link_names_.push_back(SeedName(w));
+      for (const std::string& r : sl.read) link_names_.push_back(AccumulatorName(r));
+    }
+    for (const Link& l : a_.links) {
+      if (!a_.IsState(l.external)) link_names_.push_back(AccumulatorName(l.internal));
+    }
+    for (const std::string& in : inputs_) link_names_.push_back(AccumulatorName(in));
     return Status::Ok();
   }
 
@@ -281,7 +292,7 @@ class RecurrentNetworkGradientKernel {
         if (a_.IsState(l.external)) continue;
         for (size_t k = 0; k < n_; ++k) {
           if (inputs_[k] != l.external || !gin[k].present()) continue;
-          const int64_t row = (a_.reverse ? T - 1 - t : t) + l.offset;
+          const int64_t row = a_.LinkRow(l, t, T);
           LOOM_SDK_RETURN_IF_ERROR(LinkRows(ws[t], AccumulatorName(l.internal), gin[k].handle(), row, row + l.window));
         }
       }
@@ -312,14 +323,19 @@ class RecurrentNetworkGradientKernel {
     // plan has its own forward kernel; none keeps its steps past this run).
     for (LoomNet* net : forward_nets) Api().Net_ReleaseTimestep(net);
     shared_->kept = false;
-    // The initial states' gradients: row 0.
+    // The initial states' gradients: row 0 (the state's gradient is
+    // [T + 1, initial...], so row 0 has the initial state's elements).
     for (size_t i = 0; i < a_.states.size(); ++i) {
       const size_t k = static_cast<size_t>(a_.initial_ids[i]);
       if (k >= gin.size() || !gin[k].present()) continue;
-      LoomTensor* row0 = Api().Workspace_CreateBlob(parent, ("__rnn_grad_row0_" + a_.states[i]).c_str());
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(row0, g[i], 0, 1)));
-      Status s(Api().Tensor_Copy(const_cast<LoomTensor*>(gin[k].handle()), row0));
-      if (!s.ok()) return sdk::InvalidArgument(a_.label + ": initial state '" + inputs_[k] + "': " + s.message());
+      const Tensor gi(g[i]);
+      const int64_t row = gi.num_elements() / gi.dim(0);
+      if (gin[k].num_elements() != row) {
+        return sdk::InvalidArgument(a_.label + ": initial state '" + inputs_[k] + "' has " +
+                                    std::to_string(gin[k].num_elements()) + " elements; a row of state '" +
+                                    a_.states[i] + "' has " + std::to_string(row));
+      }
+      std::memcpy(gin[k].raw_data(), gi.raw_data(), static_cast<size_t>(row) * sdk::DTypeSize(gi.dtype()));
     }
     return DetachLinks(parent);
   }
@@ -342,7 +358,7 @@ class RecurrentNetworkGradientKernel {
   }
 
   // Points every link of every step workspace (the forward's and this
-  // op's) and the row-0 aliases at a one-element placeholder: the links'
+  // op's) and the forward's row-0 aliases at a one-element placeholder: the links'
   // sources (the states, the input and parameter gradients, the state
   // gradients) then go back to the pool once the net is done with them,
   // instead of staying held by timesteps a shorter bucket does not reach.
@@ -353,18 +369,8 @@ class RecurrentNetworkGradientKernel {
       const int64_t one = 1;
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(placeholder_, LOOM_DTYPE_FLOAT, &one, 1)));
     }
-    std::vector<std::string> names;
-    for (const Link& l : a_.links) names.push_back(l.internal);
-    for (const StateLinks& sl : a_.StateLinkNames()) {
-      for (const std::string& w : sl.written) names.push_back(SeedName(w));
-      for (const std::string& r : sl.read) names.push_back(AccumulatorName(r));
-    }
-    for (const Link& l : a_.links) {
-      if (!a_.IsState(l.external)) names.push_back(AccumulatorName(l.internal));
-    }
-    for (const std::string& in : inputs_) names.push_back(AccumulatorName(in));
     for (LoomWorkspace* w : shared_->workspaces) {
-      for (const std::string& name : names) {
+      for (const std::string& name : link_names_) {
         LoomTensor* b = Api().Workspace_GetBlob(w, name.c_str());
         if (b != nullptr && Api().Workspace_GetBlob(parent, name.c_str()) != b) {  // the step's own, not a parent's
           LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(b, placeholder_, 0, 1)));
@@ -372,10 +378,8 @@ class RecurrentNetworkGradientKernel {
       }
     }
     for (const std::string& s : a_.states) {
-      for (const std::string& row0 : {"__rnn_row0_" + s, "__rnn_grad_row0_" + s}) {
-        LoomTensor* b = Api().Workspace_GetBlob(parent, row0.c_str());
-        if (b != nullptr) LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(b, placeholder_, 0, 1)));
-      }
+      LoomTensor* b = Api().Workspace_GetBlob(parent, ("__rnn_row0_" + s).c_str());
+      if (b != nullptr) LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(b, placeholder_, 0, 1)));
     }
     return Status::Ok();
   }
@@ -398,6 +402,7 @@ class RecurrentNetworkGradientKernel {
   std::vector<const char*> pairs_;
   std::shared_ptr<StepNets> shared_;  // the forward op's step workspaces and nets; the backward nets too
   LoomTensor* placeholder_ = nullptr;  // what DetachLinks points the links at
+  std::vector<std::string> link_names_;  // the links DetachLinks looks for
   LoomTimestepExecutor* executor_ = nullptr;
 };
 

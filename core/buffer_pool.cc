@@ -1,10 +1,15 @@
 #include "core/buffer_pool.h"
 
+#include <cstdint>
+
 #include "core/tensor.h"
 
 namespace loom {
 namespace {
 thread_local BufferPool* current_pool = nullptr;
+
+// s * k, or SIZE_MAX where that overflows.
+size_t Times(size_t s, size_t k) { return s > SIZE_MAX / k ? SIZE_MAX : s * k; }
 }  // namespace
 
 std::shared_ptr<BufferPool> BufferPool::Create() { return std::shared_ptr<BufferPool>(new BufferPool()); }
@@ -12,7 +17,46 @@ std::shared_ptr<BufferPool> BufferPool::Create() { return std::shared_ptr<Buffer
 BufferPool::~BufferPool() {
   // Buffers hold the pool alive, so none is out now: free the lists.
   for (auto& [key, list] : free_) {
-    for (void* p : list) key.first->Free(p);
+    for (const FreeBuffer& b : list) key.first->Free(b.data);
+  }
+}
+
+void BufferPool::NewSignature() {
+  absl::MutexLock lock(&mu_);
+  ++signature_;
+}
+
+void* BufferPool::TakeFree(Device* device, size_t size, size_t max_size, bool stale_only, size_t* taken) {
+  for (auto it = free_.lower_bound({device, size});
+       it != free_.end() && it->first.first == device && it->first.second <= max_size; ++it) {
+    std::vector<FreeBuffer>& list = it->second;
+    for (size_t i = list.size(); i-- > 0;) {  // the most recently returned first
+      if (stale_only && list[i].signature >= signature_) continue;
+      void* data = list[i].data;
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+      free_bytes_ -= it->first.second;
+      *taken = it->first.second;
+      return data;
+    }
+  }
+  return nullptr;
+}
+
+void BufferPool::TakeStale(Device* device, size_t size, std::vector<void*>* release) {
+  // Largest first, so that as few as possible go.
+  size_t released = 0;
+  auto it = free_.lower_bound({device, size});
+  while (released < size && it != free_.begin()) {
+    --it;
+    if (it->first.first != device || it->first.second < size / 8) break;
+    std::vector<FreeBuffer>& list = it->second;
+    for (size_t i = list.size(); i-- > 0 && released < size;) {
+      if (list[i].signature >= signature_) continue;
+      release->push_back(list[i].data);
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+      free_bytes_ -= it->first.second;
+      released += it->first.second;
+    }
   }
 }
 
@@ -30,22 +74,17 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
   const size_t size = BucketSize(bytes);
   size_t taken = size;  // the bytes of the buffer handed out
   void* data = nullptr;
+  std::vector<void*> stale;  // back to the device before allocating
   {
     absl::MutexLock lock(&mu_);
     // The smallest free buffer of at least `size` and at most twice it
     // (a small request taking a large buffer would make the next large one
-    // allocate).
-    for (auto it = free_.lower_bound({device, size}); it != free_.end() && it->first.first == device &&
-                                                      it->first.second <= 2 * size;
-         ++it) {
-      if (it->second.empty()) continue;
-      data = it->second.back();
-      it->second.pop_back();
-      free_bytes_ -= it->first.second;
-      taken = it->first.second;
-      break;
-    }
+    // allocate); else a stale one of up to 8x; else make room.
+    data = TakeFree(device, size, Times(size, 2), /*stale_only=*/false, &taken);
+    if (data == nullptr) data = TakeFree(device, Times(size, 2), Times(size, 8), /*stale_only=*/true, &taken);
+    if (data == nullptr) TakeStale(device, size, &stale);
   }
+  for (void* p : stale) device->Free(p);
   const bool from_device = data == nullptr;
   if (from_device) {
     absl::StatusOr<void*> p = device->Allocate(size);
@@ -55,7 +94,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
       {
         absl::MutexLock lock(&mu_);
         for (auto& [key, list] : free_) {
-          for (void* q : list) release.push_back({key.first, q});
+          for (const FreeBuffer& b : list) release.push_back({key.first, b.data});
           list.clear();
         }
         free_bytes_ = 0;
@@ -67,24 +106,27 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
     }
     data = *p;
   }
+  uint64_t signature;
   {
     absl::MutexLock lock(&mu_);
     if (from_device) ++device_allocations_;
     in_use_ += taken;
     if (in_use_ > high_water_) high_water_ = in_use_;
+    signature = signature_;
   }
   std::shared_ptr<Buffer> b(new Buffer(device, data, taken));
   b->pool_ = shared_from_this();
+  b->pool_signature_ = signature;
   return b;
 }
 
-void BufferPool::Return(Device* device, void* data, size_t bytes) {
+void BufferPool::Return(Device* device, void* data, size_t bytes, uint64_t signature) {
   bool keep = false;
   {
     absl::MutexLock lock(&mu_);
     in_use_ -= bytes;
     if (free_bytes_ + bytes <= 2 * high_water_) {
-      free_[{device, bytes}].push_back(data);
+      free_[{device, bytes}].push_back({data, signature});
       free_bytes_ += bytes;
       keep = true;
     }

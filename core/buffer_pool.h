@@ -18,11 +18,30 @@
 // convolutions' scratch: a cap of one high water made 344 device
 // allocations in 11 runs where two made 7, the first run's; taking any
 // larger buffer raised the high water from 31 to 57 MiB.)
+//
+// Signatures (buckets): a net that runs several input signatures (MXNet's
+// BucketingModule; Net::PlanBuckets) calls NewSignature when it switches.
+// Free buffers taken before the switch are stale: sized for another
+// signature's tensors, they may never match a request again. A request the
+// free lists cannot serve within 2x then takes a stale buffer of up to 8x
+// its size (a shorter bucket's tensor in a longer one's buffer) before
+// asking the device; when none fits, stale buffers of 1/8 to 1x its size
+// (likely the same tensor at a shorter bucket) go back to the device, the
+// largest first, until as many bytes as the new one's are gone. So a
+// bucketed net holds about what its largest bucket needs, not the sum of
+// every bucket's sizes; a net with one signature never has stale buffers
+// and keeps the behaviour above. On the CPU, buffers of 1 MiB and more are
+// mapped and unmapped directly, so what goes back leaves the process
+// (core/device.cc). Measured with tools/bench/char_lm_buckets.sh (figures
+// in BENCHMARKS.md): peak RSS 1.086x the largest bucket's alone before,
+// about 1.01x after.
+//
 // Thread-safe: buffers may be released on any thread.
 #ifndef LOOM_CORE_BUFFER_POOL_H_
 #define LOOM_CORE_BUFFER_POOL_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <utility>
@@ -48,6 +67,10 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   // from the device (RESOURCE_EXHAUSTED as Device::Allocate).
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes);
 
+  // The owner's net switched input signature: every buffer free now is
+  // stale (see above). Cheap; call it on every switch.
+  void NewSignature();
+
   // Bytes handed out now, the most ever handed out at once, bytes waiting
   // in the free lists, and device allocations made (all devices).
   size_t in_use_bytes() const;
@@ -64,11 +87,27 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
  private:
   friend class Buffer;
   BufferPool() = default;
-  // From ~Buffer: memory of a pooled buffer coming back.
-  void Return(Device* device, void* data, size_t bytes);
+  // From ~Buffer: memory of a pooled buffer, taken under `signature`, coming
+  // back.
+  void Return(Device* device, void* data, size_t bytes, uint64_t signature);
+
+  struct FreeBuffer {
+    void* data;
+    uint64_t signature;  // signature_ when it was last taken
+  };
+  // A free buffer of at least `size` bytes and at most `max_size` (with
+  // `stale_only`: one returned before the last NewSignature); removes it
+  // from its list, sets *taken to its bytes. nullptr: none.
+  void* TakeFree(Device* device, size_t size, size_t max_size, bool stale_only, size_t* taken)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes stale free buffers of `device` smaller than `size` and at
+  // least size / 8, largest first, until at least `size` bytes are gone (or
+  // none is left); appends them to *release.
+  void TakeStale(Device* device, size_t size, std::vector<void*>* release) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  std::map<std::pair<Device*, size_t>, std::vector<void*>> free_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<Device*, size_t>, std::vector<FreeBuffer>> free_ ABSL_GUARDED_BY(mu_);
+  uint64_t signature_ ABSL_GUARDED_BY(mu_) = 0;
   size_t in_use_ ABSL_GUARDED_BY(mu_) = 0;
   size_t high_water_ ABSL_GUARDED_BY(mu_) = 0;
   size_t free_bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -310,6 +310,9 @@ absl::Status Net::Run() {
   ScopedBufferPool scoped_pool(options_.plan_memory ? pool_.get() : BufferPool::Current());
   absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
+  // Another signature (a bucket): the pool's free buffers were sized for
+  // the last one (core/buffer_pool.h).
+  if (last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
   last_plan_ = *plan;
   if (multi_stream_ && !options_.enable_profiling) {
     Device* device = PlanDevice(**plan, *registry_);

@@ -36,7 +36,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateFromDevice(Device* devic
 Buffer::~Buffer() {
   if (data_ == nullptr) return;
   if (pool_) {
-    pool_->Return(device_, data_, bytes_);
+    pool_->Return(device_, data_, bytes_, pool_signature_);
   } else {
     device_->Free(data_);
   }

@@ -55,6 +55,7 @@ class Buffer {
   // Set when the memory came from a pool: it goes back there, not to the
   // device, when the last owner lets go.
   std::shared_ptr<BufferPool> pool_;
+  uint64_t pool_signature_ = 0;  // the pool's signature when it was taken
 };
 
 class Tensor {

@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "core/autodiff/backward.h"
 #include "core/autodiff/optimizer.h"
+#include "core/buffer_pool.h"
 #include "core/net.h"
 #include "core/proto_io.h"
 #include "tools/train/loss_plot.h"
@@ -305,6 +306,12 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
       *test_loss, std::exp(*test_loss), test.size(), o.steps, seconds,
       warm > 0 ? static_cast<double>(chars_after_first) / warm : 0.0);
   std::cout << absl::StrFormat("loom_train: peak RSS %.1f MiB while training\n", train_peak);
+  const BufferPool& pool = (*net)->pool();
+  std::cout << absl::StrFormat(
+      "loom_train: training net's memory: arena %.1f MiB; buffer pool %.1f MiB in use, %.1f MiB high water, %.1f MiB "
+      "free, %d device allocations\n",
+      (*net)->arena_bytes() / 1048576.0, pool.in_use_bytes() / 1048576.0, pool.high_water_bytes() / 1048576.0,
+      pool.free_bytes() / 1048576.0, pool.device_allocations());
   if (!o.loss_log.empty()) {
     std::ofstream f(o.loss_log);
     f.precision(9);

@@ -200,6 +200,23 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
   return absl::OkStatus();
 }
 
+absl::Status RegistrationTransaction::AddGradient(const std::string& op_type, LoomGradientFn fn) {
+  if (!declared_) return NotDeclared();
+  const std::string where = absl::StrCat("plugin '", record_.name, "': gradient of ", op_type);
+  const OpSchema* schema = registry_->FindSchema(op_type);
+  for (const auto& s : schemas_) if (s->op_type == op_type) schema = s.get();
+  if (schema == nullptr) return absl::NotFoundError(absl::StrCat(where, ": no schema '", op_type, "' is registered"));
+  if (schema->gradient != nullptr) {
+    return absl::AlreadyExistsError(absl::StrCat(where, ": its schema (from plugin '", schema->plugin, "') has a gradient maker"));
+  }
+  std::string owner = registry_->GradientOwner(op_type);
+  for (const auto& g : gradients_) if (g.first == op_type) owner = record_.name;
+  if (!owner.empty()) return absl::AlreadyExistsError(absl::StrCat(where, ": already registered by plugin '", owner, "'"));
+  gradients_.emplace_back(op_type, fn);
+  record_.gradients.push_back(op_type);
+  return absl::OkStatus();
+}
+
 absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& in) {
   if (!declared_) return NotDeclared();
   absl::StatusOr<LoomKernelDef> read = ReadStruct(&in, abi_v1::kKernelDefSize, "LoomKernelDef");
@@ -302,6 +319,13 @@ absl::Status Registry::Commit(RegistrationTransaction& txn) {
       }
     }
   }
+  for (const auto& [op_type, fn] : txn.gradients_) {
+    auto it = gradients_.find(op_type);
+    if (it != gradients_.end()) {
+      return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': the gradient of ", op_type,
+                                                   " is already registered by plugin '", it->second.second, "'"));
+    }
+  }
   for (const auto& p : plugins_) {
     if (p.name == txn.record_.name) {
       return absl::AlreadyExistsError(absl::StrCat("plugin '", p.name, "' is already loaded from ", p.path));
@@ -320,12 +344,28 @@ absl::Status Registry::Commit(RegistrationTransaction& txn) {
     auto& list = devices_[d.name];
     for (int i = 0; i < n; ++i) list.push_back(std::make_unique<PluginDevice>(d, i));
   }
+  for (const auto& [op_type, fn] : txn.gradients_) gradients_[op_type] = {fn, txn.record_.name};
   plugins_.push_back(txn.record_);
+  txn.gradients_.clear();
   txn.schemas_.clear();
   txn.kernels_.clear();
   txn.devices_.clear();
   generation_.fetch_add(1, std::memory_order_acq_rel);
   return absl::OkStatus();
+}
+
+LoomGradientFn Registry::FindGradient(const std::string& op_type) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto s = schemas_.find(op_type);
+  if (s != schemas_.end() && s->second->gradient != nullptr) return s->second->gradient;
+  auto g = gradients_.find(op_type);
+  return g == gradients_.end() ? nullptr : g->second.first;
+}
+
+std::string Registry::GradientOwner(const std::string& op_type) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto g = gradients_.find(op_type);
+  return g == gradients_.end() ? "" : g->second.second;
 }
 
 const OpSchema* Registry::FindSchema(const std::string& op_type) const {

@@ -102,6 +102,7 @@ struct PluginRecord {
   uint32_t abi_version = 0;
   std::string path;  // file it was loaded from; "<built-in>" for linked-in ones
   std::vector<std::string> schemas, kernels, devices;  // what it registered
+  std::vector<std::string> gradients;  // ops it gave a gradient maker apart from their schema (ABI 7)
 };
 
 class Registry;
@@ -114,6 +115,9 @@ class RegistrationTransaction {
   absl::Status AddSchema(const LoomSchemaDef& def);
   absl::Status AddKernel(const LoomKernelDef& def);
   absl::Status AddDevice(const LoomDeviceDef& def);
+  // A gradient maker for `op_type`, whose schema has none (ABI 7,
+  // LoomApi::RegisterGradient).
+  absl::Status AddGradient(const std::string& op_type, LoomGradientFn fn);
   bool declared() const { return declared_; }
   const PluginRecord& record() const { return record_; }
 
@@ -127,6 +131,7 @@ class RegistrationTransaction {
   std::vector<std::unique_ptr<KernelDef>> kernels_;
   std::vector<LoomDeviceDef> devices_;
   std::vector<std::string> device_names_;
+  std::vector<std::pair<std::string, LoomGradientFn>> gradients_;
 };
 
 class Registry {
@@ -140,6 +145,9 @@ class Registry {
   absl::Status Commit(RegistrationTransaction& txn);
 
   const OpSchema* FindSchema(const std::string& op_type) const;
+  // The gradient maker of `op_type`: its schema's, else one a plugin
+  // registered apart (RegisterGradient); nullptr: none.
+  LoomGradientFn FindGradient(const std::string& op_type) const;
   std::vector<const KernelDef*> KernelsFor(const std::string& op_type) const;
   // Selects the kernel for an op on `device`: among those whose dtype
   // constraints accept `bindings` (type_str -> dtype), the one with
@@ -168,12 +176,14 @@ class Registry {
   // Owner of a colliding entry, or "" if none (caller holds mu_ or not: reads only).
   std::string SchemaOwner(const std::string& op_type) const;
   std::string KernelOwner(const KernelDef& k) const;
+  std::string GradientOwner(const std::string& op_type) const;
   bool DeviceExists(const std::string& name) const;
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<OpSchema>> schemas_;
   std::map<std::string, std::vector<std::unique_ptr<KernelDef>>> kernels_;
   std::map<std::string, std::vector<std::unique_ptr<Device>>> devices_;
+  std::map<std::string, std::pair<LoomGradientFn, std::string>> gradients_;  // op -> (maker, plugin)
   std::vector<PluginRecord> plugins_;
   std::atomic<uint64_t> generation_{0};
 };

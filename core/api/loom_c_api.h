@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 6u
+#define LOOM_ABI_VERSION 7u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -517,6 +517,20 @@ typedef struct LoomApi {
    * current plan's, as a timestep run does when it does not keep them);
    * RecurrentNetworkGradient calls it once the backward pass is done. */
   void (*Net_ReleaseTimestep)(LoomNet* net);
+
+  /* ---- Since 7 ----
+   * A gradient maker for an op whose schema has none, registered by another
+   * plugin than the schema's (Caffe2's REGISTER_GRADIENT, apart from
+   * OPERATOR_SCHEMA): the RNN plugin differentiates the core's ONNX LSTM
+   * through its step nets. `op_type` must have a schema (committed or
+   * staged by this plugin); ALREADY_EXISTS when the schema has a maker or
+   * another plugin registered one, NOT_FOUND without a schema. */
+  LoomStatus* (*RegisterGradient)(LoomRegistrar* reg, const char* op_type, LoomGradientFn fn);
+  /* Appends every op of a NetDef (protobuf binary), blob names as they are
+   * (a maker names them from Grad_TempPrefix): a net made for the gradient
+   * or one Grad_NetBackward returned. INVALID_ARGUMENT when it does not
+   * parse. */
+  LoomStatus* (*Grad_AddNet)(LoomGradientContext* ctx, const void* net, size_t size);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

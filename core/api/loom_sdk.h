@@ -520,6 +520,13 @@ class GradientContext {
     return Status::Ok();
   }
 
+  // Since ABI 7: appends every op of `net` (a NetDef, protobuf binary), its
+  // blob names as they are: a net the maker built, or NetBackward's result.
+  Status AddNet(const std::string& net) {
+    if (!LOOM_SDK_API_HAS(Grad_AddNet)) return Unimplemented("the core predates ABI 7 (Grad_AddNet)");
+    return Status(Api().Grad_AddNet(ctx_, net.data(), net.size()));
+  }
+
  private:
   static std::string Str(const char* s) { return s != nullptr ? s : ""; }
   static bool HasAbi6() { return LOOM_SDK_API_HAS(Grad_NetBackward); }
@@ -703,6 +710,15 @@ class Registrar {
     return Status(api_->RegisterKernel(reg_, &def));
   }
   Status Device(const LoomDeviceDef& def) { return Status(api_->RegisterDevice(reg_, &def)); }
+  // Since ABI 7: a gradient maker for `op_type`, an op whose schema (maybe
+  // another plugin's or the core's) has none (LoomApi::RegisterGradient).
+  template <Status (*F)(GradientContext&)>
+  Status Gradient(const std::string& op_type) {
+    if (!LOOM_HAS_MEMBER(LoomApi, api_->struct_size, RegisterGradient)) {
+      return Status(LOOM_UNIMPLEMENTED, "RegisterGradient: the core is older than ABI 7");
+    }
+    return Status(api_->RegisterGradient(reg_, op_type.c_str(), internal::GradientTrampoline<F>));
+  }
   const LoomApi* api() const { return api_; }
   LoomRegistrar* handle() const { return reg_; }
 

@@ -12,9 +12,12 @@ namespace loom {
 absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector<std::string>& output_grads,
                                           const std::vector<std::string>& input_grads, const std::string& temp_prefix,
                                           const Registry* registry) {
-  if (op.schema == nullptr || op.schema->gradient == nullptr) {
+  LoomGradientFn maker = op.schema != nullptr ? op.schema->gradient : nullptr;
+  // A maker a plugin registered apart from the schema (ABI 7).
+  if (maker == nullptr && registry != nullptr) maker = registry->FindGradient(op.info->op.type());
+  if (maker == nullptr) {
     return absl::UnimplementedError(absl::StrCat(op.label, ": no gradient is implemented for ", op.info->op.type(),
-                                                 " (its schema has no gradient maker)"));
+                                                 " (no gradient maker is registered for it)"));
   }
   LoomGradientContext ctx;
   ctx.info = op.info.get();
@@ -29,7 +32,7 @@ absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector
       return NetBackward(*registry, net, outputs, output_grads, wrt, backward, wrt_grads);
     };
   }
-  absl::Status s = FromLoomStatus(op.schema->gradient(&ctx));
+  absl::Status s = FromLoomStatus(maker(&ctx));
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat(op.label, ": gradient: ", s.message()));
   }

@@ -22,7 +22,8 @@ struct OpGradient {
   std::vector<bool> no_gradient;      // per input: the maker said it has none
 };
 
-// Runs the gradient maker of `op` (checked: attributes with defaults).
+// Runs the gradient maker of `op` (checked: attributes with defaults): its
+// schema's, else (with `registry`) one a plugin registered for it apart.
 // `output_grads` (per output, "" where no gradient flows) are the GO names,
 // `input_grads` (per input, "" where none is needed) the GI names the ops
 // must write, `temp_prefix` a prefix for temporaries unique to this op.

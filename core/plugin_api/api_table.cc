@@ -34,6 +34,10 @@ LoomStatus* RegisterKernel(LoomRegistrar* r, const LoomKernelDef* d) {
   if (!r || !d) return Err(LOOM_INVALID_ARGUMENT, "RegisterKernel: null argument");
   return ToLoomStatus(r->txn->AddKernel(*d));
 }
+LoomStatus* RegisterGradient(LoomRegistrar* r, const char* op_type, LoomGradientFn fn) {
+  if (!r || !op_type || !fn) return Err(LOOM_INVALID_ARGUMENT, "RegisterGradient: null argument");
+  return ToLoomStatus(r->txn->AddGradient(op_type, fn));
+}
 LoomStatus* RegisterDevice(LoomRegistrar* r, const LoomDeviceDef* d) {
   if (!r || !d) return Err(LOOM_INVALID_ARGUMENT, "RegisterDevice: null argument");
   return ToLoomStatus(r->txn->AddDevice(*d));
@@ -64,6 +68,7 @@ LoomApi MakeApi() {
   a.RegisterSchema = RegisterSchema;
   a.RegisterKernel = RegisterKernel;
   a.RegisterDevice = RegisterDevice;
+  a.RegisterGradient = RegisterGradient;
   a.TensorDType = TensorDType;
   a.TensorRank = TensorRank;
   a.TensorDims = TensorDims;

@@ -1,4 +1,5 @@
-// The gradient-maker part of the LoomApi table (ABI 5, nested nets since 6):
+// The gradient-maker part of the LoomApi table (ABI 5, nested nets since 6,
+// whole nets appended since 7):
 // what a gradient maker (LoomGradientFn) reads of the forward op and how it
 // appends the gradient ops (core/autodiff/gradient.h runs the makers).
 #include "core/plugin_api/handles.h"
@@ -117,9 +118,22 @@ LoomStatus* Grad_NetBackward(LoomGradientContext* c, const void* net, size_t siz
   return nullptr;
 }
 
+LoomStatus* Grad_AddNet(LoomGradientContext* c, const void* net, size_t size) {
+  NetDef def;
+  if (net == nullptr || !def.ParseFromArray(net, static_cast<int>(size))) {
+    return Err(LOOM_INVALID_ARGUMENT, "Grad_AddNet: the NetDef does not parse");
+  }
+  for (OperatorDef& op : *def.mutable_op()) {
+    if (op.name().empty()) op.set_name(absl::StrCat(c->temp_prefix, c->ops.size(), "_", op.type()));
+    c->ops.push_back(std::move(op));
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void FillGradientApi(LoomApi* a) {
+  a->Grad_AddNet = Grad_AddNet;
   a->Grad_NetBackward = Grad_NetBackward;
   a->Grad_ArgNet = Grad_ArgNet;
   a->Grad_ArgStrings = Grad_ArgStrings;

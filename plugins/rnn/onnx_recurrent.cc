@@ -54,6 +54,7 @@
 #include "core/api/loom_sdk.h"
 #include "ops/semantics/rnn.h"
 #include "plugins/nested/netdef_writer.h"
+#include "plugins/rnn/onnx_recurrent_graph.h"
 #include "plugins/rnn/rnn_ops.h"
 
 namespace loom {
@@ -69,14 +70,6 @@ using sdk::Tensor;
 using semantics::RnnActivation;
 using semantics::RnnCell;
 
-using nested::ArgSpec;
-using nested::IntArg;
-using nested::IntsArg;
-using nested::NetArg;
-using nested::NetSpec;
-using nested::OpSpec;
-using nested::StringArg;
-using nested::StringsArg;
 
 // A float32 blob of `ws` sized to `shape`; returns its data.
 Status Blob(LoomWorkspace* ws, const std::string& name, const std::vector<int64_t>& shape, float** data) {
@@ -95,69 +88,6 @@ Status AliasRows(LoomWorkspace* ws, const std::string& name, const LoomTensor* s
   return Status(Api().Tensor_Resize(t, LOOM_DTYPE_FLOAT, shape.data(), shape.size()));
 }
 
-OpSpec Op(std::string type, std::string name, std::vector<std::string> in, std::vector<std::string> out,
-          std::vector<ArgSpec> args = {}) {
-  return OpSpec{std::move(type), std::move(name), std::move(in), std::move(out), std::move(args)};
-}
-
-ArgSpec FloatArg(std::string n, float v) {
-  ArgSpec a;
-  a.name = std::move(n);
-  a.kind = ArgSpec::kFloat;
-  a.f = v;
-  return a;
-}
-
-// Appends ops to one step net, with unique blob names.
-class StepWriter {
- public:
-  StepWriter(NetSpec* net, std::vector<std::pair<std::string, float>>* consts, std::string const_prefix)
-      : net_(net), consts_(consts), const_prefix_(std::move(const_prefix)) {}
-
-  // Adds `type` over `in` writing `out` (a fresh name when empty); returns out.
-  std::string Add(const std::string& type, std::vector<std::string> in, std::string out = "", std::vector<ArgSpec> args = {}) {
-    if (out.empty()) out = "v" + std::to_string(count_++) + "_" + type;
-    net_->ops.push_back(Op(type, out, std::move(in), {out}, std::move(args)));
-    return out;
-  }
-
-  // A float scalar [1] blob holding v, prepared by the kernel and declared
-  // as a step-net input.
-  std::string Const(float v) {
-    std::string name = const_prefix_ + std::to_string(consts_->size());
-    consts_->push_back({name, v});
-    net_->external_inputs.push_back(name);
-    return name;
-  }
-
-  // act(in) as standard ops.
-  // The parameters are float32 in the step net (activation_alpha/_beta are
-  // float attributes, so the narrowing is exact).
-  std::string Act(const RnnActivation& a, const std::string& in, std::string out = "") {
-    const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
-    if (a.name == "Affine") return Add("Add", {Add("Mul", {in, Const(alpha)}), Const(beta)}, out);
-    if (a.name == "ScaledTanh") return Add("Mul", {Add("Tanh", {Add("Mul", {in, Const(beta)})}), Const(alpha)}, out);
-    std::vector<ArgSpec> args;
-    if (a.name == "LeakyRelu" || a.name == "ThresholdedRelu" || a.name == "Elu" || a.name == "HardSigmoid") {
-      args.push_back(FloatArg("alpha", alpha));
-    }
-    if (a.name == "HardSigmoid") args.push_back(FloatArg("beta", beta));
-    return Add(a.name, {in}, out, args);
-  }
-
-  // clip(in) when the op has a clip threshold, else in.
-  std::string Clip(const std::string& in, bool has_clip, float clip) {
-    if (!has_clip) return in;
-    return Add("Clip", {in}, "", {FloatArg("min", -clip), FloatArg("max", clip)});
-  }
-
- private:
-  NetSpec* net_;
-  std::vector<std::pair<std::string, float>>* consts_;
-  std::string const_prefix_;
-  int count_ = 0;
-};
-
 template <RnnCell K>
 class OnnxRecurrentKernel {
  public:
@@ -167,6 +97,7 @@ class OnnxRecurrentKernel {
 
   ~OnnxRecurrentKernel() {
     if (net_) Api().Net_Release(net_);
+    if (graph_) Api().Net_Release(graph_);
     if (ws_) Api().Workspace_Release(ws_);
   }
 
@@ -205,9 +136,11 @@ class OnnxRecurrentKernel {
   Status Compute(KernelContext& ctx) {
     Tensor X = ctx.Input(0), W = ctx.Input(1), R = ctx.Input(2), B = ctx.Input(3), L = ctx.Input(4), H0 = ctx.Input(5);
     Tensor C0 = K == RnnCell::kLstm ? ctx.Input(6) : Tensor(), P = K == RnnCell::kLstm ? ctx.Input(7) : Tensor();
-    if (X.dtype() != LOOM_DTYPE_FLOAT) return sdk::InvalidArgument(label_ + ": X must be float32; found " + sdk::DTypeName(X.dtype()));
+    if (X.dtype() != LOOM_DTYPE_FLOAT && X.dtype() != LOOM_DTYPE_DOUBLE) {
+      return sdk::InvalidArgument(label_ + ": X must be float32 or float64; found " + sdk::DTypeName(X.dtype()));
+    }
     semantics::RnnAttrs::Shapes shapes;
-    LOOM_SDK_RETURN_IF_ERROR(attrs_.CheckInputs(label_, LOOM_DTYPE_FLOAT, X, W, R, B, H0, C0, P, &shapes));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.CheckInputs(label_, X.dtype(), X, W, R, B, H0, C0, P, &shapes));
     const int64_t T = shapes.T, N = shapes.N, I = shapes.I, H = shapes.H, D = shapes.D;
     const std::vector<int64_t>& state = shapes.state;
     std::vector<int32_t> lens(static_cast<size_t>(N), static_cast<int32_t>(T));
@@ -222,9 +155,10 @@ class OnnxRecurrentKernel {
         short_seq = short_seq || read[b] < T;
       }
     }
+    if (X.dtype() == LOOM_DTYPE_DOUBLE) return ComputeGraph(ctx);
     bool peepholes = false;
     for (int64_t i = 0; P.present() && i < P.num_elements(); ++i) peepholes = peepholes || P.data<float>()[i] != 0;
-    Config cfg;
+    StepConfig cfg;
     cfg.fused = K == RnnCell::kLstm ? default_acts_ && !has_clip_ && !input_forget_ && !peepholes
                 : K == RnnCell::kGru ? default_acts_ && !has_clip_
                                   : false;
@@ -269,8 +203,8 @@ class OnnxRecurrentKernel {
       if (net_) Api().Net_Release(net_);
       net_ = nullptr;
       key_.clear();
-      std::vector<std::pair<std::string, float>> consts;
-      std::string bytes = OuterNet(cfg, &consts).Serialize();
+      StepConsts consts;
+      std::string bytes = OnnxRecurrentNetworks(attrs_, cfg, "", /*forward_only=*/true, &consts).Serialize();
       for (const auto& c : consts) {
         float* v;
         LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, c.first, {1}, &v));
@@ -318,18 +252,48 @@ class OnnxRecurrentKernel {
   }
 
  private:
-  // What the step net looks like for this run.
-  struct Config {
-    bool fused = false;      // LSTMUnit / GRUUnit
-    bool peepholes = false;  // LSTM standard-op cell with P
-    bool mask = false;       // standard-op cell carrying states past sequence ends
-  };
+  // Float64: the whole op as the graph its gradient differentiates
+  // (onnx_recurrent_graph.h), run as a nested net over views of the inputs.
+  // Slower than the prepared float32 path; it serves finite-difference
+  // checks and float64 models.
+  Status ComputeGraph(KernelContext& ctx) {
+    if (ws_ == nullptr) ws_ = Api().Workspace_CreateChild(Api().Ctx_Workspace(ctx.handle()));
+    std::vector<std::string> names(8);
+    int64_t present = 0;
+    for (size_t k = 0; k < ctx.num_inputs() && k < names.size(); ++k) {
+      Tensor t = ctx.Input(k);
+      if (!t.present()) continue;
+      names[k] = "in" + std::to_string(k);
+      present |= int64_t{1} << k;
+      LoomTensor* b = Api().Workspace_CreateBlob(ws_, names[k].c_str());
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(b, t.handle(), 0, Api().TensorDims(t.handle())[0])));
+    }
+    if (graph_ == nullptr || graph_present_ != present) {
+      if (graph_) Api().Net_Release(graph_);
+      graph_ = nullptr;
+      const std::string bytes = OnnxRecurrentGraph(attrs_, names, "g_", /*forward_only=*/true, &graph_outputs_).Serialize();
+      LOOM_SDK_RETURN_IF_ERROR(
+          Status(Api().Net_Create(ctx.handle(), ws_, bytes.data(), bytes.size(), ctx.num_threads(), &graph_)));
+      graph_present_ = present;
+    }
+    LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Run(graph_)));
+    for (size_t i = 0; i < ctx.num_outputs() && i < graph_outputs_.size(); ++i) {
+      if (!ctx.OutputRequested(i)) continue;
+      const LoomTensor* y = Api().Workspace_GetBlob(ws_, graph_outputs_[i].c_str());
+      const int64_t* dims = Api().TensorDims(y);
+      Tensor out;
+      LOOM_SDK_RETURN_IF_ERROR(
+          ctx.Output(i, LOOM_DTYPE_DOUBLE, std::vector<int64_t>(dims, dims + Api().TensorRank(y)), &out));
+      if (out.num_elements() > 0) std::memcpy(out.data<double>(), Api().TensorData(y), sizeof(double) * out.num_elements());
+    }
+    return Status::Ok();
+  }
 
   // Weights of direction d as views of W and R (blob names as the step net
   // reads them: FC takes ONNX's [G*H, I] layout as it is), its summed
   // biases (with `weights`: once for constant weights), and its initial
   // states.
-  Status PrepareDirection(const Config& cfg, int64_t d, int64_t N, int64_t I, int64_t H, bool weights, const Tensor& W,
+  Status PrepareDirection(const StepConfig& cfg, int64_t d, int64_t N, int64_t I, int64_t H, bool weights, const Tensor& W,
                           const Tensor& R, const Tensor& B, const Tensor& H0, const Tensor& C0, const Tensor& P) {
     const std::string s = std::to_string(d);
     const int64_t G = kGates;
@@ -385,142 +349,6 @@ class OnnxRecurrentKernel {
     return Status::Ok();
   }
 
-  // The step net of direction d (see the file comment). Reads x_t, h_prev
-  // (c_prev), seq, timestep, m_t (with cfg.mask) and the prepared blobs;
-  // writes h_next (c_next). Scalar constants it needs go to `consts`.
-  NetSpec StepNet(const Config& cfg, int64_t d, std::vector<std::pair<std::string, float>>* consts) const {
-    const std::string s = std::to_string(d);
-    NetSpec step;
-    step.name = std::string(kName) + "_step" + s;
-    step.external_inputs = {"x_t", "h_prev", "seq", "timestep"};
-    if (cfg.mask) step.external_inputs.push_back("m_t");
-    StepWriter sw(&step, consts, "k" + s + "_");
-    const RnnActivation* act = &attrs_.activations[d * kActsPerDir];
-    // The new state `name`: written as `out` directly, or, with the mask,
-    // as `name` and then kept only for entries still inside their sequence.
-    auto state = [&](const std::string& name, const std::string& out) { return cfg.mask ? name : out; };
-    auto carry = [&](const std::string& name, const std::string& prev, const std::string& out) {
-      if (cfg.mask) sw.Add("Where", {"m_t", name, prev}, out);
-    };
-    // Caffe2 FC over the last dim ([1, N, K] rows of X, [1, 1, N, K] of a
-    // state): the same leading dims and w's rows.
-    auto fc = [&](const std::string& in, const std::string& w, const std::string& b) {
-      return sw.Add("FC", {in, w, b}, "", {IntArg("axis", -1)});
-    };
-    if (K == RnnCell::kLstm) {
-      step.external_inputs.insert(step.external_inputs.end(), {"c_prev", "W" + s, "R" + s, "b" + s, "zero" + s});
-      // Gates in ONNX order i, o, f, c.
-      const std::string gates = sw.Add("Add", {fc("x_t", "W" + s, "b" + s), fc("h_prev", "R" + s, "zero" + s)}, "gates");
-      if (cfg.fused) {
-        step.ops.push_back(Op("LSTMUnit", "unit", {"h_prev", "c_prev", gates, "seq", "timestep"}, {"h_next", "c_next"},
-                              {StringArg("gate_order", "iofg")}));
-        return step;
-      }
-      step.ops.push_back(Op("Split", "split", {gates}, {"gi", "go", "gf", "gc"}, {IntArg("axis", -1)}));
-      if (cfg.peepholes) step.external_inputs.insert(step.external_inputs.end(), {"Pi" + s, "Po" + s, "Pf" + s});
-      auto peep = [&](const std::string& g, const std::string& p, const std::string& c) {
-        return cfg.peepholes ? sw.Add("Add", {g, sw.Add("Mul", {p + s, c})}) : g;
-      };
-      const std::string i = sw.Act(act[0], sw.Clip(peep("gi", "Pi", "c_prev"), has_clip_, clip_), "i");
-      const std::string f = input_forget_ ? sw.Add("Sub", {sw.Const(1.0f), i}, "f")
-                                          : sw.Act(act[0], sw.Clip(peep("gf", "Pf", "c_prev"), has_clip_, clip_), "f");
-      const std::string g = sw.Act(act[1], sw.Clip("gc", has_clip_, clip_), "g");
-      const std::string c = sw.Add("Add", {sw.Add("Mul", {f, "c_prev"}), sw.Add("Mul", {i, g})}, state("c", "c_next"));
-      const std::string o = sw.Act(act[0], sw.Clip(peep("go", "Po", c), has_clip_, clip_), "o");
-      const std::string h = sw.Add("Mul", {o, sw.Act(act[2], c)}, state("h", "h_next"));
-      carry(h, "h_prev", "h_next");
-      carry(c, "c_prev", "c_next");
-      return step;
-    }
-    if (K == RnnCell::kRnn) {
-      step.external_inputs.insert(step.external_inputs.end(), {"W" + s, "R" + s, "b" + s, "zero" + s});
-      const std::string pre = sw.Add("Add", {fc("x_t", "W" + s, "b" + s), fc("h_prev", "R" + s, "zero" + s)}, "pre");
-      carry(sw.Act(act[0], sw.Clip(pre, has_clip_, clip_), state("h", "h_next")), "h_prev", "h_next");
-      return step;
-    }
-    // GRU: ONNX gates z, r, h.
-    step.external_inputs.insert(step.external_inputs.end(), {"W" + s, "Wb" + s, "Rzr" + s, "Rbzr" + s, "Rh" + s, "Rbh" + s});
-    step.ops.push_back(Op("Split", "xsplit", {fc("x_t", "W" + s, "Wb" + s)}, {"xz", "xr", "xh"},
-                          {IntArg("axis", -1)}));
-    step.ops.push_back(Op("Split", "hsplit", {fc("h_prev", "Rzr" + s, "Rbzr" + s)}, {"hz", "hr"},
-                          {IntArg("axis", -1)}));
-    const std::string z_pre = sw.Add("Add", {"xz", "hz"}, "z_pre"), r_pre = sw.Add("Add", {"xr", "hr"}, "r_pre");
-    const std::string r = sw.Act(act[0], sw.Clip(r_pre, has_clip_, clip_), "r");
-    std::string rec;  // the candidate's recurrent term
-    if (linear_before_reset_) {
-      rec = sw.Add("Mul", {r, fc("h_prev", "Rh" + s, "Rbh" + s)});
-    } else {
-      rec = fc(sw.Add("Mul", {r, "h_prev"}), "Rh" + s, "Rbh" + s);
-    }
-    const std::string n_pre = sw.Add("Add", {"xh", rec}, "n_pre");
-    if (cfg.fused) {
-      // GRUUnit reads z and n (r only fills its slot).
-      const std::string gates = sw.Add("Concat", {r_pre, z_pre, n_pre}, "gates", {IntArg("axis", -1)});
-      step.ops.push_back(Op("GRUUnit", "unit", {"h_prev", gates, "seq", "timestep"}, {"h_next"}));
-      return step;
-    }
-    const std::string z = sw.Act(act[0], sw.Clip(z_pre, has_clip_, clip_), "z");
-    const std::string n = sw.Act(act[1], sw.Clip(n_pre, has_clip_, clip_), "n");
-    const std::string h =
-        sw.Add("Add", {sw.Add("Mul", {sw.Add("Sub", {sw.Const(1.0f), z}), n}), sw.Add("Mul", {z, "h_prev"})}, state("h", "h_next"));
-    carry(h, "h_prev", "h_next");
-    return step;
-  }
-
-  // One RecurrentNetwork op per direction over the prepared blobs.
-  NetSpec OuterNet(const Config& cfg, std::vector<std::pair<std::string, float>>* consts) const {
-    NetSpec net;
-    net.name = std::string(kName) + "_expanded";
-    net.external_inputs = {"X", "seq"};
-    if (cfg.mask) net.external_inputs.push_back("M");
-    for (int64_t d = 0; d < dirs_; ++d) {
-      const std::string s = std::to_string(d);
-      NetSpec step = StepNet(cfg, d, consts);
-      OpSpec rn;
-      rn.type = "RecurrentNetwork";
-      rn.name = std::string(kName) + "_dir" + s;
-      rn.inputs = {"X", "h0_" + s};
-      rn.outputs = {"H" + s};
-      std::vector<std::string> states = {"H" + s}, li = {"h_prev", "h_next", "x_t"}, le = {"H" + s, "H" + s, "X"};
-      std::vector<int64_t> ids = {1}, lo = {0, 1, 0};
-      if (K == RnnCell::kLstm) {
-        rn.inputs.push_back("c0_" + s);
-        rn.outputs.push_back("C" + s);
-        states.push_back("C" + s);
-        ids.push_back(2);
-        li.insert(li.end(), {"c_prev", "c_next"});
-        le.insert(le.end(), {"C" + s, "C" + s});
-        lo.insert(lo.end(), {0, 1});
-      }
-      if (cfg.mask) {  // read like X: row T-1-t when reverse
-        li.push_back("m_t");
-        le.push_back("M");
-        lo.push_back(0);
-      }
-      const size_t first_param = rn.inputs.size();
-      for (const std::string& in : step.external_inputs) {
-        if (in != "x_t" && in != "h_prev" && in != "c_prev" && in != "timestep" && in != "seq" && in != "m_t") rn.inputs.push_back(in);
-      }
-      for (size_t i = first_param; i < rn.inputs.size(); ++i) net.external_inputs.push_back(rn.inputs[i]);
-      rn.inputs.push_back("seq");
-      if (cfg.mask) rn.inputs.push_back("M");
-      const bool reverse = reverse_ || d == 1;
-      rn.args = {NetArg("step_net", step),
-                 StringsArg("recurrent_states", states),
-                 IntsArg("initial_recurrent_state_ids", ids),
-                 StringsArg("link_internal", li),
-                 StringsArg("link_external", le),
-                 IntsArg("link_offset", lo),
-                 IntsArg("link_window", std::vector<int64_t>(lo.size(), 1)),
-                 IntArg("reverse", reverse ? 1 : 0),
-                 IntArg("rnn_executor", 0)};
-      net.external_inputs.push_back("h0_" + s);
-      if (K == RnnCell::kLstm) net.external_inputs.push_back("c0_" + s);
-      net.ops.push_back(rn);
-    }
-    return net;
-  }
-
   std::string label_;
   semantics::RnnAttrs attrs_;  // the ONNX attributes (the members below copy the ones the nets use)
   int64_t dirs_ = 1, layout_ = 0;
@@ -531,12 +359,15 @@ class OnnxRecurrentKernel {
   std::vector<int64_t> weights_key_;  // what the step-net weight blobs were made for
   LoomWorkspace* ws_ = nullptr;
   LoomNet* net_ = nullptr;
+  LoomNet* graph_ = nullptr;  // float64 (ComputeGraph)
+  int64_t graph_present_ = -1;  // which inputs it was made for, a bit each
+  std::vector<std::string> graph_outputs_;
 };
 
 }  // namespace
 
 sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg) {
-  const sdk::KernelOptions opts{"CPU", "STEPNET", 0, {{"T", {LOOM_DTYPE_FLOAT}}}};
+  const sdk::KernelOptions opts{"CPU", "STEPNET", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}};
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<OnnxRecurrentKernel<RnnCell::kLstm>>("LSTM", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<OnnxRecurrentKernel<RnnCell::kGru>>("GRU", opts));
   return reg.Kernel<OnnxRecurrentKernel<RnnCell::kRnn>>("RNN", opts);

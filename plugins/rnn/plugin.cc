@@ -9,5 +9,6 @@ LOOM_PLUGIN("rnn", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetworkGradient(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnits(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnitGradients(reg));
-  return loom::rnn::RegisterOnnxRecurrent(reg);
+  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterOnnxRecurrent(reg));
+  return loom::rnn::RegisterOnnxRecurrentGradients(reg);
 }

@@ -15,6 +15,9 @@ sdk::Status RegisterRecurrentNetworkGradient(sdk::Registrar& reg);
 sdk::Status MakeRecurrentNetworkGradient(sdk::GradientContext& g);
 sdk::Status RegisterCellUnits(sdk::Registrar& reg);         // cell_units.cc: LSTMUnit, GRUUnit
 sdk::Status RegisterOnnxRecurrent(sdk::Registrar& reg);     // onnx_recurrent.cc: ONNX LSTM, GRU, RNN, engine STEPNET
+// onnx_recurrent_gradient.cc: the gradient makers of ONNX LSTM, GRU, RNN
+// (through their step nets; RegisterGradient, ABI 7).
+sdk::Status RegisterOnnxRecurrentGradients(sdk::Registrar& reg);
 // cell_unit_gradients.cc: LSTMUnitGradient, GRUUnitGradient (schemas and CPU kernels).
 sdk::Status RegisterCellUnitGradients(sdk::Registrar& reg);
 

@@ -309,6 +309,49 @@ Status LeakyReluGradient(GradientContext& c) {
   return c.AddOp("Where", {pos, c.GO(0), scaled}, {c.GI(0)});
 }
 
+// HardSigmoid-6, Y = max(0, min(1, alpha X + beta)): dX = alpha dY where
+// 0 < alpha X + beta < 1, else 0 (read from Y: 0 < Y < 1).
+Status HardSigmoidGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  float alpha = 0.2f;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
+  std::string zero, one, a;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 1.0f, c.I(0), "one", &one));
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  const std::string above = c.Temp("above"), below = c.Temp("below"), inside = c.Temp("inside"), scaled = c.Temp("scaled");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.O(0), zero}, {above}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Less", {c.O(0), one}, {below}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("And", {above, below}, {inside}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), a}, {scaled}));
+  return c.AddOp("Where", {inside, scaled, zero}, {c.GI(0)});
+}
+
+// ThresholdedRelu-10, Y = X > alpha ? X : 0: dX = X > alpha ? dY : 0.
+Status ThresholdedReluGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  float alpha = 1.0f;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
+  std::string zero, a;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  const std::string pass = c.Temp("pass");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.I(0), a}, {pass}));
+  return c.AddOp("Where", {pass, c.GO(0), zero}, {c.GI(0)});
+}
+
+// Softsign-1, Y = X / (1 + |X|): dX = dY / (1 + |X|)^2.
+Status SoftsignGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
+  std::string one;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 1.0f, c.I(0), "one", &one));
+  const std::string abs = c.Temp("abs"), den = c.Temp("den"), sq = c.Temp("sq");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Abs", {c.I(0)}, {abs}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Add", {abs, one}, {den}));
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {den, den}, {sq}));
+  return c.AddOp("Div", {c.GO(0), sq}, {c.GI(0)});
+}
+
 // Pow-15, Z = X ^ Y: dX = dZ * Y * X ^ (Y - 1), dY = dZ * Z * log(X) (X > 0),
 // each summed to its input's shape.
 Status PowGradient(GradientContext& c) {
@@ -659,6 +702,9 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Softplus", sdk::internal::GradientTrampoline<&SoftplusGradient>},
       {"Erf", sdk::internal::GradientTrampoline<&ErfGradient>},
       {"LeakyRelu", sdk::internal::GradientTrampoline<&LeakyReluGradient>},
+      {"HardSigmoid", sdk::internal::GradientTrampoline<&HardSigmoidGradient>},
+      {"ThresholdedRelu", sdk::internal::GradientTrampoline<&ThresholdedReluGradient>},
+      {"Softsign", sdk::internal::GradientTrampoline<&SoftsignGradient>},
       {"Pow", sdk::internal::GradientTrampoline<&PowGradient>},
       {"Where", sdk::internal::GradientTrampoline<&WhereGradient>},
       {"Cast", sdk::internal::GradientTrampoline<&CastGradient>},

@@ -133,6 +133,15 @@ TEST(GradientTest, MoreUnaryOps) {
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"LeakyRelu\" input: \"x\" output: \"y\" arg { name: \"alpha\" f: 0.2 }"), {x}, r));
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Softplus\" input: \"x\" output: \"y\""), {D({3, 4}, 91, -3, 3)}, r));
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Erf\" input: \"x\" output: \"y\""), {D({3, 4}, 92, -2, 2)}, r));
+  // The ONNX RNN activations without a composite form (opset 6/10/1); x
+  // spans both sides of their kinks (HardSigmoid's at -2.5 and 2.5 with
+  // these alpha/beta, ThresholdedRelu's at 0.3), no element on one.
+  Tensor wide = D({3, 4}, 97, -4, 4);
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"HardSigmoid\" input: \"x\" output: \"y\" arg { name: \"alpha\" f: 0.2 } "
+                                    "arg { name: \"beta\" f: 0.5 }"), {wide}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"ThresholdedRelu\" input: \"x\" output: \"y\" arg { name: \"alpha\" f: 0.3 }"),
+                            {wide}, r));
+  EXPECT_TRUE(CheckGradient(ParseOp("type: \"Softsign\" input: \"x\" output: \"y\""), {x}, r));
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Transpose\" input: \"x\" output: \"y\" arg { name: \"perm\" ints: [2, 0, 1] }"),
                             {D({2, 3, 4}, 93)}, r));
   EXPECT_TRUE(CheckGradient(ParseOp("type: \"Transpose\" input: \"x\" output: \"y\""), {D({2, 3, 4}, 94)}, r));

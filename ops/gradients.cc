@@ -309,6 +309,24 @@ Status LeakyReluGradient(GradientContext& c) {
   return c.AddOp("Where", {pos, c.GO(0), scaled}, {c.GI(0)});
 }
 
+// Ops whose outputs are integers or booleans (comparisons, logic, shapes,
+// indices): no gradient flows through them (TensorFlow's
+// NotDifferentiable). The backward pass stops there instead of asking for
+// the gradients of their inputs, e.g. a mask computed from a float tensor's
+// shape.
+Status NotDifferentiable(GradientContext& c) {
+  for (size_t i = 0; i < c.num_inputs(); ++i) c.NoGradient(i);
+  return Status::Ok();
+}
+
+// CastLike-15: the input's gradient cast back to the input's dtype; the
+// target (read only for its dtype) has none.
+Status CastLikeGradient(GradientContext& c) {
+  c.NoGradient(1);
+  if (c.GI(0).empty()) return Status::Ok();
+  return c.AddOp("CastLike", {c.GO(0), c.I(0)}, {c.GI(0)});
+}
+
 // HardSigmoid-6, Y = max(0, min(1, alpha X + beta)): dX = alpha dY where
 // 0 < alpha X + beta < 1, else 0 (read from Y: 0 < Y < 1).
 Status HardSigmoidGradient(GradientContext& c) {
@@ -708,6 +726,24 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Pow", sdk::internal::GradientTrampoline<&PowGradient>},
       {"Where", sdk::internal::GradientTrampoline<&WhereGradient>},
       {"Cast", sdk::internal::GradientTrampoline<&CastGradient>},
+      {"CastLike", sdk::internal::GradientTrampoline<&CastLikeGradient>},
+      {"Less", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"LessOrEqual", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Greater", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"GreaterOrEqual", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Equal", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"And", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Or", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Xor", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Not", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"IsNaN", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"IsInf", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Shape", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Size", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"ArgMax", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"ArgMin", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"ConstantOfShape", sdk::internal::GradientTrampoline<&NotDifferentiable>},
+      {"Range", sdk::internal::GradientTrampoline<&NotDifferentiable>},
       {"Expand", sdk::internal::GradientTrampoline<&ExpandGradient>},
       {"Mean", sdk::internal::GradientTrampoline<&MeanGradient>},
       {"Transpose", sdk::internal::GradientTrampoline<&TransposeGradient>},

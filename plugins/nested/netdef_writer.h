@@ -47,11 +47,12 @@ class ProtoWriter {
 // loom.Argument
 struct ArgSpec {
   std::string name;
-  enum Kind { kInt, kFloat, kString, kInts, kStrings, kNet } kind = kInt;
+  enum Kind { kInt, kFloat, kString, kInts, kStrings, kNet, kFloats } kind = kInt;
   int64_t i = 0;
   float f = 0;
   std::string s;  // string, or serialized NetDef for kNet
   std::vector<int64_t> ints;
+  std::vector<float> floats;
   std::vector<std::string> strings;
 
   std::string Serialize() const {
@@ -63,6 +64,7 @@ struct ArgSpec {
       case kString: w.Bytes(4, s); break;
       case kNet: w.Bytes(6, s); break;
       case kInts: for (int64_t v : ints) w.Int(8, v); break;
+      case kFloats: for (float v : floats) w.Float(7, v); break;
       case kStrings: for (const auto& v : strings) w.Bytes(9, v); break;
     }
     return w.bytes();

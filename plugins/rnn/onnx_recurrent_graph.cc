@@ -349,25 +349,24 @@ NetSpec OnnxRecurrentGraph(const RnnAttrs& attrs, const std::vector<std::string>
       split(Pd[d], 3, {p("Pi" + s), p("Po" + s), p("Pf" + s)});  // ONNX order i, o, f
     }
   }
-  // Initial states [1, N, H] per direction: initial_h/_c [D, N, H] (layout
-  // 1: [N, D, H]) split, or zeros.
+  // Initial states [N, H] per direction (so the states are [T + 1, N, H]):
+  // initial_h/_c [D, N, H] (layout 1: [N, D, H]) split, or zeros.
   std::string state_zeros;
   auto initial = [&](size_t k, const std::string& name) {
-    std::vector<std::string> out;
-    for (int64_t d = 0; d < D; ++d) out.push_back(p(name + std::to_string(d)));
     if (has(k)) {
       std::string src = in[k];
       if (attrs.batch_major) src = w.Add("Transpose", {src}, "", {IntsArg("perm", {1, 0, 2})});
-      w.AddMulti("Split", {src}, out, {IntArg("axis", 0), IntArg("num_outputs", D)});
+      const std::vector<std::string> parts = per_direction(src, name + "d");
+      for (int64_t d = 0; d < D; ++d) w.Add("Identity", {parts[d]}, p(name + std::to_string(d)));
       return;
     }
     if (state_zeros.empty()) {
       const std::string n = w.Add("Shape", {X}, "", {IntArg("start", 1), IntArg("end", 2)});
       const std::string h = w.Add("Shape", {in[2]}, "", {IntArg("start", 2), IntArg("end", 3)});
-      const std::string shape = w.Add("Concat", {ints({1}), n, h}, "", {IntArg("axis", 0)});
+      const std::string shape = w.Add("Concat", {n, h}, "", {IntArg("axis", 0)});
       state_zeros = zeros(shape, p("state_zeros"));
     }
-    for (const std::string& o : out) w.Add("Identity", {state_zeros}, o);
+    for (int64_t d = 0; d < D; ++d) w.Add("Identity", {state_zeros}, p(name + std::to_string(d)));
   };
   initial(5, "h0_");
   if (lstm) initial(6, "c0_");
@@ -391,8 +390,12 @@ NetSpec OnnxRecurrentGraph(const RnnAttrs& attrs, const std::vector<std::string>
   // The recurrent networks (their constants first).
   NetSpec rns = OnnxRecurrentNetworks(attrs, cfg, prefix, forward_only, &consts);
   for (const auto& [name, v] : consts) {
-    const std::string f = w.Add("Constant", {});
-    net.ops.back().args = {FloatArg("value_float", v)};
+    const std::string f = w.Add("Constant", {});  // [1]: RecurrentNetworkGradient accumulates over rows
+    ArgSpec value;
+    value.name = "value_floats";
+    value.kind = ArgSpec::kFloats;
+    value.floats = {v};
+    net.ops.back().args = {value};
     w.Add("CastLike", {f, like}, name);
   }
   for (OpSpec& op : rns.ops) net.ops.push_back(std::move(op));

@@ -46,10 +46,11 @@ nested::NetSpec OnnxStepNet(const semantics::RnnAttrs& attrs, const StepConfig& 
                             const std::string& prefix, StepConsts* consts);
 
 // One RecurrentNetwork op per direction over blobs named with `prefix`:
-// X [T, N, I], h0_<d> (c0_<d>) [1, N, H], seq [N] int32, M [T, N, 1] bool
-// (with cfg.mask) and the step nets' blobs; writes the states H<d> (C<d>)
-// [T + 1, N, H] in run order (row 0 the initial state). `forward_only` 0
-// keeps each timestep's intermediates for RecurrentNetworkGradient.
+// X [T, N, I], h0_<d> (c0_<d>) [S...] ([1, N, H] for STEPNET, [N, H] in
+// the graph), seq [N] int32, M [T, N, 1] bool (with cfg.mask) and the step
+// nets' blobs; writes the states H<d> (C<d>) [T + 1, S...] in run order
+// (row 0 the initial state). `forward_only` 0 keeps each timestep's
+// intermediates for RecurrentNetworkGradient.
 nested::NetSpec OnnxRecurrentNetworks(const semantics::RnnAttrs& attrs, const StepConfig& cfg,
                                       const std::string& prefix, bool forward_only, StepConsts* consts);
 

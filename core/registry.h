@@ -148,6 +148,9 @@ class Registry {
   // The gradient maker of `op_type`: its schema's, else one a plugin
   // registered apart (RegisterGradient); nullptr: none.
   LoomGradientFn FindGradient(const std::string& op_type) const;
+  // The plugin that registered `op_type`'s gradient apart from its schema
+  // (RegisterGradient); "" when none did.
+  std::string GradientOwner(const std::string& op_type) const;
   std::vector<const KernelDef*> KernelsFor(const std::string& op_type) const;
   // Selects the kernel for an op on `device`: among those whose dtype
   // constraints accept `bindings` (type_str -> dtype), the one with
@@ -176,7 +179,6 @@ class Registry {
   // Owner of a colliding entry, or "" if none (caller holds mu_ or not: reads only).
   std::string SchemaOwner(const std::string& op_type) const;
   std::string KernelOwner(const KernelDef& k) const;
-  std::string GradientOwner(const std::string& op_type) const;
   bool DeviceExists(const std::string& name) const;
 
   mutable absl::Mutex mu_;

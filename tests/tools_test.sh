@@ -9,7 +9,7 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 # The JSON is larger than one command-line argument may be: pass a file.
 json=$(mktemp)
 "$inspect" --json >"$json"
-check "inspect --json lists the cpu, example, rnn and controlflow plugins and a CPU kernel for every standard op" \
+check "inspect --json lists the cpu, example, rnn and controlflow plugins, a CPU kernel for every standard op and where gradients come from" \
   "python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -22,6 +22,8 @@ want = set(\"Gemm MatMul Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPoo
 assert want <= cpu_ops, sorted(want - cpu_ops)
 rnn = {n for n, o in ops.items() if any(k[\"plugin\"] == \"rnn\" for k in o[\"kernels\"])}
 assert {\"RecurrentNetwork\", \"RecurrentNetworkGradient\", \"LSTMUnit\", \"GRUUnit\", \"LSTMUnitGradient\", \"GRUUnitGradient\", \"LSTM\", \"GRU\", \"RNN\"} <= rnn, rnn
+assert all(ops[n][\"gradient\"] == \"rnn\" for n in (\"LSTM\", \"GRU\", \"RNN\")), [ops[n][\"gradient\"] for n in (\"LSTM\", \"GRU\", \"RNN\")]
+assert ops[\"RecurrentNetwork\"][\"gradient\"] == \"schema\" and ops[\"Relu\"][\"gradient\"] == \"schema\"
 cf = {n for n, o in ops.items() if any(k[\"plugin\"] == \"controlflow\" for k in o[\"kernels\"])}
 assert {\"If\", \"Loop\", \"Scan\"} <= cf, cf
 ' \"\$json\""

@@ -67,6 +67,14 @@ std::string DtypeList(const std::vector<DataType>& ds, bool json) {
   return json ? absl::StrCat("[", absl::StrJoin(names, ","), "]") : absl::StrJoin(names, "|");
 }
 
+// Where an op's gradient maker comes from: its schema's, a plugin's
+// (RegisterGradient), or none.
+std::string GradientText(const Registry& r, const OpSchema& s) {
+  if (s.gradient != nullptr) return "from its schema";
+  const std::string owner = r.GradientOwner(s.op_type);
+  return owner.empty() ? "(none)" : "from plugin " + owner;
+}
+
 void PrintText(const Registry& r, const std::vector<std::string>& ops) {
   std::cout << "Plugins:\n";
   for (const PluginRecord& p : r.Plugins()) {
@@ -87,6 +95,7 @@ void PrintText(const Registry& r, const std::vector<std::string>& ops) {
     auto kernels = r.KernelsFor(name);
     if (kernels.empty()) std::cout << "  kernel (none)\n";
     for (const KernelDef* k : kernels) std::cout << "  kernel " << k->Describe() << "\n";
+    std::cout << "  gradient " << GradientText(r, *s) << "\n";
   }
 }
 
@@ -142,7 +151,9 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
       }
       out += "}}";
     }
-    out += "]}";
+    const std::string owner = r.GradientOwner(name);
+    absl::StrAppend(&out, "],\"gradient\":",
+                    s->gradient != nullptr ? JsonString("schema") : owner.empty() ? "null" : JsonString(owner), "}");
   }
   out += "]}\n";
   std::cout << out;

@@ -78,5 +78,75 @@ TEST(Registry, LookupsRacingLoadsStayValid) {
   EXPECT_GT(seen.load(), 0);
 }
 
+sdk::Status NoGradients(sdk::GradientContext& c) {
+  c.NoGradient(0);
+  return sdk::Status::Ok();
+}
+sdk::Status Schema(sdk::Registrar& r, const std::string& op_type, bool with_gradient) {
+  sdk::SchemaBuilder s(op_type);
+  s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  if (with_gradient) s.Gradient<&NoGradients>();
+  return r.Register(s);
+}
+// "owner": schemas Plain (no gradient maker) and Made (its own).
+LoomStatus* OwnerInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "owner", "1", [](sdk::Registrar& r) -> sdk::Status {
+    LOOM_SDK_RETURN_IF_ERROR(Schema(r, "Plain", false));
+    return Schema(r, "Made", true);
+  });
+}
+LoomStatus* GiverInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "giver", "1",
+                                      [](sdk::Registrar& r) { return r.Gradient<&NoGradients>("Plain"); });
+}
+LoomStatus* SecondGiverInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "second", "1",
+                                      [](sdk::Registrar& r) { return r.Gradient<&NoGradients>("Plain"); });
+}
+LoomStatus* OverrideInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "override", "1",
+                                      [](sdk::Registrar& r) { return r.Gradient<&NoGradients>("Made"); });
+}
+LoomStatus* NoSchemaInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "noschema", "1",
+                                      [](sdk::Registrar& r) { return r.Gradient<&NoGradients>("Nowhere"); });
+}
+// Registers a schema and a gradient for it in one plugin, then fails: all
+// of it is discarded.
+LoomStatus* HalfInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "half", "1", [](sdk::Registrar& r) -> sdk::Status {
+    LOOM_SDK_RETURN_IF_ERROR(Schema(r, "Staged", false));
+    LOOM_SDK_RETURN_IF_ERROR(r.Gradient<&NoGradients>("Staged"));
+    return sdk::Status(LOOM_INTERNAL, "fails after registering");
+  });
+}
+
+// ABI 7's RegisterGradient: a plugin gives a gradient maker to an op whose
+// schema (another plugin's) has none; one maker per op.
+TEST(Registry, GradientsRegisteredApartFromTheirSchema) {
+  Registry registry;
+  ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &OwnerInit, "<test>").ok());
+  EXPECT_EQ(registry.FindGradient("Plain"), nullptr);
+  EXPECT_NE(registry.FindGradient("Made"), nullptr);
+  ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &GiverInit, "<test>").ok());
+  EXPECT_NE(registry.FindGradient("Plain"), nullptr);
+  EXPECT_EQ(registry.GradientOwner("Plain"), "giver");
+  EXPECT_EQ(registry.FindPlugin("giver")->gradients, std::vector<std::string>{"Plain"});
+
+  absl::Status second = RegisterBuiltinPlugin(&registry, &SecondGiverInit, "<test>");
+  EXPECT_EQ(second.code(), absl::StatusCode::kAlreadyExists) << second;
+  EXPECT_NE(second.message().find("plugin 'giver'"), std::string::npos) << second;
+  absl::Status over = RegisterBuiltinPlugin(&registry, &OverrideInit, "<test>");
+  EXPECT_EQ(over.code(), absl::StatusCode::kAlreadyExists) << over;
+  EXPECT_NE(over.message().find("has a gradient maker"), std::string::npos) << over;
+  absl::Status none = RegisterBuiltinPlugin(&registry, &NoSchemaInit, "<test>");
+  EXPECT_EQ(none.code(), absl::StatusCode::kNotFound) << none;
+  EXPECT_NE(none.message().find("Nowhere"), std::string::npos) << none;
+  EXPECT_FALSE(RegisterBuiltinPlugin(&registry, &HalfInit, "<test>").ok());
+  EXPECT_EQ(registry.FindSchema("Staged"), nullptr);
+  EXPECT_EQ(registry.FindGradient("Staged"), nullptr);
+  EXPECT_FALSE(registry.FindPlugin("second") || registry.FindPlugin("override") || registry.FindPlugin("half"));
+}
+
 }  // namespace
 }  // namespace loom

@@ -251,7 +251,7 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
 }
 
 
-void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan) {
+void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan, const std::set<std::string>& recomputed) {
   ClearMemoryPlan(plan);
   MemoryPlan& m = plan->memory();
   m.enabled = true;
@@ -266,10 +266,14 @@ void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan) 
     }
   }
   for (const PlanStep& s : plan->steps()) {
-    for (Tensor* t : s.ctx.outputs) {
+    for (size_t k = 0; k < s.ctx.outputs.size(); ++k) {
+      Tensor* t = s.ctx.outputs[k];
       if (t == nullptr || pinned.count(t) || writers[t] != 1) continue;
       m.release_after_run.push_back(t);
       ++m.dynamic_blobs;
+      if (k < static_cast<size_t>(s.op->info->op.output_size()) && recomputed.count(s.op->info->op.output(k))) {
+        m.recomputed_after_run.push_back(t);
+      }
     }
   }
   m.pinned_blobs = static_cast<int64_t>(pinned.size());

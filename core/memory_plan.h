@@ -69,6 +69,10 @@ struct MemoryPlan {
   // back to the pool once the whole run of the plan (one timestep) is done.
   bool timestep = false;
   std::vector<Tensor*> release_after_run;
+  // Of those, the blobs named as recomputed on backward
+  // (Net::SetRecomputedOnBackward): released after the timestep even when
+  // it keeps its intermediates for a backward pass.
+  std::vector<Tensor*> recomputed_after_run;
 };
 
 struct MemoryPlanOptions {
@@ -91,8 +95,11 @@ void PlanMemory(const CheckedNet& net, const Workspace& ws, const MemoryPlanOpti
 // the pool once the timestep is done (ReleaseAfterRun). With T timesteps
 // and P in flight, the intermediates of about P timesteps are alive at
 // once, not T (Caffe2 recycled forward-only step workspaces for the same
-// reason). Forward only: a backward pass needs them kept.
-void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan);
+// reason). Forward only: a backward pass needs them kept, except those
+// named in `recomputed` (Caffe2's recompute_blobs_on_backward), listed in
+// memory().recomputed_after_run too.
+void PlanTimestepMemory(const CheckedNet& net, const Workspace& ws, Plan* plan,
+                        const std::set<std::string>& recomputed = {});
 
 // Every blob name that an op with a nested net (If/Loop/Scan bodies, step
 // nets) reads, writes or names in its nested nets, at any depth: nested

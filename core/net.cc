@@ -230,12 +230,22 @@ absl::StatusOr<Plan*> Net::Prepare() {
   return plan;
 }
 
+void Net::SetRecomputedOnBackward(std::set<std::string> names) {
+  if (names == recomputed_) return;
+  recomputed_ = std::move(names);
+  if (!timestep_ || !options_.plan_memory || multi_stream_) return;
+  for (auto& [sig, p] : plans_) {
+    UnplanMemory(p.get());
+    PlanTimestepMemory(*checked_, *ws_, p.get(), recomputed_);
+  }
+}
+
 absl::StatusOr<Plan*> Net::PrepareTimestep() {
   if (!timestep_) {
     timestep_ = true;
     for (auto& [sig, p] : plans_) {
       UnplanMemory(p.get());
-      if (options_.plan_memory && !multi_stream_) PlanTimestepMemory(*checked_, *ws_, p.get());
+      if (options_.plan_memory && !multi_stream_) PlanTimestepMemory(*checked_, *ws_, p.get(), recomputed_);
     }
     arenas_.clear();
   }
@@ -286,7 +296,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   ++plans_built_;
   if (options_.plan_memory && !multi_stream_) {
     if (timestep_) {
-      PlanTimestepMemory(*checked_, *ws_, plan->get());
+      PlanTimestepMemory(*checked_, *ws_, plan->get(), recomputed_);
     } else {
       PlanMemory(*checked_, *ws_, MemoryPlanOptions(), plan->get());
     }

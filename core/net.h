@@ -126,6 +126,11 @@ class Net {
   // their intermediates go back to the pool when the caller runs
   // ReleaseAfterRun after the timestep.
   absl::StatusOr<Plan*> PrepareTimestep();
+  // Blobs of this timestep net that a backward pass recomputes instead of
+  // reading them kept (Caffe2's recompute_blobs_on_backward): released after
+  // each timestep even when the executor keeps the intermediates
+  // (MemoryPlan::recomputed_after_run). Plans already made are replanned.
+  void SetRecomputedOnBackward(std::set<std::string> names);
 
   // Buckets (MXNet's BucketingModule): builds the plans for these input
   // signatures up front, largest first (by the sum of the inputs' element
@@ -177,6 +182,7 @@ class Net {
   bool multi_stream_ = false;
   int max_streams_ = 4;
   bool timestep_ = false;  // PrepareTimestep was called
+  std::set<std::string> recomputed_;  // SetRecomputedOnBackward
   std::unique_ptr<StreamSet> streams_;  // made on first use
   // Memory plans' arenas (one per device, shared by every cached plan and
   // grown to the largest) and the pool for run-time sizes.

@@ -41,7 +41,8 @@ PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
 PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
 PIN(offsetof(LoomApi, RegisterGradient), 744);
 PIN(offsetof(LoomApi, Grad_AddNet), 752);
-PIN(LOOM_API_STRUCT_SIZE, 760);
+PIN(offsetof(LoomApi, Net_SetRecomputedOnBackward), 760);
+PIN(LOOM_API_STRUCT_SIZE, 768);
 PIN(LOOM_ABI_VERSION, 7u);
 
 int main(void) {

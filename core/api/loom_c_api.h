@@ -531,6 +531,11 @@ typedef struct LoomApi {
    * or one Grad_NetBackward returned. INVALID_ARGUMENT when it does not
    * parse. */
   LoomStatus* (*Grad_AddNet)(LoomGradientContext* ctx, const void* net, size_t size);
+  /* Blobs of a timestep net that its backward pass recomputes (Caffe2's
+   * recompute_blobs_on_backward): they go back to the pool after each
+   * timestep even when the executor keeps intermediates. Replaces the
+   * net's list. */
+  void (*Net_SetRecomputedOnBackward)(LoomNet* net, const char* const* names, size_t count);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

@@ -62,6 +62,18 @@ void ReleaseAfterRun(Plan& plan) {
   }
 }
 
+void ReleaseTimestep(Plan& plan, bool keep_intermediates) {
+  if (!keep_intermediates) {
+    ReleaseAfterRun(plan);
+    return;
+  }
+  const bool poison = !plan.steps().empty() && plan.steps().front().ctx.poison_released_memory;
+  for (Tensor* t : plan.memory().recomputed_after_run) {
+    if (poison) Poison(t);
+    t->Release();
+  }
+}
+
 absl::Status RunPlanStep(PlanStep& step) {
   if (!step.copies_before.empty()) {
     absl::Status s = RunCopies(step.copies_before, step);

@@ -27,6 +27,10 @@ void ReleaseAfterStep(PlanStep& step);
 // poisons (as above) and releases memory().release_after_run to its pool.
 // Call it only when no op of the plan is running or queued on a stream.
 void ReleaseAfterRun(Plan& plan);
+// After one timestep: ReleaseAfterRun, or, when the timestep keeps its
+// intermediates for a backward pass, only the blobs recomputed on backward
+// (MemoryPlan::recomputed_after_run).
+void ReleaseTimestep(Plan& plan, bool keep_intermediates);
 
 }  // namespace loom
 

@@ -90,7 +90,7 @@ void ThreadedTimestepExecutor::Finish(int t, int j, absl::Status s) {
       }
     }
     if (++done_in_step_[t] == ops_per_step_) {
-      if (!options_.keep_intermediates) ReleaseAfterRun(*(*plans_)[t]);  // before t + max_parallel may reuse the memory
+      ReleaseTimestep(*(*plans_)[t], options_.keep_intermediates);  // before t + max_parallel may reuse the memory
       ++steps_done_;
       Admit(t + options_.max_parallel_timesteps);
     }

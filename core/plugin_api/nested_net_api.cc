@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,7 +165,7 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
   if (exec->num_threads <= 0) {
     for (size_t t = 0; t < count; ++t) {
       absl::Status s = RunSequential(*plans[t], nullptr);
-      if (!exec->keep_intermediates) ReleaseAfterRun(*plans[t]);
+      ReleaseTimestep(*plans[t], exec->keep_intermediates);
       if (!s.ok()) return ToLoomStatus(absl::Status(s.code(), absl::StrCat("timestep ", t, ": ", s.message())));
     }
     return nullptr;
@@ -181,8 +182,8 @@ LoomStatus* RunOn(LoomTimestepExecutor* exec, LoomNet* const* nets, size_t count
     absl::Status s = RunTimestepsMultiStream(plans, deps, exec->streams.get(), exec->num_threads);
     // After a failure work may still be queued: the memory stays until a
     // run succeeds.
-    if (s.ok() && !exec->keep_intermediates) {
-      for (Plan* p : plans) ReleaseAfterRun(*p);
+    if (s.ok()) {
+      for (Plan* p : plans) ReleaseTimestep(*p, exec->keep_intermediates);
     }
     return ToLoomStatus(s);
   }
@@ -205,6 +206,15 @@ void Net_ReleaseTimestep(LoomNet* n) {
   if (n == nullptr) return;
   absl::StatusOr<Plan*> plan = n->net->PrepareTimestep();  // the cached plan of the last run
   if (plan.ok()) ReleaseAfterRun(**plan);
+}
+
+void Net_SetRecomputedOnBackward(LoomNet* n, const char* const* names, size_t count) {
+  if (n == nullptr) return;
+  std::set<std::string> set;
+  for (size_t i = 0; i < count; ++i) {
+    if (names[i] != nullptr) set.insert(names[i]);
+  }
+  n->net->SetRecomputedOnBackward(std::move(set));
 }
 
 void TimestepExecutor_KeepIntermediates(LoomTimestepExecutor* exec, int keep) {
@@ -248,6 +258,7 @@ void FillNestedNetApi(LoomApi* a) {
   a->TimestepExecutor_Run = TimestepExecutor_Run;
   a->TimestepExecutor_KeepIntermediates = TimestepExecutor_KeepIntermediates;
   a->Net_ReleaseTimestep = Net_ReleaseTimestep;
+  a->Net_SetRecomputedOnBackward = Net_SetRecomputedOnBackward;
   a->KernelThreadsFor = KernelThreadsFor;
 }
 

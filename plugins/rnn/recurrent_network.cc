@@ -143,6 +143,15 @@ class RecurrentNetworkKernel {
       LoomNet* net = nullptr;
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), steps[nets.size()], a_.step_net.data(),
                                                        a_.step_net.size(), kernel_threads, &net)));
+      if (!a_.forward_only && !a_.recompute.empty()) {
+        if (!LOOM_SDK_API_HAS(Net_SetRecomputedOnBackward)) {
+          Api().Net_Release(net);
+          return sdk::Unimplemented(a_.label + ": recompute_blobs_on_backward needs a core with ABI 7");
+        }
+        std::vector<const char*> names;
+        for (const std::string& r : a_.recompute) names.push_back(r.c_str());
+        Api().Net_SetRecomputedOnBackward(net, names.data(), names.size());
+      }
       nets.push_back(net);
     }
     // This op's own executor (Caffe2 kept one per op): recurrent ops of
@@ -250,7 +259,11 @@ void DeclareRecurrentNetworkAttrs(sdk::SchemaBuilder& s) {
       .AttrInt("reverse", 0, "1: input links read rows T-1-t")
       .AttrInt("rnn_executor", 1, "1: threaded timestep executor; 0: timesteps in order")
       .AttrInt("num_threads", 2, "executor workers (clamped to the cores)")
-      .AttrInt("max_parallel_timesteps", 2, "timesteps in flight in the threaded executor");
+      .AttrInt("max_parallel_timesteps", 2, "timesteps in flight in the threaded executor")
+      .AttrStrings("recompute_blobs_on_backward", {},
+                   "step-net blobs not kept per timestep for the backward pass (forward_only = 0): they go back "
+                   "to the pool after each timestep and the backward step net recomputes them first, with the "
+                   "step-net ops that write them (Caffe2's recurrent.py)");
 }
 
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {

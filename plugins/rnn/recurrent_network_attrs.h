@@ -32,6 +32,7 @@ struct StateLinks {
 struct RecurrentNetworkAttrs {
   std::string label, step_net, timestep;
   std::vector<std::string> states, alias_src, alias_dst;
+  std::vector<std::string> recompute;  // recompute_blobs_on_backward
   std::vector<int64_t> initial_ids, alias_offset;
   std::vector<Link> links;
   bool forward_only = true, reverse = false;
@@ -55,6 +56,7 @@ struct RecurrentNetworkAttrs {
     LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("alias_dst", &alias_dst));
     LOOM_SDK_RETURN_IF_ERROR(info.GetInts("alias_offset", &alias_offset));
     LOOM_SDK_RETURN_IF_ERROR(info.GetString("timestep", &timestep));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetStrings("recompute_blobs_on_backward", &recompute));
     int64_t fwd_only = 1, rev = 0, use_executor = 1, num_threads = 2, max_parallel = 2;
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("forward_only", &fwd_only));
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("reverse", &rev));

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
+#include "plugins/nested/netdef_reader.h"
 #include "plugins/nested/netdef_writer.h"
 #include "plugins/rnn/recurrent_network_attrs.h"
 #include "plugins/rnn/rnn_ops.h"
@@ -61,6 +62,51 @@ struct InputRoles {
     }
   }
 };
+
+// The step-net ops that write the blobs recomputed on backward, in step-net
+// order, as NetDef op fields: recurrent.py puts them first in the backward
+// step net. INVALID_ARGUMENT when such an op also writes a blob not in the
+// list (Caffe2 asserts the same), or a listed blob has no writer.
+Status RecomputeOps(const RecurrentNetworkAttrs& a, std::string* out) {
+  const std::set<std::string> want(a.recompute.begin(), a.recompute.end());
+  std::set<std::string> found;
+  nested::internal::WireReader net(a.step_net.data(), a.step_net.size());
+  int number = 0, wire = 0;
+  std::string op;
+  while (!net.done()) {
+    if (!net.Field(&number, &wire, &op)) return sdk::InvalidArgument(a.label + ": the step net does not parse");
+    if (number != 2 || wire != 2) continue;  // NetDef.op
+    std::vector<std::string> outputs;
+    nested::internal::WireReader fields(op.data(), op.size());
+    int n = 0, w = 0;
+    std::string field;
+    while (!fields.done()) {
+      if (!fields.Field(&n, &w, &field)) return sdk::InvalidArgument(a.label + ": the step net does not parse");
+      if (n == 2 && w == 2) outputs.push_back(field);  // OperatorDef.output
+    }
+    std::string listed;
+    for (const std::string& o : outputs) {
+      if (want.count(o)) listed = o;
+    }
+    if (listed.empty()) continue;
+    for (const std::string& o : outputs) {
+      if (!want.count(o)) {
+        return sdk::InvalidArgument(a.label + ": recompute_blobs_on_backward has '" + listed + "', whose step-net op also writes '" +
+                                    o + "', which is not listed (every output of a recomputed op must be)");
+      }
+      found.insert(o);
+    }
+    nested::ProtoWriter w2;
+    w2.Bytes(2, op);
+    *out += w2.bytes();
+  }
+  for (const std::string& r : want) {
+    if (!found.count(r)) {
+      return sdk::InvalidArgument(a.label + ": recompute_blobs_on_backward has '" + r + "', which no step-net op writes");
+    }
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -108,6 +154,10 @@ Status MakeRecurrentNetworkGradient(sdk::GradientContext& c) {
     extra.Bytes(2, acc.Serialize());
   }
   backward += extra.bytes();
+  // Blobs recomputed on backward: the ops that write them run first.
+  std::string recompute;
+  LOOM_SDK_RETURN_IF_ERROR(RecomputeOps(a, &recompute));
+  backward = recompute + backward;
   // Input gradients: initial states always (row 0 of the state's
   // gradient); a sequence when one of its links got a gradient; a
   // parameter when it did. The rest have none (indices, lengths).

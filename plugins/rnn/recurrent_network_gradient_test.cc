@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/backward.h"
+#include "core/buffer_pool.h"
 #include "core/net.h"
 #include "core/testing/gradient_check.h"
 #include "core/testing/op_runner.h"
@@ -119,6 +120,90 @@ TEST(RecurrentNetworkGradientTest, ThreadedAndSequentialExecutorsAgreeExactly) {
         ASSERT_EQ(g.data<double>()[i], h.data<double>()[i]) << layers << " layers, " << x << " element " << i;
       }
     }
+  }
+}
+
+// `lstm` with recompute_blobs_on_backward = `blobs`.
+Lstm Recomputing(Lstm lstm, const std::vector<std::string>& blobs) {
+  Argument* a = lstm.op.add_arg();
+  a->set_name("recompute_blobs_on_backward");
+  for (const std::string& b : blobs) a->add_strings(b);
+  return lstm;
+}
+
+// Each layer's gate pre-activations (MatMul, Add, Add: what LSTMUnit
+// reads) not kept per timestep but recomputed by the backward step net.
+std::vector<std::string> GateBlobs(int layers) {
+  std::vector<std::string> out;
+  for (int l = 0; l < layers; ++l) {
+    for (const char* b : {"xw", "hr", "sum", "gates"}) out.push_back(absl::StrCat("l", l, "_", b));
+  }
+  return out;
+}
+
+// recompute_blobs_on_backward (Caffe2's recurrent.py): the gradients are
+// the same, bit for bit, on both executors, and check against finite
+// differences.
+TEST(RecurrentNetworkGradientTest, RecomputedBlobsGiveTheSameGradients) {
+  for (int layers : {1, 2}) {
+    for (bool threaded : {false, true}) {
+      const Lstm lstm = MakeLstm(layers, false, threaded, {kT, 1, 3});
+      const auto kept = Gradients(lstm);
+      const auto recomputed = Gradients(Recomputing(lstm, GateBlobs(layers)));
+      ASSERT_EQ(kept.size(), recomputed.size());
+      ASSERT_FALSE(kept.empty());
+      for (const auto& [x, g] : kept) {
+        const Tensor& h = recomputed.at(x);
+        ASSERT_EQ(g.num_elements(), h.num_elements()) << x;
+        for (int64_t i = 0; i < g.num_elements(); ++i) {
+          ASSERT_EQ(g.data<double>()[i], h.data<double>()[i]) << layers << " layers, " << x << " element " << i;
+        }
+      }
+    }
+  }
+  const Lstm lstm = Recomputing(MakeLstm(2, true, false, {kT, 2, 3}), GateBlobs(2));
+  EXPECT_TRUE(testing::CheckGradient(lstm.op, lstm.inputs, RnnRegistry()));
+}
+
+// What the backward pass finds kept: the pool's bytes in use right after
+// the forward op (the training net cut after it, so nothing else holds
+// memory) are fewer by about T gate tensors per layer.
+TEST(RecurrentNetworkGradientTest, RecomputedBlobsAreNotKeptPerTimestep) {
+  auto held_after_forward = [](const Lstm& lstm) -> size_t {
+    NetDef net;
+    *net.add_op() = lstm.op;
+    Workspace ws;
+    for (size_t i = 0; i < lstm.inputs.size(); ++i) {
+      net.add_external_input(lstm.op.input(i));
+      ws.SetBlob(lstm.op.input(i), *lstm.inputs[i].Clone());
+    }
+    auto n = Net::Create(net, &ws, RnnRegistry());
+    EXPECT_TRUE(n.ok()) << n.status();
+    if (!n.ok()) return 0;
+    EXPECT_TRUE((*n)->Run().ok());
+    return (*n)->pool().in_use_bytes();
+  };
+  const Lstm lstm = MakeLstm(1, false, false, {});
+  const size_t kept = held_after_forward(lstm);
+  const size_t recomputed = held_after_forward(Recomputing(lstm, GateBlobs(1)));
+  // Four [1, N, 4H] float64 blobs per timestep (pool buckets: 64 bytes and up).
+  const size_t gates = 4 * kT * BufferPool::BucketSize(kN * 4 * kH * sizeof(double));
+  EXPECT_EQ(kept - recomputed, gates) << "kept " << kept << ", recomputed " << recomputed;
+}
+
+TEST(RecurrentNetworkGradientTest, RecomputeListsAreChecked) {
+  for (const auto& [blobs, expected] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"no_such_blob"}, "no step-net op writes"}, {{"h0_next"}, "not listed"}}) {
+    const Lstm lstm = Recomputing(MakeLstm(1, false, false, {}), blobs);
+    NetDef net;
+    *net.add_op() = lstm.op;
+    for (const std::string& in : lstm.op.input()) net.add_external_input(in);
+    BackwardOptions bo;
+    bo.wrt = {"W0"};
+    auto r = AddBackward(*RnnRegistry(), {"y_all"}, bo, &net);
+    ASSERT_FALSE(r.ok()) << blobs[0];
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+    EXPECT_NE(std::string(r.status().message()).find(expected), std::string::npos) << r.status();
   }
 }
 

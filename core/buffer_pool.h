@@ -34,7 +34,8 @@
 // mapped and unmapped directly, so what goes back leaves the process
 // (core/device.cc). Measured with tools/bench/char_lm_buckets.sh (figures
 // in BENCHMARKS.md): peak RSS 1.086x the largest bucket's alone before,
-// about 1.01x after.
+// 1.017x after. (A stale buffer taken by a smaller request counts whole in
+// the in-use and high-water figures.)
 //
 // Thread-safe: buffers may be released on any thread.
 #ifndef LOOM_CORE_BUFFER_POOL_H_

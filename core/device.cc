@@ -6,6 +6,7 @@
 
 #include <sys/mman.h>
 
+#include "absl/base/config.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -22,10 +23,11 @@ namespace {
 // to 32 MiB), after which such blocks come from heaps that keep their pages
 // (measured: a bucketed LSTM language model's peak RSS went from 1.09x to
 // 1.28x of its largest bucket's when the pool freed stale buffers through
-// malloc). Under AddressSanitizer everything goes through malloc, which it
-// checks.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kMapLargeBuffers = true;
+// malloc). Under the sanitizers everything goes through malloc, which they
+// check (overflows, leaks, races).
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER) || \
+    defined(ABSL_HAVE_MEMORY_SANITIZER) || defined(ABSL_HAVE_LEAK_SANITIZER)
+constexpr bool kMapLargeBuffers = false;
 #else
 constexpr bool kMapLargeBuffers = true;
 #endif

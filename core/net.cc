@@ -275,6 +275,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
           "freed; create the net again"));
     }
     plans_.clear();
+    last_plan_ = nullptr;  // freed with them
     plans_generation_ = registry_->generation();
   }
   auto it = plans_.find(signature_);
@@ -290,7 +291,10 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
         " input signature(s) it planned first (the first Run's, or PlanBuckets'); found ", found,
         ". Declare every signature with PlanBuckets before the first Run, or turn static_shape off"));
   }
-  if (static_cast<int>(plans_.size()) >= options_.max_cached_plans && !options_.static_shape) plans_.clear();
+  if (static_cast<int>(plans_.size()) >= options_.max_cached_plans && !options_.static_shape) {
+    plans_.clear();
+    last_plan_ = nullptr;  // freed with them
+  }
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
@@ -322,7 +326,7 @@ absl::Status Net::Run() {
   if (!plan.ok()) return plan.status();
   // Another signature (a bucket): the pool's free buffers were sized for
   // the last one (core/buffer_pool.h).
-  if (last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
+  if (options_.plan_memory && last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
   last_plan_ = *plan;
   if (multi_stream_ && !options_.enable_profiling) {
     Device* device = PlanDevice(**plan, *registry_);

@@ -124,7 +124,7 @@ class Net {
   // timestep executors run its ops concurrently): from the first call on,
   // its plans share no memory between ops (PlanTimestepMemory, no arena);
   // their intermediates go back to the pool when the caller runs
-  // ReleaseAfterRun after the timestep.
+  // ReleaseTimestep after the timestep.
   absl::StatusOr<Plan*> PrepareTimestep();
   // Blobs of this timestep net that a backward pass recomputes instead of
   // reading them kept (Caffe2's recompute_blobs_on_backward): released after

@@ -22,8 +22,8 @@ want = set(\"Gemm MatMul Conv MaxPool AveragePool GlobalAveragePool GlobalMaxPoo
 assert want <= cpu_ops, sorted(want - cpu_ops)
 rnn = {n for n, o in ops.items() if any(k[\"plugin\"] == \"rnn\" for k in o[\"kernels\"])}
 assert {\"RecurrentNetwork\", \"RecurrentNetworkGradient\", \"LSTMUnit\", \"GRUUnit\", \"LSTMUnitGradient\", \"GRUUnitGradient\", \"LSTM\", \"GRU\", \"RNN\"} <= rnn, rnn
-assert all(ops[n][\"gradient\"] == \"rnn\" for n in (\"LSTM\", \"GRU\", \"RNN\")), [ops[n][\"gradient\"] for n in (\"LSTM\", \"GRU\", \"RNN\")]
-assert ops[\"RecurrentNetwork\"][\"gradient\"] == \"schema\" and ops[\"Relu\"][\"gradient\"] == \"schema\"
+assert all(ops[n][\"gradient\"] == {\"source\": \"plugin\", \"plugin\": \"rnn\"} for n in (\"LSTM\", \"GRU\", \"RNN\")), [ops[n][\"gradient\"] for n in (\"LSTM\", \"GRU\", \"RNN\")]
+assert ops[\"RecurrentNetwork\"][\"gradient\"][\"source\"] == \"schema\" and ops[\"Relu\"][\"gradient\"][\"source\"] == \"schema\"
 cf = {n for n, o in ops.items() if any(k[\"plugin\"] == \"controlflow\" for k in o[\"kernels\"])}
 assert {\"If\", \"Loop\", \"Scan\"} <= cf, cf
 ' \"\$json\""

@@ -152,8 +152,10 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
       out += "}}";
     }
     const std::string owner = r.GradientOwner(name);
-    absl::StrAppend(&out, "],\"gradient\":",
-                    s->gradient != nullptr ? JsonString("schema") : owner.empty() ? "null" : JsonString(owner), "}");
+    // {"source": "schema" | "plugin" | null, "plugin": the registering plugin}
+    absl::StrAppend(&out, "],\"gradient\":{\"source\":",
+                    s->gradient != nullptr ? "\"schema\"" : owner.empty() ? "null" : "\"plugin\"", ",\"plugin\":",
+                    JsonString(s->gradient != nullptr ? s->plugin : owner), "}}");
   }
   out += "]}\n";
   std::cout << out;

@@ -4,6 +4,7 @@
 // appends the gradient ops (core/autodiff/gradient.h runs the makers).
 #include "core/plugin_api/handles.h"
 
+#include <climits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -120,7 +121,7 @@ LoomStatus* Grad_NetBackward(LoomGradientContext* c, const void* net, size_t siz
 
 LoomStatus* Grad_AddNet(LoomGradientContext* c, const void* net, size_t size) {
   NetDef def;
-  if (net == nullptr || !def.ParseFromArray(net, static_cast<int>(size))) {
+  if (net == nullptr || size > static_cast<size_t>(INT_MAX) || !def.ParseFromArray(net, static_cast<int>(size))) {
     return Err(LOOM_INVALID_ARGUMENT, "Grad_AddNet: the NetDef does not parse");
   }
   for (OperatorDef& op : *def.mutable_op()) {

@@ -211,7 +211,7 @@ void Net_ReleaseTimestep(LoomNet* n) {
 void Net_SetRecomputedOnBackward(LoomNet* n, const char* const* names, size_t count) {
   if (n == nullptr) return;
   std::set<std::string> set;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; names != nullptr && i < count; ++i) {
     if (names[i] != nullptr) set.insert(names[i]);
   }
   n->net->SetRecomputedOnBackward(std::move(set));

@@ -15,6 +15,7 @@
 // Caffe2's recompute_blobs_on_backward, for the whole op. Registered with
 // RegisterGradient (ABI 7): the ops' schemas are the core's.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/api/loom_sdk.h"
@@ -79,10 +80,15 @@ Status OnnxRecurrentGradient(GradientContext& c) {
 
 }  // namespace
 
+// A registry without the standard ONNX ops (NOT_FOUND), or whose schemas
+// bring their own maker (ALREADY_EXISTS), keeps the rest of the plugin.
 sdk::Status RegisterOnnxRecurrentGradients(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(reg.Gradient<&OnnxRecurrentGradient<RnnCell::kLstm>>("LSTM"));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Gradient<&OnnxRecurrentGradient<RnnCell::kGru>>("GRU"));
-  return reg.Gradient<&OnnxRecurrentGradient<RnnCell::kRnn>>("RNN");
+  auto tolerated = [](sdk::Status s) {
+    return s.ok() || s.code() == LOOM_NOT_FOUND || s.code() == LOOM_ALREADY_EXISTS ? sdk::Status::Ok() : std::move(s);
+  };
+  LOOM_SDK_RETURN_IF_ERROR(tolerated(reg.Gradient<&OnnxRecurrentGradient<RnnCell::kLstm>>("LSTM")));
+  LOOM_SDK_RETURN_IF_ERROR(tolerated(reg.Gradient<&OnnxRecurrentGradient<RnnCell::kGru>>("GRU")));
+  return tolerated(reg.Gradient<&OnnxRecurrentGradient<RnnCell::kRnn>>("RNN"));
 }
 
 }  // namespace rnn

@@ -24,7 +24,9 @@
 // PlanTimestepMemory). With 0 (training, Caffe2's default) the step
 // workspaces keep them for RecurrentNetworkGradient
 // (recurrent_network_gradient.cc), which runs the backward step net in them
-// and then lets them go. The step workspaces and nets are the op's
+// and then lets them go; the blobs in `recompute_blobs_on_backward` are the
+// exception: they go back after each timestep anyway, and the backward
+// step net recomputes them (Caffe2's recurrent.py). The step workspaces and nets are the op's
 // StepNets (step_nets.h), shared by its kernels in every plan (bucket) and
 // by its gradient's.
 #include <algorithm>

@@ -108,6 +108,26 @@ Status RecomputeOps(const RecurrentNetworkAttrs& a, std::string* out) {
   return Status::Ok();
 }
 
+// `net` (a NetDef) without the external inputs in `drop`: the backward
+// step net writes the recomputed blobs itself, and an external input would
+// be pinned (kept for the whole run) instead of going back to the pool
+// after its timestep.
+Status DropExternalInputs(const RecurrentNetworkAttrs& a, const std::set<std::string>& drop, std::string* net) {
+  nested::internal::WireReader r(net->data(), net->size());
+  nested::ProtoWriter w;
+  int number = 0, wire = 0;
+  std::string payload;
+  while (!r.done()) {
+    if (!r.Field(&number, &wire, &payload) || wire != 2) {
+      return sdk::Internal(a.label + ": the backward step net does not parse as a NetDef");
+    }
+    if (number == 6 && drop.count(payload)) continue;  // NetDef.external_input
+    w.Bytes(number, payload);
+  }
+  *net = w.bytes();
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status MakeRecurrentNetworkGradient(sdk::GradientContext& c) {
@@ -157,6 +177,7 @@ Status MakeRecurrentNetworkGradient(sdk::GradientContext& c) {
   // Blobs recomputed on backward: the ops that write them run first.
   std::string recompute;
   LOOM_SDK_RETURN_IF_ERROR(RecomputeOps(a, &recompute));
+  LOOM_SDK_RETURN_IF_ERROR(DropExternalInputs(a, std::set<std::string>(a.recompute.begin(), a.recompute.end()), &backward));
   backward = recompute + backward;
   // Input gradients: initial states always (row 0 of the state's
   // gradient); a sequence when one of its links got a gradient; a

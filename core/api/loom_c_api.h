@@ -55,6 +55,7 @@ typedef enum LoomStatusCode {
   LOOM_CANCELLED = 1,
   LOOM_UNKNOWN = 2,
   LOOM_INVALID_ARGUMENT = 3,
+  LOOM_DEADLINE_EXCEEDED = 4, /* since 7: a collective's peers did not answer in time */
   LOOM_NOT_FOUND = 5,
   LOOM_ALREADY_EXISTS = 6,
   LOOM_RESOURCE_EXHAUSTED = 8,
@@ -62,6 +63,7 @@ typedef enum LoomStatusCode {
   LOOM_OUT_OF_RANGE = 11,
   LOOM_UNIMPLEMENTED = 12,
   LOOM_INTERNAL = 13,
+  LOOM_UNAVAILABLE = 14,      /* since 7: a peer or a service went away */
 } LoomStatusCode;
 
 /* ONNX TensorProto.DataType codes. */
@@ -534,7 +536,8 @@ typedef struct LoomApi {
   /* Blobs of a timestep net that its backward pass recomputes (Caffe2's
    * recompute_blobs_on_backward): they go back to the pool after each
    * timestep even when the executor keeps intermediates. Replaces the
-   * net's list. */
+   * net's list. Only nets whose memory is planned (the default) release
+   * anything; on others it changes nothing. */
   void (*Net_SetRecomputedOnBackward)(LoomNet* net, const char* const* names, size_t count);
 } LoomApi;
 

@@ -25,6 +25,7 @@ DEFAULT_PLUGINS = [
     "//plugins/example:libloom_example.so",
     "//plugins/rnn:libloom_rnn.so",
     "//plugins/controlflow:libloom_controlflow.so",
+    "//plugins/collectives:libloom_collectives.so",
 ]
 
 def loom_default_plugins(name, plugins = DEFAULT_PLUGINS):

@@ -1,0 +1,17 @@
+// Registration of the collectives plugin's operators.
+#ifndef LOOM_PLUGINS_COLLECTIVES_COLLECTIVES_OPS_H_
+#define LOOM_PLUGINS_COLLECTIVES_COLLECTIVES_OPS_H_
+
+#include "core/api/loom_sdk.h"
+
+namespace loom {
+namespace collectives {
+
+// collective_ops.cc: CreateCommonWorld, Allreduce, Broadcast, Barrier
+// (schemas and CPU kernels over Gloo).
+sdk::Status RegisterCollectiveOps(sdk::Registrar& reg);
+
+}  // namespace collectives
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_COLLECTIVES_COLLECTIVES_OPS_H_

@@ -34,6 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "core/autodiff/backward.h"
 #include "core/autodiff/checkpoint.h"
+#include "core/autodiff/data_parallel.h"
 #include "core/autodiff/optimizer.h"
 #include "core/net.h"
 #include "core/proto_io.h"
@@ -88,6 +89,15 @@ ABSL_FLAG(int64_t, sample_chars, 400, "--text: characters sampled from the train
 ABSL_FLAG(double, temperature, 0.8, "--text: softmax temperature of the sampling.");
 ABSL_FLAG(std::vector<std::string>, buckets, {},
           "--text: train on whole lines bucketed by these lengths (e.g. 64,128,256) instead of --seq_len streams.");
+ABSL_FLAG(int, world_size, 1,
+          "Data-parallel ranks (processes, on this machine or others); > 1 needs --rank, --rendezvous and "
+          "--run_id (tools/train/launch_local.sh sets them for N local processes).");
+ABSL_FLAG(int, rank, 0, "This process's rank, in [0, --world_size).");
+ABSL_FLAG(std::string, rendezvous, "", "A folder every rank can reach (a shared file system across machines).");
+ABSL_FLAG(std::string, run_id, "", "Unique per run: the same on every rank, new for every run.");
+ABSL_FLAG(int, comm_timeout_s, 60, "Seconds a rank waits for the others (rendezvous, each allreduce).");
+ABSL_FLAG(std::string, hostname, "127.0.0.1", "The address this rank listens on (its machine's, across machines).");
+ABSL_FLAG(int, contexts, 1, "In-process data parallelism: each batch split over this many contexts (not --text).");
 
 namespace {
 
@@ -95,6 +105,17 @@ using loom::Net;
 using loom::NetDef;
 using loom::Tensor;
 using loom::Workspace;
+
+loom::DataParallelOptions DataParallelFromFlags() {
+  loom::DataParallelOptions dp;
+  dp.world_size = absl::GetFlag(FLAGS_world_size);
+  dp.rank = absl::GetFlag(FLAGS_rank);
+  dp.rendezvous = absl::GetFlag(FLAGS_rendezvous);
+  dp.run_id = absl::GetFlag(FLAGS_run_id);
+  dp.timeout_ms = absl::GetFlag(FLAGS_comm_timeout_s) * 1000;
+  dp.hostname = absl::GetFlag(FLAGS_hostname);
+  return dp;
+}
 
 int Fail(const std::string& what, const absl::Status& s) {
   std::cerr << "loom_train: " << what << ": " << s << "\n";
@@ -162,6 +183,7 @@ int TrainCharLm() {
   o.plot = absl::GetFlag(FLAGS_plot);
   o.loss_log = absl::GetFlag(FLAGS_loss_log);
   o.export_initial = absl::GetFlag(FLAGS_export_initial);
+  o.data_parallel = DataParallelFromFlags();
   absl::Status s = loom::train::TrainCharLm(o, registry->get());
   return s.ok() ? 0 : Fail(o.text, s);
 }
@@ -190,11 +212,29 @@ int main(int argc, char** argv) {
   const int64_t batch = absl::GetFlag(FLAGS_batch);
   const int64_t per_epoch = train.size() / std::max<int64_t>(1, batch);
   if (per_epoch == 0) return Fail("data", absl::InvalidArgumentError("fewer training examples than one batch"));
+  const loom::DataParallelOptions dp = DataParallelFromFlags();
+  const int contexts = absl::GetFlag(FLAGS_contexts);
+  if (batch % (dp.world_size * contexts) != 0) {
+    return Fail("data parallel", absl::InvalidArgumentError(absl::StrCat("--batch ", batch, " must divide into --world_size ",
+                                                                         dp.world_size, " x --contexts ", contexts)));
+  }
+  const int64_t local = batch / dp.world_size;  // this rank's examples of every batch
 
-  // The training net: forward, backward, update.
+  // The training net: forward (over --contexts shards), backward (averaged
+  // over the ranks), update.
   NetDef training = *forward;
+  if (contexts > 1) {
+    auto split = loom::SplitAcrossContexts(*forward, {absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_label)},
+                                           absl::GetFlag(FLAGS_loss), contexts);
+    if (!split.ok()) return Fail("contexts", split.status());
+    training = *split;
+  }
   auto backward = loom::AddBackward(**registry, {absl::GetFlag(FLAGS_loss)}, {}, &training);
   if (!backward.ok()) return Fail("backward", backward.status());
+  if (dp.world_size > 1) {
+    backward = loom::AddAllreduce(*backward, dp, &training);
+    if (!backward.ok()) return Fail("data parallel", backward.status());
+  }
   loom::OptimizerOptions opt;
   opt.type = absl::GetFlag(FLAGS_optimizer);
   opt.max_gradient_norm = absl::GetFlag(FLAGS_max_grad_norm);
@@ -234,6 +274,15 @@ int main(int argc, char** argv) {
   if (!net.ok()) return Fail("training net", net.status());
   auto eval = Net::Create(eval_def, &ws, registry->get(), options);
   if (!eval.ok()) return Fail("evaluation net", eval.status());
+  if (dp.world_size > 1) {  // every rank starts from rank 0's parameters
+    std::vector<std::string> params;
+    for (const loom::TensorProto& t : forward->initializer()) params.push_back(t.name());
+    auto bcast = Net::Create(loom::BroadcastNet(params, dp), &ws, registry->get(), options);
+    if (!bcast.ok()) return Fail("broadcast", bcast.status());
+    if (absl::Status s = (*bcast)->Run(); !s.ok()) return Fail("broadcast", s);
+    std::cout << "loom_train: rank " << dp.rank << " of " << dp.world_size << ", " << local << " of every " << batch
+              << " examples\n";
+  }
 
   const std::string dir = absl::GetFlag(FLAGS_checkpoint_dir);
   int64_t step = 0;
@@ -244,7 +293,7 @@ int main(int argc, char** argv) {
     std::cout << "loom_train: resumed from " << dir << " at step " << step << "\n";
   }
   auto save = [&]() -> absl::Status {
-    if (dir.empty()) return absl::OkStatus();
+    if (dir.empty() || dp.rank != 0) return absl::OkStatus();  // the ranks hold the same parameters
     ws.SetBlob("__step", Tensor::FromVector<int64_t>({}, {step}));
     std::vector<std::string> names = state;
     names.push_back("__step");
@@ -278,7 +327,7 @@ int main(int argc, char** argv) {
       shuffled_epoch = epoch;
     }
     Tensor x, y;
-    loom::train::Batch(shuffled, k * batch, batch, &x, &y);
+    loom::train::Batch(shuffled, k * batch + dp.rank * local, local, &x, &y);
     ws.SetBlob(absl::GetFlag(FLAGS_input), std::move(x));
     ws.SetBlob(absl::GetFlag(FLAGS_label), std::move(y));
     ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(step))}));

@@ -150,6 +150,13 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   spec.vocab = vocab.size();
   const bool lines = !o.buckets.empty();
   spec.with_lengths = lines;
+  const DataParallelOptions& dp = o.data_parallel;
+  if (dp.world_size > 1 && (!o.buckets.empty() || o.batch % dp.world_size != 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("data-parallel training takes streams (no --buckets) and a batch that ",
+                                                   "the world size divides; found batch ", o.batch, ", world size ",
+                                                   dp.world_size, o.buckets.empty() ? "" : ", buckets"));
+  }
+  const int64_t local = o.batch / std::max(1, dp.world_size);  // this rank's streams
   const CharBatches batches(&train, o.seq_len, o.batch);
   if (batches.Count() == 0) return absl::InvalidArgumentError("the training text is shorter than one batch");
   std::vector<int64_t> buckets = o.buckets;
@@ -172,6 +179,10 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   NetDef training = *forward;
   absl::StatusOr<BackwardResult> backward = AddBackward(*registry, {"loss"}, {}, &training);
   if (!backward.ok()) return backward.status();
+  if (dp.world_size > 1) {
+    backward = AddAllreduce(*backward, dp, &training);
+    if (!backward.ok()) return backward.status();
+  }
   OptimizerOptions opt;
   opt.type = o.optimizer;
   opt.max_gradient_norm = o.max_grad_norm;
@@ -211,6 +222,13 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
   Workspace eval_ws(&ws);
   absl::StatusOr<std::unique_ptr<Net>> eval = Net::Create(*eval_def, &eval_ws, registry, options);
   if (!eval.ok()) return eval.status();
+  if (dp.world_size > 1) {  // every rank starts from rank 0's parameters
+    absl::StatusOr<std::unique_ptr<Net>> bcast = Net::Create(BroadcastNet(CharLmParameterNames(spec), dp), &ws, registry, options);
+    if (!bcast.ok()) return bcast.status();
+    if (absl::Status s = (*bcast)->Run(); !s.ok()) return s;
+    std::cout << "loom_train: rank " << dp.rank << " of " << dp.world_size << ", " << local << " of every " << o.batch
+              << " streams\n";
+  }
 
   LearningRateSchedule schedule;
   schedule.kind = LearningRateSchedule::Kind::kStep;
@@ -222,7 +240,7 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
             << (lines ? absl::StrFormat("%d lines", o.batch) : absl::StrFormat("%d x %d characters", o.seq_len, o.batch))
             << ", " << o.optimizer << "\n";
   std::vector<std::pair<int64_t, double>> curve;
-  ZeroStates(spec, o.batch, &ws);
+  ZeroStates(spec, local, &ws);
   // The next training batch into the workspace; its characters.
   auto next_batch = [&](int64_t step) -> int64_t {
     Tensor tokens, targets, lengths;
@@ -234,8 +252,20 @@ absl::Status TrainCharLm(const CharLmOptions& o, Registry* registry) {
       ws.SetBlob("lengths", std::move(lengths));
       ZeroStates(spec, o.batch, &ws);  // lines are independent
     } else {
-      if (step % batches.Count() == 0) ZeroStates(spec, o.batch, &ws);  // a new pass over the text
+      if (step % batches.Count() == 0) ZeroStates(spec, local, &ws);  // a new pass over the text
       batches.Get(step, &tokens, &targets);
+      if (local != o.batch) {  // this rank's streams: columns [rank n, (rank + 1) n) of [T, N]
+        Tensor t = Tensor::Zeros(DataType::kInt64, {o.seq_len, local}), y = Tensor::Zeros(DataType::kInt64, {o.seq_len * local});
+        for (int64_t r = 0; r < o.seq_len; ++r) {
+          for (int64_t n = 0; n < local; ++n) {
+            const int64_t from = r * o.batch + dp.rank * local + n;
+            t.data<int64_t>()[r * local + n] = tokens.data<int64_t>()[from];
+            y.data<int64_t>()[r * local + n] = targets.data<int64_t>()[from];
+          }
+        }
+        tokens = std::move(t);
+        targets = std::move(y);
+      }
     }
     ws.SetBlob("tokens", std::move(tokens));
     ws.SetBlob("targets", std::move(targets));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/autodiff/data_parallel.h"
 #include "core/registry.h"
 #include "tools/train/char_lm.h"
 
@@ -39,6 +40,13 @@ struct CharLmOptions {
   double temperature = 0.8;  // of the sampling softmax
   int log_every = 100;
   std::string plot, loss_log, export_initial;
+  // world_size > 1: this process is one rank of a data-parallel run
+  // (core/autodiff/data_parallel.h): it trains on streams
+  // [rank n, (rank + 1) n) of every batch of `batch` streams, n = batch /
+  // world_size, its gradients averaged with the other ranks' and its
+  // parameters broadcast from rank 0 at the start. Streams only (no
+  // buckets).
+  DataParallelOptions data_parallel;
 };
 
 // Errors: the text cannot be read or is too short for one batch, the nets

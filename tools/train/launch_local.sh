@@ -31,15 +31,17 @@ for ((i = 0; i < n; ++i)); do
   pids+=($!)
 done
 status=0
-remaining=$n
-while ((remaining > 0)); do
-  wait -n -p done_pid "${pids[@]}"
+running=("${pids[@]}")
+while ((${#running[@]} > 0)); do
+  wait -n -p done_pid "${running[@]}"
   rc=$?
-  ((remaining--))
+  still=()
+  for p in "${running[@]}"; do [[ $p != "$done_pid" ]] && still+=("$p"); done
+  running=("${still[@]}")
   if ((rc != 0 && status == 0)); then
     status=$rc
     echo "launch_local: a rank (pid $done_pid) failed with status $rc; stopping the others" >&2
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    for p in "${running[@]}"; do kill "$p" 2>/dev/null; done
   fi
 done
 exit $status

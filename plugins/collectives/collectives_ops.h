@@ -11,6 +11,10 @@ namespace collectives {
 // (schemas and CPU kernels over Gloo).
 sdk::Status RegisterCollectiveOps(sdk::Registrar& reg);
 
+// nccl_kernels.cc (--config=cuda): Allreduce and Broadcast on CUDA tensors
+// with NCCL, engine "NCCL".
+sdk::Status RegisterNcclKernels(sdk::Registrar& reg);
+
 }  // namespace collectives
 }  // namespace loom
 

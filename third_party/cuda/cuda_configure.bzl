@@ -35,6 +35,15 @@ cc_library(
     deps = [":cuda_headers"],
 )
 
+# NCCL's header and where its library is, for code that loads libnccl at
+# run time (the collectives plugin, which every tool loads, must not link
+# its 200 MB).
+cc_library(
+    name = "nccl_headers",
+    defines = ["LOOM_CUDA_LIB_DIR='\\"{path}/lib64\\"'"],  # quoted for Bazel's shell tokenization
+    deps = [":cuda_headers"],
+)
+
 exports_files(["nvcc"])
 """.format(path = path, found = found, hdrs = hdrs, linkopts = linkopts))
 

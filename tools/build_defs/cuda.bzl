@@ -33,7 +33,7 @@ def cuda_objects(name, srcs, hdrs = [], copts = []):
         outs.append(obj)
     native.filegroup(name = name, srcs = outs)
 
-def loom_cuda_test(name, srcs, deps = [], **kwargs):
+def loom_cuda_test(name, srcs, deps = [], data = [], **kwargs):
     """A gtest comparing CUDA kernels with the CPU ones (plugins/cuda).
 
     Built only with --config=cuda; its tests skip (LOOM_SKIP_WITHOUT_GPU)
@@ -45,7 +45,7 @@ def loom_cuda_test(name, srcs, deps = [], **kwargs):
         data = [
             "//plugins/cpu:libloom_cpu.so",
             "//plugins/cuda:libloom_cuda.so",
-        ],
+        ] + data,
         deps = [
             "//plugins/cuda:cuda_test_util",
             "//third_party:gtest_main",

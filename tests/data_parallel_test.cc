@@ -85,6 +85,7 @@ struct RunSpec {
   std::string rendezvous, run_id;
   int timeout_ms = 5000;
   int die_after_steps = -1;  // > 0: this rank kills itself after that many steps
+  bool overlap = true;       // asynchronous Allreduce ops and AllreduceWait
 };
 
 // kSteps of SGD (lr 0.2) over global batches of kBatch; this rank trains on
@@ -107,6 +108,7 @@ absl::StatusOr<std::map<std::string, std::vector<float>>> Train(const RunSpec& r
   dp.run_id = r.run_id;
   dp.timeout_ms = r.timeout_ms;
   dp.bucket_bytes = 64;  // several buckets even for this small net
+  dp.overlap = r.overlap;
   if (r.world > 1) {
     b = AddAllreduce(*b, dp, &training);
     if (!b.ok()) return b.status();
@@ -236,24 +238,28 @@ class DataParallelTest : public ::testing::Test {
   static inline int counter_ = 0;
 };
 
-// Forked first (no threads yet in this process), compared after.
+// Forked first (no threads yet in this process), compared after; with the
+// reductions overlapping the backward pass and without.
 TEST_F(DataParallelTest, TwoProcessesMatchOneOnTheWholeBatch) {
-  RunSpec r;
-  r.world = 2;
-  r.rendezvous = File("rdv");
-  r.run_id = "two";
-  r.rank = 0;
-  const pid_t p0 = Spawn(r, File("rank0"));
-  r.rank = 1;
-  const pid_t p1 = Spawn(r, File("rank1"));
-  ASSERT_EQ(Wait(p0, 120), 0) << Slurp(File("rank0"));
-  ASSERT_EQ(Wait(p1, 120), 0) << Slurp(File("rank1"));
-  auto one = Train(RunSpec{});
-  ASSERT_TRUE(one.ok()) << one.status();
-  ExpectClose(ReadParams(File("rank0")), *one, "rank 0");
-  ExpectClose(ReadParams(File("rank1")), *one, "rank 1");
-  // The run's keys are gone from the folder.
-  EXPECT_FALSE(std::filesystem::exists(File("rdv") + "/two"));
+  for (bool overlap : {true, false}) {
+    RunSpec r;
+    r.world = 2;
+    r.rendezvous = File("rdv");
+    r.run_id = overlap ? "two_overlap" : "two";
+    r.overlap = overlap;
+    r.rank = 0;
+    const pid_t p0 = Spawn(r, File("rank0"));
+    r.rank = 1;
+    const pid_t p1 = Spawn(r, File("rank1"));
+    ASSERT_EQ(Wait(p0, 120), 0) << Slurp(File("rank0"));
+    ASSERT_EQ(Wait(p1, 120), 0) << Slurp(File("rank1"));
+    auto one = Train(RunSpec{});
+    ASSERT_TRUE(one.ok()) << one.status();
+    ExpectClose(ReadParams(File("rank0")), *one, overlap ? "rank 0, overlapped" : "rank 0");
+    ExpectClose(ReadParams(File("rank1")), *one, overlap ? "rank 1, overlapped" : "rank 1");
+    // The run's keys are gone from the folder.
+    EXPECT_FALSE(std::filesystem::exists(File("rdv") + "/" + r.run_id));
+  }
 }
 
 TEST_F(DataParallelTest, TwoContextsInOneProcessMatchOne) {

@@ -87,10 +87,11 @@ absl::StatusOr<BackwardResult> AddAllreduce(const BackwardResult& backward, cons
     op.add_input(comm);
     for (const Grad& g : bucket) {
       op.add_input(g.blob);
-      op.add_output(g.blob + "_allreduced");
+      op.add_output(g.blob + (options.overlap ? "_allreducing" : "_allreduced"));
       result.gradients[g.param] = g.blob + "_allreduced";
     }
     *op.add_arg() = StringArg("reduce", "mean");
+    if (options.overlap) *op.add_arg() = IntArg("async", 1);
     after[bucket.back().at].push_back(std::move(op));
     bucket.clear();
     bucket_bytes = 0;
@@ -110,6 +111,18 @@ absl::StatusOr<BackwardResult> AddAllreduce(const BackwardResult& backward, cons
     auto a = after.find(i);
     if (a == after.end()) continue;
     for (OperatorDef& op : a->second) *out.add_op() = std::move(op);
+  }
+  if (options.overlap && !grads.empty()) {
+    // The reductions ran beside the backward pass; wait for them here,
+    // before anything (the optimizer) reads the averaged gradients.
+    OperatorDef* wait = out.add_op();
+    wait->set_type("AllreduceWait");
+    wait->set_name("__allreduce_wait");
+    wait->add_input(comm);
+    for (const Grad& g : grads) {
+      wait->add_input(g.blob + "_allreducing");
+      wait->add_output(g.blob + "_allreduced");
+    }
   }
   // The averaged gradients are what the net gives out now.
   std::set<std::string> renamed;

@@ -10,9 +10,12 @@
 //                 buckets of about `bucket_bytes`, in the order the
 //                 backward pass completes them (last layers first), and
 //                 each bucket's Allreduce comes right after the op that
-//                 writes its last gradient, so the earlier buckets are
-//                 reduced while the rest of the backward pass still runs
-//                 ahead of the later ones.
+//                 writes its last gradient. With `overlap` (the default)
+//                 the Allreduce ops only queue their reduction on the
+//                 communicator's thread (async = 1), so the earlier
+//                 buckets are reduced while the rest of the backward pass
+//                 runs, and one AllreduceWait after the backward pass
+//                 waits for them all before the update reads them.
 //   BroadcastNet  a net that sends rank 0's parameters to every rank, run
 //                 once before training so all start equal.
 // Within one process (contexts; CPU here, CUDA devices where present):
@@ -42,6 +45,7 @@ struct DataParallelOptions {
   int timeout_ms = 30000;  // rendezvous and every collective
   std::string hostname = "127.0.0.1";  // where this rank listens
   size_t bucket_bytes = size_t{1} << 20;  // gradients packed per Allreduce (by their initializers' sizes)
+  bool overlap = true;  // asynchronous Allreduce ops and one AllreduceWait (above)
 };
 
 // The CreateCommonWorld op of `options`, writing `comm`.

@@ -4,10 +4,13 @@
 //   Allreduce(comm, X1..Xn) -> Y1..Yn          sum or mean over the ranks
 //   Broadcast(comm, X1..Xn) -> Y1..Yn          rank `root`'s values
 //   Barrier(comm)
+//   AllreduceWait(comm, X1..Xn) -> Y1..Yn     after Allreduce with async = 1
 // Allreduce packs its inputs into one flat buffer (one collective for many
 // small gradients, as Horovod's fusion buffer and DDP's buckets) when
 // there are several. CPU tensors over Gloo here; float32 and float64.
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -88,6 +91,7 @@ class AllreduceKernel {
     const std::string reduce = info.StringOr("reduce", "sum");
     if (reduce != "sum" && reduce != "mean") return sdk::InvalidArgument(label_ + ": reduce must be sum or mean; found '" + reduce + "'");
     op_ = reduce == "mean" ? ReduceOp::kMean : ReduceOp::kSum;
+    async_ = info.IntOr("async", 0) != 0;
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) {
@@ -105,28 +109,61 @@ class AllreduceKernel {
       }
       count += static_cast<size_t>(y.num_elements());
     }
-    if (ys.size() == 1) return comm->Allreduce(ys[0].raw_data(), count, dt, op_);
-    // Many tensors: one collective over a flat buffer.
-    const size_t elem = sdk::DTypeSize(dt);
-    flat_.resize(count * elem);
+    if (ys.size() == 1) {
+      if (!async_) return comm->Allreduce(ys[0].raw_data(), count, dt, op_);
+      comm->AllreduceAsync(ys[0].raw_data(), count, dt, op_);
+      return Status::Ok();
+    }
+    // Many tensors: one collective over a flat buffer, unpacked after.
+    auto flat = std::make_shared<std::vector<char>>(count * sdk::DTypeSize(dt));
+    std::vector<std::pair<void*, size_t>> parts;
     size_t at = 0;
     for (const Tensor& y : ys) {
-      if (Bytes(y) > 0) std::memcpy(flat_.data() + at, y.raw_data(), Bytes(y));
+      if (Bytes(y) > 0) std::memcpy(flat->data() + at, y.raw_data(), Bytes(y));
+      parts.push_back({y.raw_data(), Bytes(y)});
       at += Bytes(y);
     }
-    LOOM_SDK_RETURN_IF_ERROR(comm->Allreduce(flat_.data(), count, dt, op_));
-    at = 0;
-    for (Tensor& y : ys) {
-      if (Bytes(y) > 0) std::memcpy(y.raw_data(), flat_.data() + at, Bytes(y));
-      at += Bytes(y);
+    auto unpack = [flat, parts] {
+      size_t from = 0;
+      for (const auto& [dst, n] : parts) {
+        if (n > 0) std::memcpy(dst, flat->data() + from, n);
+        from += n;
+      }
+    };
+    if (async_) {
+      comm->AllreduceAsync(flat->data(), count, dt, op_, unpack);
+      return Status::Ok();
     }
+    LOOM_SDK_RETURN_IF_ERROR(comm->Allreduce(flat->data(), count, dt, op_));
+    unpack();
     return Status::Ok();
   }
 
  private:
   std::string label_;
   ReduceOp op_ = ReduceOp::kSum;
-  std::vector<char> flat_;
+  bool async_ = false;
+};
+
+// AllreduceWait(comm, X1..Xn) -> Y1..Yn: waits for the asynchronous
+// Allreduce ops queued on comm so far, then passes the tensors through (in
+// place where the planner allows); what reads Y reads the reduced values.
+class AllreduceWaitKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = "AllreduceWait '" + info.op_name() + "'";
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) {
+    std::shared_ptr<Communicator> comm;
+    LOOM_SDK_RETURN_IF_ERROR(World(ctx, label_, &comm));
+    LOOM_SDK_RETURN_IF_ERROR(comm->Wait());
+    std::vector<Tensor> ys;
+    return CopyThrough(ctx, label_, &ys);
+  }
+
+ private:
+  std::string label_;
 };
 
 class BroadcastKernel {
@@ -217,10 +254,26 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
       .TypeConstraint("C", {LOOM_DTYPE_INT64})
       .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE})
       .AttrString("reduce", "sum", "sum or mean (mean: the sum divided by the number of ranks)")
+      .AttrInt("async", 0,
+               "1: queue the reduction on the communicator's thread and return at once; Y holds the reduced "
+               "values only after an AllreduceWait on the same comm (which must come before anything reads Y)")
       .Infer(&sdk::internal::InferTrampoline<&InferThrough>);
   InPlacePairs(allreduce);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(allreduce));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AllreduceKernel>("Allreduce"));
+
+  sdk::SchemaBuilder wait("AllreduceWait");
+  wait.Doc("Waits for the asynchronous Allreduce ops (async = 1) queued on comm so far, then passes X through: "
+           "ops that read Y see the reduced values. The data-parallel transform puts one after the backward pass.")
+      .Input("comm", "C", LOOM_PARAM_SINGLE, "CreateCommonWorld's output")
+      .Input("X", "T", LOOM_PARAM_VARIADIC, "outputs of asynchronous Allreduce ops")
+      .Output("Y", "T", LOOM_PARAM_VARIADIC, "the same tensors, reduced (may be X itself)")
+      .TypeConstraint("C", {LOOM_DTYPE_INT64})
+      .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE})
+      .Infer(&sdk::internal::InferTrampoline<&InferThrough>);
+  InPlacePairs(wait);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(wait));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AllreduceWaitKernel>("AllreduceWait"));
 
   sdk::SchemaBuilder broadcast("Broadcast");
   broadcast.Doc("Caffe2's Broadcast: every rank's Y_i is rank root's X_i.")

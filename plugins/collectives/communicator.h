@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,6 +46,16 @@ class Communicator {
   // `bytes` at `data` from `root` to every rank.
   virtual sdk::Status Broadcast(void* data, size_t bytes, int root) = 0;
   virtual sdk::Status Barrier() = 0;
+  // Queues an Allreduce of `count` elements at `data` (which must stay
+  // valid until Wait returns), then `then` (when it succeeded), on the
+  // communicator's own thread, and returns: the caller computes meanwhile
+  // (the backward pass overlapping the reduction of earlier gradients).
+  // Collectives keep program order: the synchronous calls above first wait
+  // for the queue.
+  virtual void AllreduceAsync(void* data, size_t count, LoomDataType dtype, ReduceOp op,
+                              std::function<void()> then = nullptr) = 0;
+  // Waits for everything queued so far; the first error of those.
+  virtual sdk::Status Wait() = 0;
 };
 
 // The Gloo communicator of `spec` in this process, made (rendezvous, then a

@@ -3,7 +3,11 @@
 // broadcast / barrier with the spec's timeout. Gloo reports failures as
 // exceptions; they become statuses here.
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
+#include <functional>
+#include <thread>
 #include <map>
 #include <mutex>
 #include <random>
@@ -44,10 +48,65 @@ class GlooCommunicator : public Communicator {
  public:
   GlooCommunicator(CommonWorldSpec spec, std::shared_ptr<gloo::rendezvous::Context> context)
       : spec_(std::move(spec)), context_(std::move(context)) {}
+  ~GlooCommunicator() override {
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      stop_ = true;
+    }
+    queue_cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
   int rank() const override { return spec_.rank; }
   int size() const override { return spec_.size; }
 
+  void AllreduceAsync(void* data, size_t count, LoomDataType dtype, ReduceOp op, std::function<void()> then) override {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    if (!worker_.joinable()) worker_ = std::thread([this] { Work(); });
+    queue_.push_back([=] {
+      Status s = RunAllreduce(data, count, dtype, op);
+      if (s.ok() && then) then();
+      return s;
+    });
+    ++queued_;
+    queue_cv_.notify_all();
+  }
+
+  Status Wait() override {
+    std::unique_lock<std::mutex> lock(queue_mu_);
+    done_cv_.wait(lock, [&] { return done_ == queued_; });
+    Status s = std::move(first_error_);
+    first_error_ = Status::Ok();
+    return s;
+  }
+
   Status Allreduce(void* data, size_t count, LoomDataType dtype, ReduceOp op) override {
+    LOOM_SDK_RETURN_IF_ERROR(Wait());
+    return RunAllreduce(data, count, dtype, op);
+  }
+
+ private:
+  // The worker: runs the queued collectives in order, keeps the first error.
+  void Work() {
+    for (;;) {
+      std::function<Status()> task;
+      {
+        std::unique_lock<std::mutex> lock(queue_mu_);
+        queue_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      Status s = task();
+      {
+        std::lock_guard<std::mutex> lock(queue_mu_);
+        if (!s.ok() && first_error_.ok()) first_error_ = std::move(s);
+        ++done_;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  Status RunAllreduce(void* data, size_t count, LoomDataType dtype, ReduceOp op) {
     if (dtype != LOOM_DTYPE_FLOAT && dtype != LOOM_DTYPE_DOUBLE) {
       return sdk::InvalidArgument(Where(spec_) + ": Allreduce takes float32 or float64; found " + sdk::DTypeName(dtype));
     }
@@ -79,9 +138,16 @@ class GlooCommunicator : public Communicator {
     });
   }
 
+  // Runs a Gloo call; an exception (a peer gone, a timeout) becomes
+  // UNAVAILABLE naming this rank and the call.
+  template <typename F>
+  Status Guard(const char* what, F&& f);
+
+ public:
   Status Broadcast(void* data, size_t bytes, int root) override {
     if (root < 0 || root >= spec_.size) return sdk::InvalidArgument(Where(spec_) + ": Broadcast root " + std::to_string(root));
     if (bytes == 0) return Status::Ok();
+    LOOM_SDK_RETURN_IF_ERROR(Wait());
     std::lock_guard<std::mutex> lock(mu_);
     return Guard("Broadcast", [&] {
       gloo::BroadcastOptions o(context_);
@@ -94,6 +160,7 @@ class GlooCommunicator : public Communicator {
   }
 
   Status Barrier() override {
+    LOOM_SDK_RETURN_IF_ERROR(Wait());
     std::lock_guard<std::mutex> lock(mu_);
     return Guard("Barrier", [&] {
       gloo::BarrierOptions o(context_);
@@ -104,24 +171,30 @@ class GlooCommunicator : public Communicator {
   }
 
  private:
-  // Runs a Gloo call; an exception (a peer gone, a timeout) becomes
-  // UNAVAILABLE naming this rank and the call.
-  template <typename F>
-  Status Guard(const char* what, F&& f) {
-    try {
-      f();
-      return Status::Ok();
-    } catch (const std::exception& e) {
-      return Status(LOOM_UNAVAILABLE, Where(spec_) + ": " + what + " failed (a rank stopped, or did not answer within " +
-                                          std::to_string(spec_.timeout.count()) + " ms): " + e.what());
-    }
-  }
-
   CommonWorldSpec spec_;
   std::shared_ptr<gloo::rendezvous::Context> context_;
-  std::mutex mu_;
+  std::mutex mu_;  // one Gloo call at a time
   uint32_t next_tag_ = 1;
+  // The asynchronous queue (AllreduceAsync, Wait).
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_, done_cv_;
+  std::deque<std::function<Status()>> queue_;
+  int64_t queued_ = 0, done_ = 0;
+  Status first_error_;
+  bool stop_ = false;
+  std::thread worker_;
 };
+
+template <typename F>
+Status GlooCommunicator::Guard(const char* what, F&& f) {
+  try {
+    f();
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Status(LOOM_UNAVAILABLE, Where(spec_) + ": " + what + " failed (a rank stopped, or did not answer within " +
+                                        std::to_string(spec_.timeout.count()) + " ms): " + e.what());
+  }
+}
 
 struct Table {
   std::mutex mu;

@@ -74,8 +74,8 @@ INSTANTIATE_TEST_SUITE_P(LayersLengthsDirection, RecurrentGradientCheck,
                          ::testing::Combine(::testing::Values(1, 2), ::testing::Bool(), ::testing::Bool()));
 
 // Forward + backward of `lstm` with loss sum(y_all), the gradients of every
-// float input.
-std::map<std::string, Tensor> Gradients(const Lstm& lstm) {
+// float input; *high_water (if given) gets the net's pool high water.
+std::map<std::string, Tensor> Gradients(const Lstm& lstm, size_t* high_water = nullptr) {
   NetDef net;
   net.set_name("train");
   *net.add_op() = lstm.op;
@@ -101,6 +101,7 @@ std::map<std::string, Tensor> Gradients(const Lstm& lstm) {
     EXPECT_TRUE(s.ok()) << s;
   }
   for (const auto& [x, g] : r->gradients) out[x] = *ws.GetBlob(g)->Clone();
+  if (high_water != nullptr) *high_water = (*n)->pool().high_water_bytes();
   return out;
 }
 
@@ -195,26 +196,10 @@ TEST(RecurrentNetworkGradientTest, RecomputedBlobsAreNotKeptPerTimestep) {
 // recomputed blobs itself, so they go back to the pool after each backward
 // timestep too (none is pinned): the step's peak is lower.
 TEST(RecurrentNetworkGradientTest, RecomputingLowersTheTrainingStepsPeak) {
-  auto peak = [](const Lstm& lstm) -> size_t {
-    NetDef net;
-    *net.add_op() = lstm.op;
-    OperatorDef* loss = net.add_op();
-    loss->set_type("ReduceSum");
-    loss->add_input("y_all");
-    loss->add_output("loss");
-    Workspace ws;
-    BackwardOptions bo;
-    for (size_t i = 0; i < lstm.inputs.size(); ++i) {
-      net.add_external_input(lstm.op.input(i));
-      ws.SetBlob(lstm.op.input(i), *lstm.inputs[i].Clone());
-      if (lstm.inputs[i].dtype() == DataType::kFloat64) bo.wrt.push_back(lstm.op.input(i));
-    }
-    EXPECT_TRUE(AddBackward(*RnnRegistry(), {"loss"}, bo, &net).ok());
-    auto n = Net::Create(net, &ws, RnnRegistry());
-    EXPECT_TRUE(n.ok()) << n.status();
-    if (!n.ok()) return 0;
-    EXPECT_TRUE((*n)->Run().ok());
-    return (*n)->pool().high_water_bytes();
+  auto peak = [](const Lstm& lstm) {
+    size_t high_water = 0;
+    Gradients(lstm, &high_water);
+    return high_water;
   };
   const Lstm lstm = MakeLstm(1, false, false, {});
   const size_t kept = peak(lstm), recomputed = peak(Recomputing(lstm, GateBlobs(1)));

@@ -32,6 +32,13 @@ out=$("$inspect" --op Swish)
 check "inspect --op shows the schema, attribute default and kernel" \
   "grep -q 'attr   beta: float = 1' <<<\"\$out\" && grep -q \"from plugin 'example'\" <<<\"\$out\""
 
+out=$("$inspect" --op com.example.Swish)
+check "inspect --op takes a domain-qualified name" "grep -q '^Swish  \[com.example\]' <<<\"\$out\""
+
+check "inspect --json is indented (and parses), --json_compact one line" \
+  "[[ \$(\"$inspect\" --op Relu --json | wc -l) -gt 10 && \$(\"$inspect\" --op Relu --json --json_compact | wc -l) -eq 1 ]] &&
+   \"$inspect\" --op Relu --json | python3 -c 'import json, sys; assert json.load(sys.stdin)[\"ops\"][0][\"name\"] == \"Relu\"'"
+
 "$inspect" --op NoSuchOp >/dev/null 2>&1
 check "inspect --op with an unknown op fails" "[[ $? -ne 0 ]]"
 

@@ -29,8 +29,10 @@
 #include "tools/child_process.h"
 #include "tools/runtime_setup.h"
 
-ABSL_FLAG(std::string, op, "", "Show only this operator.");
-ABSL_FLAG(bool, json, false, "Print JSON instead of text.");
+ABSL_FLAG(std::string, op, "",
+          "Show only this operator: its type (Swish) or its domain-qualified name (com.example.Swish).");
+ABSL_FLAG(bool, json, false, "Print JSON instead of text (indented; see --json_compact).");
+ABSL_FLAG(bool, json_compact, false, "With --json: all on one line (for tools), not indented.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");
 ABSL_FLAG(std::vector<std::string>, check, {},
           "Load these plugins (comma-separated; more may follow as arguments), each in a child process, and report "
@@ -99,7 +101,61 @@ void PrintText(const Registry& r, const std::vector<std::string>& ops) {
   }
 }
 
-void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
+// The op type `name` names: a registered type, or "<domain>.<type>" with
+// the schema's domain (com.example.Swish); "" when neither.
+std::string FindOpType(const Registry& r, const std::string& name) {
+  if (r.FindSchema(name) != nullptr) return name;
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return "";
+  const OpSchema* s = r.FindSchema(name.substr(dot + 1));
+  return s != nullptr && s->domain == name.substr(0, dot) ? s->op_type : "";
+}
+
+// `json` (compact, as PrintJson builds it) indented by two spaces per
+// level, one member or element per line.
+std::string Indent(const std::string& json) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  auto newline = [&] { out += "\n" + std::string(2 * depth, ' '); };
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out += c;
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"': in_string = true; out += c; break;
+      case '{':
+      case '[':
+        out += c;
+        if (i + 1 < json.size() && (json[i + 1] == '}' || json[i + 1] == ']')) break;  // empty: {} []
+        ++depth;
+        newline();
+        break;
+      case '}':
+      case ']':
+        if (i > 0 && (json[i - 1] == '{' || json[i - 1] == '[')) {
+          out += c;
+          break;
+        }
+        --depth;
+        newline();
+        out += c;
+        break;
+      case ',': out += c; newline(); break;
+      case ':': out += ": "; break;
+      case '\n': break;
+      default: out += c;
+    }
+  }
+  return out + "\n";
+}
+
+void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool indent) {
   std::string out = "{\"plugins\":[";
   bool first = true;
   for (const PluginRecord& p : r.Plugins()) {
@@ -157,8 +213,8 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops) {
                     s->gradient != nullptr ? "\"schema\"" : owner.empty() ? "null" : "\"plugin\"", ",\"plugin\":",
                     JsonString(s->gradient != nullptr ? s->plugin : owner), "}}");
   }
-  out += "]}\n";
-  std::cout << out;
+  out += "]}";
+  std::cout << (indent ? Indent(out) : out + "\n");
 }
 
 // The child's setup (the standard op set and the default plugins) gets this
@@ -241,14 +297,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops = (*registry)->OpTypes();
   std::string only = absl::GetFlag(FLAGS_op);
   if (!only.empty()) {
-    if ((*registry)->FindSchema(only) == nullptr) {
+    const std::string type = loom::FindOpType(**registry, only);
+    if (type.empty()) {
       std::cerr << "loom_inspect: no operator '" << only << "' is registered\n";
       return 1;
     }
-    ops = {only};
+    ops = {type};
   }
   if (absl::GetFlag(FLAGS_json)) {
-    loom::PrintJson(**registry, ops);
+    loom::PrintJson(**registry, ops, !absl::GetFlag(FLAGS_json_compact));
   } else {
     loom::PrintText(**registry, ops);
   }

@@ -24,6 +24,8 @@ PACKAGES=(
   # loom_train's character-level LSTM language model: the King James Bible
   # (`bible -f Gen1:1-Rev22:21`, 4.4 MB of text).
   bible-kjv
+  # loom_run --dot renders its picture with Graphviz.
+  graphviz
   # The collectives plugin: Gloo (allreduce, broadcast over TCP) for
   # data-parallel training.
   libgloo-dev

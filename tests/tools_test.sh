@@ -39,6 +39,14 @@ check "inspect --json is indented (and parses), --json_compact one line" \
   "[[ \$(\"$inspect\" --op Relu --json | wc -l) -gt 10 && \$(\"$inspect\" --op Relu --json --json_compact | wc -l) -eq 1 ]] &&
    \"$inspect\" --op Relu --json | python3 -c 'import json, sys; assert json.load(sys.stdin)[\"ops\"][0][\"name\"] == \"Relu\"'"
 
+dotdir=$(mktemp -d)
+"$run" --dot "$dotdir/plan.dot" >/dev/null 2>&1
+check "loom_run --dot writes the plan (ops, tensors with shapes, packed weights) and renders it with graphviz" \
+  "grep -q '^digraph' \"$dotdir/plan.dot\" && grep -q 'label=\"Conv\\\\nconv1\\\\nCPU' \"$dotdir/plan.dot\" &&
+   grep -q 'c1\\\\nfloat32\[1, 16, 32, 32\]' \"$dotdir/plan.dot\" && grep -q 'packed by its kernel' \"$dotdir/plan.dot\" &&
+   { ! command -v dot >/dev/null || [[ -s \"$dotdir/plan.png\" && -s \"$dotdir/plan.svg\" ]]; }"
+rm -rf "$dotdir"
+
 "$inspect" --op NoSuchOp >/dev/null 2>&1
 check "inspect --op with an unknown op fails" "[[ $? -ne 0 ]]"
 

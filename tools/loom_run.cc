@@ -1,7 +1,7 @@
 // loom_run: runs a NetDef and reports outputs and timing.
 //
 //   loom_run [MODEL] [name=tensor.pb ...] [--random] [--iterations N] [--warmup N]
-//            [--profile] [--output_dir DIR] [--plugin PATH] [--num_threads N]
+//            [--profile] [--dot FILE] [--output_dir DIR] [--plugin PATH] [--num_threads N]
 //            [--input_shape name=1x3x224x224] [--device CUDA[:id]]
 //            [--executor sequential|multi_stream] [--max_streams N]
 //
@@ -40,6 +40,7 @@
 #include <iostream>
 
 #include "absl/flags/usage.h"
+#include "tools/run/dot.h"
 #include "tools/run/model_runner.h"
 #include "tools/run/report.h"
 #include "tools/run/run_options.h"
@@ -60,6 +61,14 @@ int main(int argc, char** argv) {
   if (!reported.ok()) {
     std::cerr << "loom_run: " << reported.message() << "\n";
     return 1;
+  }
+  if (!options->dot.empty()) {
+    std::string rendered;
+    if (absl::Status s = loom::tools::WriteDot(*result->net, options->dot, &rendered); !s.ok()) {
+      std::cerr << "loom_run: " << s.message() << "\n";
+      return 1;
+    }
+    std::cout << "loom_run: wrote " << options->dot << (rendered.empty() ? "" : " and " + rendered) << "\n";
   }
   return 0;
 }

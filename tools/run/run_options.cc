@@ -15,6 +15,9 @@ ABSL_FLAG(int, iterations, 10, "Timed runs.");
 ABSL_FLAG(int, warmup, 1, "Untimed runs before the timed ones.");
 ABSL_FLAG(bool, random, false, "Generate inputs that have no file.");
 ABSL_FLAG(bool, profile, false, "Print the per-op profile of the timed runs.");
+ABSL_FLAG(std::string, dot, "",
+          "Write the planned net (ops, tensors with dtype and shape, fused ops, device copies) as Graphviz DOT to "
+          "FILE; with Graphviz's dot installed, also FILE's .svg and .png.");
 ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (TensorProto); DIR is created if missing.");
 ABSL_FLAG(bool, output_raw, false, "With --output_dir, also write DIR/<name>.bin (raw little-endian data).");
 ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. DNNL, STEPNET); others use their default.");
@@ -143,6 +146,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.random = absl::GetFlag(FLAGS_random) || o.model.empty();  // the default model runs on random input
   o.profile = absl::GetFlag(FLAGS_profile);
   o.output_dir = absl::GetFlag(FLAGS_output_dir);
+  o.dot = absl::GetFlag(FLAGS_dot);
   o.output_raw = absl::GetFlag(FLAGS_output_raw);
   o.engine = absl::GetFlag(FLAGS_engine);
   o.plugin = absl::GetFlag(FLAGS_plugin);

@@ -45,6 +45,9 @@ check "loom_run --dot writes the plan (ops, tensors with shapes, packed weights)
   "grep -q '^digraph' \"$dotdir/plan.dot\" && grep -q 'label=\"Conv\\\\nconv1\\\\nCPU' \"$dotdir/plan.dot\" &&
    grep -q 'c1\\\\nfloat32\[1, 16, 32, 32\]' \"$dotdir/plan.dot\" && grep -q 'packed by its kernel' \"$dotdir/plan.dot\" &&
    { ! command -v dot >/dev/null || [[ -s \"$dotdir/plan.png\" && -s \"$dotdir/plan.svg\" ]]; }"
+"$run" --trace "$dotdir/trace.json" --iterations 2 >/dev/null 2>&1
+check "loom_run --trace writes a Chrome trace with one event per op and run" \
+  "python3 -c 'import json, sys; ev = [e for e in json.load(open(sys.argv[1]))[\"traceEvents\"] if e[\"ph\"] == \"X\"]; assert len(ev) == 20 and ev[0][\"name\"] == \"Conv conv1\", ev[:2]' \"$dotdir/trace.json\""
 rm -rf "$dotdir"
 
 "$inspect" --op NoSuchOp >/dev/null 2>&1

@@ -1,7 +1,7 @@
 // loom_run: runs a NetDef and reports outputs and timing.
 //
 //   loom_run [MODEL] [name=tensor.pb ...] [--random] [--iterations N] [--warmup N]
-//            [--profile] [--dot FILE] [--output_dir DIR] [--plugin PATH] [--num_threads N]
+//            [--profile] [--dot FILE] [--trace FILE.json] [--output_dir DIR] [--plugin PATH] [--num_threads N]
 //            [--input_shape name=1x3x224x224] [--device CUDA[:id]]
 //            [--executor sequential|multi_stream] [--max_streams N]
 //
@@ -61,6 +61,14 @@ int main(int argc, char** argv) {
   if (!reported.ok()) {
     std::cerr << "loom_run: " << reported.message() << "\n";
     return 1;
+  }
+  if (result->trace != nullptr) {
+    if (absl::Status s = result->trace->WriteJson(options->trace); !s.ok()) {
+      std::cerr << "loom_run: --trace: " << s.message() << "\n";
+      return 1;
+    }
+    std::cout << "loom_run: wrote " << options->trace << " (" << result->trace->size()
+              << " op events; open it in chrome://tracing or ui.perfetto.dev)\n";
   }
   if (!options->dot.empty()) {
     std::string rendered;

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_bridge.h"
+#include "core/trace.h"
 
 namespace loom {
 
@@ -79,7 +80,14 @@ absl::Status RunPlanStep(PlanStep& step) {
     absl::Status s = RunCopies(step.copies_before, step);
     if (!s.ok()) return s;
   }
+  TraceRecorder* trace = TraceRecorder::Active();
+  const auto start = trace != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
+  if (trace != nullptr) {
+    const OperatorDef& op = step.op->info->op;
+    trace->Record(op.name().empty() ? op.type() : absl::StrCat(op.type(), " ", op.name()), start,
+                  std::chrono::steady_clock::now() - start);
+  }
   if (!step.ctx.scratch.empty()) step.ctx.scratch.clear();
   if (st != nullptr) return Labeled(st, step);
   if (!step.copies_after.empty()) {
@@ -93,8 +101,9 @@ absl::Status RunPlanStep(PlanStep& step) {
 absl::Status RunSequential(Plan& plan, Profile* profile) {
   std::vector<PlanStep>& steps = plan.steps();
   if (profile == nullptr) {
+    const bool tracing = TraceRecorder::Active() != nullptr;  // RunPlanStep records
     for (PlanStep& step : steps) {
-      if (step.copies_before.empty() && step.copies_after.empty()) {  // the common case, kept tight
+      if (!tracing && step.copies_before.empty() && step.copies_after.empty()) {  // the common case, kept tight
         LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
         if (!step.ctx.scratch.empty()) step.ctx.scratch.clear();
         if (st != nullptr) return Labeled(st, step);

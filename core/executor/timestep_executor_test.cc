@@ -5,20 +5,26 @@
 #include "core/executor/timestep_executor.h"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/api/loom_sdk.h"
 #include "core/executor/sequential_executor.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
+#include "core/trace.h"
 #include "gtest/gtest.h"
 
 namespace {
 
 std::atomic<int> g_max_kernel_threads{0};
 std::atomic<int> g_fail_at{-1};  // value of `below` that makes TCell fail
+std::atomic<int> g_sleep_ms{0};  // > 0: TCell also sleeps this long (ops long enough to overlap)
 
 // Y = 0.5 * Prev + sin(Below) * 0.75 (elementwise, float32).
 class TCellKernel {
@@ -26,6 +32,7 @@ class TCellKernel {
   loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
   loom::sdk::Status Compute(loom::sdk::KernelContext& ctx) {
     g_max_kernel_threads = std::max(g_max_kernel_threads.load(), ctx.num_threads());
+    if (g_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(g_sleep_ms.load()));
     loom::sdk::Tensor prev = ctx.Input(0), below = ctx.Input(1), y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, prev.shape(), &y));
     for (int64_t i = 0; i < prev.num_elements(); ++i) {
@@ -193,6 +200,35 @@ TEST_F(TimestepExecutorTest, ThreadPolicyNeverOversubscribesCores) {
     ASSERT_TRUE(exec.Run(s.plans, AnalyzeStepNet(s.step_net, s.recurrent)).ok());
     EXPECT_EQ(g_max_kernel_threads.load(), exec.kernel_threads());
   }
+}
+
+// loom_run --trace: with a TraceRecorder active, every op of every
+// timestep is an event, and the threaded executor's workers show as
+// threads of their own (2 workers: 2 tracks). Inactive: nothing recorded.
+TEST_F(TimestepExecutorTest, TraceShowsEveryOpOnTheWorkersThreads) {
+  const int layers = 2, T = 12;
+  Stack s(&registry_, layers, T, false, 1);
+  ThreadedTimestepExecutor exec({2, 2});
+  ASSERT_EQ(exec.num_threads(), std::min(2, NumCores()));
+  StepNetDependencies deps = AnalyzeStepNet(s.step_net, s.recurrent);
+  TraceRecorder idle;
+  ASSERT_TRUE(exec.Run(s.plans, deps).ok());
+  EXPECT_EQ(idle.size(), 0u);
+  TraceRecorder trace;
+  trace.Start();
+  g_sleep_ms = 5;  // layer l of t and layer l - 1 of t + 1 run at once, on both workers
+  ASSERT_TRUE(exec.Run(s.plans, deps).ok());
+  g_sleep_ms = 0;
+  trace.Stop();
+  EXPECT_EQ(trace.size(), static_cast<size_t>(layers * T));  // one op per layer per timestep
+  const std::string path = ::testing::TempDir() + "/timestep_trace.json";
+  ASSERT_TRUE(trace.WriteJson(path).ok());
+  std::ifstream f(path);
+  const std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"name\": \"TCell cell0\""), std::string::npos) << json.substr(0, 400);
+  int tracks = 0;
+  for (size_t at = json.find("\"thread_name\""); at != std::string::npos; at = json.find("\"thread_name\"", at + 1)) ++tracks;
+  EXPECT_EQ(tracks, exec.num_threads()) << json.substr(0, 400);
 }
 
 TEST_F(TimestepExecutorTest, WrongPlanSizeIsAnError) {

@@ -161,12 +161,17 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
   }
   r.net->set_profiling(options.profile);
   const int iterations = std::max(1, options.iterations);
+  if (!options.trace.empty()) {
+    r.trace = std::make_unique<TraceRecorder>();
+    r.trace->Start();
+  }
   for (int i = 0; i < iterations; ++i) {
     absl::Time start = absl::Now();
     absl::Status s = r.net->Run();
     r.run_ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
     if (!s.ok()) return Failure(s);
   }
+  if (r.trace != nullptr) r.trace->Stop();
   r.profile = r.net->profile();
 
   r.net_name = def.name();

@@ -13,6 +13,7 @@
 #include "core/profile.h"
 #include "core/registry.h"
 #include "core/tensor.h"
+#include "core/trace.h"
 #include "core/workspace.h"
 #include "tools/run/run_options.h"
 
@@ -45,6 +46,7 @@ struct RunResult {
   std::vector<double> run_ms;  // each timed run
   int warmup = 0;              // untimed runs before them
   Profile profile;             // of the timed runs, with options.profile
+  std::unique_ptr<TraceRecorder> trace;  // of the timed runs, with options.trace
 };
 
 // Runs `options.model` (RunOptions says how): reads the NetDef or imports

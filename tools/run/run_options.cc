@@ -18,6 +18,9 @@ ABSL_FLAG(bool, profile, false, "Print the per-op profile of the timed runs.");
 ABSL_FLAG(std::string, dot, "",
           "Write the planned net (ops, tensors with dtype and shape, fused ops, device copies) as Graphviz DOT to "
           "FILE; with Graphviz's dot installed, also FILE's .svg and .png.");
+ABSL_FLAG(std::string, trace, "",
+          "Write a Chrome/Perfetto trace (JSON) of the timed runs to FILE: one event per op, one track per thread "
+          "(the threaded RNN executor's workers included).");
 ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (TensorProto); DIR is created if missing.");
 ABSL_FLAG(bool, output_raw, false, "With --output_dir, also write DIR/<name>.bin (raw little-endian data).");
 ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. DNNL, STEPNET); others use their default.");
@@ -147,6 +150,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.profile = absl::GetFlag(FLAGS_profile);
   o.output_dir = absl::GetFlag(FLAGS_output_dir);
   o.dot = absl::GetFlag(FLAGS_dot);
+  o.trace = absl::GetFlag(FLAGS_trace);
   o.output_raw = absl::GetFlag(FLAGS_output_raw);
   o.engine = absl::GetFlag(FLAGS_engine);
   o.plugin = absl::GetFlag(FLAGS_plugin);

@@ -31,6 +31,7 @@ struct RunOptions {
   bool profile = false;
   std::string output_dir;  // write each output to DIR/<name>.pb ("": none)
   std::string dot;         // write the planned net as Graphviz DOT here ("": none)
+  std::string trace;       // write a Chrome trace of the timed runs here ("": none)
   bool output_raw = false; // also DIR/<name>.bin
   std::string engine;      // asked of every op ("": each op's own)
   std::vector<std::string> plugin;  // loaded after the default ones

@@ -34,6 +34,7 @@ TSAN_TESTS=(
   //core:timestep_executor_test //core:registry_test //core:net_test //core:plan_passes_test
   //tests:plugin_loader_test //tests:multi_stream_executor_test //tests:device_copy_test
   //tests:faults_test //plugins/rnn:recurrent_network_test //plugins/controlflow:if_loop_scan_test
+  //session:session_test
 )
 # LeakSanitizer stops the world with ptrace, which this machine refuses while
 # other threads run ("does not work under ptrace"); these tests run in one
@@ -61,7 +62,7 @@ LEAK_TESTS=(
 
 # The suite's packages, named rather than //...: with another output base,
 # Bazel would walk into the normal build's bazel-* links.
-ALL=(//:all //core/... //ops/... //plugins/... //tools/... //tests/... //third_party/...)
+ALL=(//:all //core/... //ops/... //plugins/... //session/... //tools/... //tests/... //third_party/...)
 
 case "$mode" in
   asan) args=(--config=asan "${ALL[@]}") ;;

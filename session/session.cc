@@ -1,0 +1,221 @@
+#include "session/session.h"
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/checked_net.h"
+#include "core/proto_io.h"
+#include "onnx/onnx_pb.h"
+#include "tools/onnx/onnx_importer.h"
+#include "tools/runtime_setup.h"
+
+namespace loom {
+
+struct Session::Runner {
+  explicit Runner(const Workspace* weights) : ws(weights) {}
+  Workspace ws;  // over the session's weights
+  std::unique_ptr<Net> net;
+};
+
+namespace {
+
+// The inputs or outputs an ONNX graph declares (initializers are not inputs).
+std::vector<TensorInfo> Declared(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& values,
+                                 const std::set<std::string>& skip) {
+  std::vector<TensorInfo> out;
+  for (const onnx::ValueInfoProto& v : values) {
+    if (skip.count(v.name())) continue;
+    TensorInfo info;
+    info.name = v.name();
+    if (v.type().has_tensor_type()) {
+      const onnx::TypeProto::Tensor& t = v.type().tensor_type();
+      info.dtype = static_cast<DataType>(t.elem_type());
+      info.shape_known = t.has_shape();
+      for (const onnx::TensorShapeProto::Dimension& d : t.shape().dim()) {
+        info.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+        info.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::string Names(const std::vector<TensorInfo>& infos) {
+  std::vector<std::string> names;
+  for (const TensorInfo& i : infos) names.push_back(i.name);
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxFile(const std::string& path, const SessionOptions& options) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return absl::NotFoundError(absl::StrCat("Session: cannot read ", path));
+  std::stringstream bytes;
+  bytes << f.rdbuf();
+  return FromOnnxBytes(bytes.str(), options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::string& model, const SessionOptions& options) {
+  onnx::ModelProto proto;
+  if (!proto.ParseFromString(model)) return absl::InvalidArgumentError("Session: the bytes are not an ONNX model");
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : proto.graph().initializer()) initializers.insert(t.name());
+  std::vector<TensorInfo> inputs = Declared(proto.graph().input(), initializers);
+  std::vector<TensorInfo> outputs = Declared(proto.graph().output(), {});
+  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model);
+  if (!net.ok()) return net.status();
+  return Make(*std::move(net), std::move(inputs), std::move(outputs), options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::FromNetDef(NetDef net, const SessionOptions& options) {
+  std::set<std::string> initializers;
+  for (const TensorProto& t : net.initializer()) initializers.insert(t.name());
+  std::vector<TensorInfo> inputs, outputs;
+  for (const std::string& name : net.external_input()) {
+    if (!initializers.count(name)) inputs.push_back({name});
+  }
+  for (const std::string& name : net.external_output()) outputs.push_back({name});
+  return Make(std::move(net), std::move(inputs), std::move(outputs), options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<TensorInfo> inputs,
+                                                       std::vector<TensorInfo> outputs, const SessionOptions& options) {
+  if (outputs.empty()) return absl::InvalidArgumentError(absl::StrCat("Session: net '", net.name(), "' declares no outputs"));
+  std::unique_ptr<Session> s(new Session());
+  s->options_ = options;
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<Registry>> registry = tools::MakeRegistry(options.plugins, &warnings);
+  if (!registry.ok()) return registry.status();
+  s->registry_ = *std::move(registry);
+  // The weights once, in the session's workspace; the net keeps their
+  // names, types and dims (so kernels still see them as constants).
+  for (TensorProto& init : *net.mutable_initializer()) {
+    absl::StatusOr<Tensor> t = TensorFromProto(init);
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("Session: initializer '", init.name(), "': ", t.status().message()));
+    s->weights_.SetBlob(init.name(), *std::move(t));
+    TensorProto meta = InitializerMetadata(init);
+    init.Swap(&meta);
+  }
+  s->net_ = std::move(net);
+  s->inputs_ = std::move(inputs);
+  s->outputs_ = std::move(outputs);
+  // One runner now: a model that cannot run fails here, not at the first Run.
+  absl::StatusOr<std::unique_ptr<Runner>> first = s->NewRunner();
+  if (!first.ok()) return first.status();
+  absl::MutexLock lock(&s->mu_);
+  s->idle_.push_back(*std::move(first));
+  s->runners_ = 1;
+  return s;
+}
+
+Session::~Session() {
+  absl::MutexLock lock(&mu_);
+  idle_.clear();  // nets before the weights and the registry
+}
+
+absl::StatusOr<std::unique_ptr<Session::Runner>> Session::NewRunner() const {
+  auto r = std::make_unique<Runner>(&weights_);
+  NetOptions o;
+  o.num_threads = options_.num_threads;
+  o.plan_memory = options_.plan_memory;
+  o.max_tensor_bytes = options_.max_tensor_bytes;
+  absl::StatusOr<std::unique_ptr<Net>> net = Net::Create(net_, &r->ws, registry_.get(), o);
+  if (!net.ok()) return net.status();
+  r->net = *std::move(net);
+  return r;
+}
+
+int Session::runners() const {
+  absl::MutexLock lock(&mu_);
+  return runners_;
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                                 const std::vector<std::string>& fetches) const {
+  std::vector<std::string> names = fetches;
+  if (names.empty()) {
+    for (const TensorInfo& o : outputs_) names.push_back(o.name);
+  }
+  for (const std::string& n : names) {
+    bool known = false;
+    for (const TensorInfo& o : outputs_) known = known || o.name == n;
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("Session::Run: no output '", n, "'; the outputs are ", Names(outputs_)));
+  }
+  std::set<std::string> fed;
+  for (const auto& [name, t] : feeds) {
+    bool known = false;
+    for (const TensorInfo& i : inputs_) known = known || i.name == name;
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("Session::Run: no input '", name, "'; the inputs are ", Names(inputs_)));
+    fed.insert(name);
+  }
+  for (const TensorInfo& i : inputs_) {
+    if (!fed.count(i.name)) return absl::InvalidArgumentError(absl::StrCat("Session::Run: input '", i.name, "' is not fed"));
+  }
+  std::unique_ptr<Runner> runner;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!idle_.empty()) {
+      runner = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (runner == nullptr) {
+    absl::StatusOr<std::unique_ptr<Runner>> made = NewRunner();
+    if (!made.ok()) return made.status();
+    runner = *std::move(made);
+    absl::MutexLock lock(&mu_);
+    ++runners_;
+  }
+  for (const auto& [name, t] : feeds) runner->ws.SetBlob(name, t);  // shares the buffer, no copy
+  absl::Status s = runner->net->Run();
+  std::vector<Tensor> out;
+  if (s.ok()) {
+    for (const std::string& n : names) {
+      const Tensor* t = runner->ws.GetBlob(n);
+      if (t == nullptr) {
+        s = absl::InternalError(absl::StrCat("Session::Run: the net left no output '", n, "'"));
+        break;
+      }
+      absl::StatusOr<Tensor> copy = t->Clone();  // the runner's buffers are reused by its next run
+      if (!copy.ok()) {
+        s = copy.status();
+        break;
+      }
+      out.push_back(*std::move(copy));
+    }
+  }
+  for (const auto& [name, t] : feeds) runner->ws.SetBlob(name, Tensor());  // the caller's buffers are not held
+  {
+    absl::MutexLock lock(&mu_);
+    idle_.push_back(std::move(runner));
+  }
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
+                          std::vector<Tensor>* outputs) const {
+  absl::StatusOr<std::vector<Tensor>> got = Run(feeds, fetches);
+  if (!got.ok()) return got.status();
+  if (outputs->size() != got->size()) {
+    return absl::InvalidArgumentError(absl::StrCat("Session::Run: ", got->size(), " outputs fetched, ", outputs->size(), " given"));
+  }
+  for (size_t i = 0; i < got->size(); ++i) {
+    Tensor& dst = (*outputs)[i];
+    const Tensor& src = (*got)[i];
+    if (dst.dtype() != src.dtype() || dst.num_elements() != src.num_elements()) {
+      return absl::InvalidArgumentError(absl::StrCat("Session::Run: output ", i, " is ", src.DebugString(), "; the buffer given is ",
+                                                     dst.DebugString()));
+    }
+    if (src.nbytes() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace loom

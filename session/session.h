@@ -1,0 +1,112 @@
+// loom::Session: what a program that embeds Loom for inference uses (ONNX
+// Runtime's Ort::Session): made once from an ONNX model (file or bytes) or
+// a NetDef, then Run with named input tensors, from any number of threads.
+//
+//   absl::StatusOr<std::unique_ptr<loom::Session>> s = loom::Session::FromOnnxFile("model.onnx");
+//   absl::StatusOr<std::vector<loom::Tensor>> y = (*s)->Run({{"x", x}});
+//
+// The session loads the standard ops, the default plugins and
+// SessionOptions::plugins, imports the model, and keeps its weights once, in
+// a workspace every run reads. Each concurrent Run takes a runner (a
+// workspace over the weights and a net planned in it) from a pool, making a
+// new one only when all are busy, so N threads running at once use N
+// runners and one copy of the weights. (Kernels that pack weights at plan
+// time, oneDNN convolutions, keep their packed form per runner.)
+#ifndef LOOM_SESSION_SESSION_H_
+#define LOOM_SESSION_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "core/net.h"
+#include "core/proto/loom.pb.h"
+#include "core/registry.h"
+#include "core/tensor.h"
+#include "core/workspace.h"
+
+namespace loom {
+
+struct SessionOptions {
+  int num_threads = 0;               // threads per kernel; 0: all cores
+  std::vector<std::string> plugins;  // shared objects loaded after the default ones
+  // Memory: true plans it (an arena per runner, run-time sizes from a
+  // pool); false allocates every output as it is made (less held between
+  // runs, more allocations).
+  bool plan_memory = true;
+  // Limits against hostile models (core/limits.h); <= 0: none.
+  int64_t max_tensor_bytes = kDefaultMaxTensorBytes;
+};
+
+// An input or output of the model.
+struct TensorInfo {
+  std::string name;
+  DataType dtype = DataType::kUndefined;  // kUndefined: not declared (a NetDef)
+  // -1 where the model leaves a dimension open; `dim_names` then holds its
+  // symbolic name (ONNX dim_param, "batch") or "".
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_names;
+  bool shape_known = false;  // the model declares a shape (dims are meaningful)
+};
+
+class Session {
+ public:
+  // From an ONNX model (its graph inputs and outputs give names, dtypes
+  // and shapes, symbolic dims included). Errors: the file cannot be read
+  // or the model imported (INVALID_ARGUMENT naming the node), a plugin
+  // fails to load, an op has no kernel (NOT_FOUND naming it).
+  static absl::StatusOr<std::unique_ptr<Session>> FromOnnxFile(const std::string& path, const SessionOptions& options = {});
+  static absl::StatusOr<std::unique_ptr<Session>> FromOnnxBytes(const std::string& model, const SessionOptions& options = {});
+  // From a NetDef: inputs are its external inputs that are not
+  // initializers (dtype and shape undeclared), outputs its external outputs.
+  static absl::StatusOr<std::unique_ptr<Session>> FromNetDef(NetDef net, const SessionOptions& options = {});
+
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+
+  // Runs the model on `feeds` (every input, by name; host tensors) and
+  // returns `fetches` (output names; empty: every output, in outputs()
+  // order) as host tensors the caller owns. Thread-safe: any number of
+  // threads may Run at once. Errors: an unknown or missing input
+  // (INVALID_ARGUMENT naming it and the inputs expected), an unknown fetch,
+  // the run's own errors (naming the op, the input, the expected and found).
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                          const std::vector<std::string>& fetches = {}) const;
+
+  // The same, writing into tensors the caller made: (*outputs)[i] gets
+  // fetch i's values and must have its dtype and element count (a copy at
+  // the end of the run). INVALID_ARGUMENT naming the output otherwise.
+  absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
+                   std::vector<Tensor>* outputs) const;
+
+  // Runners made so far (the most Run calls that overlapped).
+  int runners() const;
+
+ private:
+  struct Runner;
+  Session() = default;
+  static absl::StatusOr<std::unique_ptr<Session>> Make(NetDef net, std::vector<TensorInfo> inputs,
+                                                       std::vector<TensorInfo> outputs, const SessionOptions& options);
+  absl::StatusOr<std::unique_ptr<Runner>> NewRunner() const;
+
+  SessionOptions options_;
+  std::unique_ptr<Registry> registry_;
+  Workspace weights_;  // the initializers, once; every runner's workspace reads them
+  NetDef net_;         // initializers without their data (held in weights_)
+  std::vector<TensorInfo> inputs_, outputs_;
+  mutable absl::Mutex mu_;
+  mutable std::vector<std::unique_ptr<Runner>> idle_ ABSL_GUARDED_BY(mu_);
+  mutable int runners_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace loom
+
+#endif  // LOOM_SESSION_SESSION_H_

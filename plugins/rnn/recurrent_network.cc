@@ -57,7 +57,6 @@ class RecurrentNetworkKernel {
 
   Status Init(const KernelInfo& info) {
     LOOM_SDK_RETURN_IF_ERROR(a_.Read(info, "RecurrentNetwork '" + info.op_name() + "'"));
-    const std::string& label = a_.label;
     if (!a_.forward_only && !LOOM_SDK_API_HAS(TimestepExecutor_KeepIntermediates)) {
       return sdk::Unimplemented(a_.label + ": forward_only = 0 needs a core with ABI 6");
     }

@@ -229,6 +229,17 @@ void ExpectClose(const std::map<std::string, std::vector<float>>& a, const std::
 
 class DataParallelTest : public ::testing::Test {
  protected:
+  // Ranks 0 and 1 of `r` in child processes, each writing its parameters
+  // to File(<prefix><rank>); both must succeed.
+  void RunTwoRanks(RunSpec r, const std::string& prefix) {
+    r.world = 2;
+    r.rank = 0;
+    const pid_t p0 = Spawn(r, File(prefix + "0"));
+    r.rank = 1;
+    const pid_t p1 = Spawn(r, File(prefix + "1"));
+    ASSERT_EQ(Wait(p0, 120), 0) << Slurp(File(prefix + "0"));
+    ASSERT_EQ(Wait(p1, 120), 0) << Slurp(File(prefix + "1"));
+  }
   void SetUp() override {
     dir_ = std::filesystem::path(::testing::TempDir()) / absl::StrCat("rendezvous_", getpid(), "_", counter_++);
     std::filesystem::create_directories(dir_);
@@ -243,16 +254,10 @@ class DataParallelTest : public ::testing::Test {
 TEST_F(DataParallelTest, TwoProcessesMatchOneOnTheWholeBatch) {
   for (bool overlap : {true, false}) {
     RunSpec r;
-    r.world = 2;
     r.rendezvous = File("rdv");
     r.run_id = overlap ? "two_overlap" : "two";
     r.overlap = overlap;
-    r.rank = 0;
-    const pid_t p0 = Spawn(r, File("rank0"));
-    r.rank = 1;
-    const pid_t p1 = Spawn(r, File("rank1"));
-    ASSERT_EQ(Wait(p0, 120), 0) << Slurp(File("rank0"));
-    ASSERT_EQ(Wait(p1, 120), 0) << Slurp(File("rank1"));
+    ASSERT_NO_FATAL_FAILURE(RunTwoRanks(r, "rank"));
     auto one = Train(RunSpec{});
     ASSERT_TRUE(one.ok()) << one.status();
     ExpectClose(ReadParams(File("rank0")), *one, overlap ? "rank 0, overlapped" : "rank 0");
@@ -312,12 +317,7 @@ TEST_F(DataParallelTest, ARankThatNeverArrivesIsNamed) {
   RunSpec again = r;
   again.timeout_ms = 5000;
   again.run_id = "fresh";
-  again.rank = 0;
-  const pid_t q0 = Spawn(again, File("fresh0"));
-  again.rank = 1;
-  const pid_t q1 = Spawn(again, File("fresh1"));
-  ASSERT_EQ(Wait(q0, 120), 0) << Slurp(File("fresh0"));
-  ASSERT_EQ(Wait(q1, 120), 0) << Slurp(File("fresh1"));
+  ASSERT_NO_FATAL_FAILURE(RunTwoRanks(again, "fresh"));
   RunSpec reuse = r;
   const pid_t s0 = Spawn(reuse, File("reuse0"));
   ASSERT_EQ(Wait(s0, 30), 1);

@@ -33,8 +33,15 @@ absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateFromDevice(Device* devic
   return std::shared_ptr<Buffer>(new Buffer(device, *p, bytes));
 }
 
+std::shared_ptr<Buffer> Buffer::Wrap(Device* device, void* data, size_t bytes, std::shared_ptr<void> owner) {
+  std::shared_ptr<Buffer> b(new Buffer(device, data, bytes));
+  b->external_ = true;
+  b->external_owner_ = std::move(owner);
+  return b;
+}
+
 Buffer::~Buffer() {
-  if (data_ == nullptr) return;
+  if (data_ == nullptr || external_) return;
   if (pool_) {
     pool_->Return(device_, data_, bytes_, pool_signature_);
   } else {
@@ -69,6 +76,23 @@ absl::StatusOr<Tensor> Tensor::Create(DataType dtype, Shape dims, Device* device
   t.device_ = device;
   absl::Status s = t.Resize(dtype, std::move(dims));
   if (!s.ok()) return s;
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Borrow(DataType dtype, Shape dims, void* data, std::shared_ptr<void> owner,
+                                      Device* device) {
+  const size_t elem = DataTypeSize(dtype);
+  if (elem == 0) return absl::InvalidArgumentError(absl::StrCat("unsupported data type code ", static_cast<int>(dtype)));
+  if (absl::Status s = CheckDims(dims, elem); !s.ok()) return s;
+  Tensor t;
+  t.device_ = device;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.num_elements_ = NumElements(t.dims_);
+  if (t.num_elements_ > 0 && data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("Tensor::Borrow: no data for ", t.DebugString()));
+  }
+  t.buffer_ = Buffer::Wrap(device, data, t.nbytes(), std::move(owner));
   return t;
 }
 

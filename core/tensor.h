@@ -39,6 +39,10 @@ class Buffer {
   static absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes);
   // Straight from the device, never from a pool (a net's arena).
   static absl::StatusOr<std::shared_ptr<Buffer>> AllocateFromDevice(Device* device, size_t bytes);
+  // `bytes` at `data` on `device` that the caller owns (a numpy array, a C
+  // caller's buffer): never freed here; `owner` (may be null) is held until
+  // the last tensor sharing the buffer lets go.
+  static std::shared_ptr<Buffer> Wrap(Device* device, void* data, size_t bytes, std::shared_ptr<void> owner);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -56,6 +60,9 @@ class Buffer {
   // device, when the last owner lets go.
   std::shared_ptr<BufferPool> pool_;
   uint64_t pool_signature_ = 0;  // the pool's signature when it was taken
+  // Set for Wrap: the memory is the caller's (kept alive by this).
+  std::shared_ptr<void> external_owner_;
+  bool external_ = false;
 };
 
 class Tensor {
@@ -67,6 +74,14 @@ class Tensor {
   // Allocates on the CPU and zero-fills; aborts only if the allocation fails
   // (for tests and tools).
   static Tensor Zeros(DataType dtype, Shape dims);
+  // A tensor over memory the caller owns (Buffer::Wrap): `dtype` `dims` at
+  // `data`, nbytes() of them, on `device`; no copy. The caller keeps the
+  // memory valid until `owner` is released (or, with a null owner, for as
+  // long as any tensor uses it). A net only reads a tensor fed as an input.
+  // INVALID_ARGUMENT for a bad shape or dtype, or a null `data` with
+  // elements.
+  static absl::StatusOr<Tensor> Borrow(DataType dtype, Shape dims, void* data, std::shared_ptr<void> owner,
+                                       Device* device = CpuDevice());
   // A CPU tensor holding a copy of `values`.
   template <typename T>
   static Tensor FromVector(Shape dims, const std::vector<T>& values);

@@ -6,11 +6,14 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/checked_net.h"
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
 #include "tools/onnx/onnx_importer.h"
+#include "tools/run/device_placement.h"
 #include "tools/runtime_setup.h"
 
 namespace loom {
@@ -45,6 +48,22 @@ std::vector<TensorInfo> Declared(const google::protobuf::RepeatedPtrField<onnx::
   return out;
 }
 
+// "CUDA" or "CUDA:1", a device the registry has.
+absl::StatusOr<DeviceOption> ParseDevice(const std::string& name, const Registry& registry) {
+  DeviceOption d;
+  std::vector<std::string> parts = absl::StrSplit(name, absl::MaxSplits(':', 1));
+  int id = 0;
+  if (parts[0].empty() || (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &id) || id < 0))) {
+    return absl::InvalidArgumentError(absl::StrCat("SessionOptions::device '", name, "': expected TYPE or TYPE:<id> (CPU, CUDA:0)"));
+  }
+  if (registry.FindDevice(parts[0], id) == nullptr) {
+    return absl::NotFoundError(absl::StrCat("SessionOptions::device '", name, "': no such device (is its plugin loaded?)"));
+  }
+  d.set_device_type(parts[0]);
+  d.set_device_id(id);
+  return d;
+}
+
 std::string Names(const std::vector<TensorInfo>& infos) {
   std::vector<std::string> names;
   for (const TensorInfo& i : infos) names.push_back(i.name);
@@ -68,7 +87,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::strin
   for (const onnx::TensorProto& t : proto.graph().initializer()) initializers.insert(t.name());
   std::vector<TensorInfo> inputs = Declared(proto.graph().input(), initializers);
   std::vector<TensorInfo> outputs = Declared(proto.graph().output(), {});
-  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model);
+  onnx_import::ImportOptions import;
+  import.fold_and_fuse = options.optimization_level > 0;
+  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model, import);
   if (!net.ok()) return net.status();
   return Make(*std::move(net), std::move(inputs), std::move(outputs), options);
 }
@@ -93,9 +114,24 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<T
   absl::StatusOr<std::unique_ptr<Registry>> registry = tools::MakeRegistry(options.plugins, &warnings);
   if (!registry.ok()) return registry.status();
   s->registry_ = *std::move(registry);
+  if (!options.device.empty()) {
+    absl::StatusOr<DeviceOption> device = ParseDevice(options.device, *s->registry_);
+    if (!device.ok()) return device.status();
+    std::set<std::string> on_host;
+    tools::PlaceOnDevice(&net, *device, *s->registry_, /*fallback=*/true, &on_host);
+    // Large float weights onto the device once (they land in weights_,
+    // which the loop below then leaves alone).
+    absl::StatusOr<int> moved = tools::PreloadWeights(net, *device, &s->weights_, s->registry_.get());
+    if (!moved.ok()) return moved.status();
+  }
   // The weights once, in the session's workspace; the net keeps their
   // names, types and dims (so kernels still see them as constants).
   for (TensorProto& init : *net.mutable_initializer()) {
+    if (s->weights_.HasBlob(init.name())) {  // preloaded on the device
+      TensorProto meta = InitializerMetadata(init);
+      init.Swap(&meta);
+      continue;
+    }
     absl::StatusOr<Tensor> t = TensorFromProto(init);
     if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("Session: initializer '", init.name(), "': ", t.status().message()));
     s->weights_.SetBlob(init.name(), *std::move(t));
@@ -136,8 +172,9 @@ int Session::runners() const {
   return runners_;
 }
 
-absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                                 const std::vector<std::string>& fetches) const {
+absl::Status Session::RunWith(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                             const std::vector<std::string>& fetches,
+                             const std::function<absl::Status(size_t, const Tensor&)>& take) const {
   std::vector<std::string> names = fetches;
   if (names.empty()) {
     for (const TensorInfo& o : outputs_) names.push_back(o.name);
@@ -152,6 +189,10 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std
     bool known = false;
     for (const TensorInfo& i : inputs_) known = known || i.name == name;
     if (!known) return absl::InvalidArgumentError(absl::StrCat("Session::Run: no input '", name, "'; the inputs are ", Names(inputs_)));
+    if (!t.device()->is_host()) {
+      return absl::InvalidArgumentError(absl::StrCat("Session::Run: input '", name, "' is on ", t.device()->type(),
+                                                     "; inputs are host tensors"));
+    }
     fed.insert(name);
   }
   for (const TensorInfo& i : inputs_) {
@@ -174,48 +215,46 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std
   }
   for (const auto& [name, t] : feeds) runner->ws.SetBlob(name, t);  // shares the buffer, no copy
   absl::Status s = runner->net->Run();
-  std::vector<Tensor> out;
-  if (s.ok()) {
-    for (const std::string& n : names) {
-      const Tensor* t = runner->ws.GetBlob(n);
-      if (t == nullptr) {
-        s = absl::InternalError(absl::StrCat("Session::Run: the net left no output '", n, "'"));
-        break;
-      }
-      absl::StatusOr<Tensor> copy = t->Clone();  // the runner's buffers are reused by its next run
-      if (!copy.ok()) {
-        s = copy.status();
-        break;
-      }
-      out.push_back(*std::move(copy));
-    }
+  for (size_t i = 0; s.ok() && i < names.size(); ++i) {
+    const Tensor* t = runner->ws.GetBlob(names[i]);
+    s = t != nullptr ? take(i, *t)
+                     : absl::InternalError(absl::StrCat("Session::Run: the net left no output '", names[i], "'"));
   }
   for (const auto& [name, t] : feeds) runner->ws.SetBlob(name, Tensor());  // the caller's buffers are not held
   {
     absl::MutexLock lock(&mu_);
     idle_.push_back(std::move(runner));
   }
+  return s;
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                                 const std::vector<std::string>& fetches) const {
+  std::vector<Tensor> out;
+  absl::Status s = RunWith(feeds, fetches, [&out](size_t, const Tensor& t) -> absl::Status {
+    absl::StatusOr<Tensor> copy = t.Clone();  // the runner's buffers are reused by its next run
+    if (!copy.ok()) return copy.status();
+    out.push_back(*std::move(copy));
+    return absl::OkStatus();
+  });
   if (!s.ok()) return s;
   return out;
 }
 
 absl::Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
                           std::vector<Tensor>* outputs) const {
-  absl::StatusOr<std::vector<Tensor>> got = Run(feeds, fetches);
-  if (!got.ok()) return got.status();
-  if (outputs->size() != got->size()) {
-    return absl::InvalidArgumentError(absl::StrCat("Session::Run: ", got->size(), " outputs fetched, ", outputs->size(), " given"));
+  const size_t expected = fetches.empty() ? outputs_.size() : fetches.size();
+  if (outputs->size() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat("Session::Run: ", expected, " outputs fetched, ", outputs->size(), " given"));
   }
-  for (size_t i = 0; i < got->size(); ++i) {
+  return RunWith(feeds, fetches, [outputs](size_t i, const Tensor& src) -> absl::Status {
     Tensor& dst = (*outputs)[i];
-    const Tensor& src = (*got)[i];
-    if (dst.dtype() != src.dtype() || dst.num_elements() != src.num_elements()) {
+    if (dst.dtype() != src.dtype() || dst.num_elements() != src.num_elements() || !dst.device()->is_host()) {
       return absl::InvalidArgumentError(absl::StrCat("Session::Run: output ", i, " is ", src.DebugString(), "; the buffer given is ",
-                                                     dst.DebugString()));
+                                                     dst.DebugString(), dst.device()->is_host() ? "" : " (not on the host)"));
     }
-    if (src.nbytes() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
-  }
-  return absl::OkStatus();
+    return CopyTensorBytes(src, &dst);  // from a device too
+  });
 }
 
 }  // namespace loom

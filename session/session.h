@@ -15,6 +15,7 @@
 #ifndef LOOM_SESSION_SESSION_H_
 #define LOOM_SESSION_SESSION_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -33,7 +34,19 @@ namespace loom {
 
 struct SessionOptions {
   int num_threads = 0;               // threads per kernel; 0: all cores
-  std::vector<std::string> plugins;  // shared objects loaded after the default ones
+  // Shared objects loaded after the default plugins (those in
+  // LOOM_PLUGIN_PATH and loom_plugins/ next to the running binary).
+  std::vector<std::string> plugins;
+  // Where the ops run: "" as the model says (the CPU for ONNX), or "CPU",
+  // "CUDA", "CUDA:<id>" (loom_run --device): ops with no kernel for that
+  // device stay on the CPU, the planner copies tensors across, and large
+  // float weights are copied to the device once. Inputs and outputs of Run
+  // are host tensors either way.
+  std::string device;
+  // ONNX import: 1 (default) folds BatchNormalization and scalar affines
+  // into Conv and fuses HardSwish and Conv + activation (ONNX Runtime's
+  // graph optimizations); 0 runs the graph's ops as written.
+  int optimization_level = 1;
   // Memory: true plans it (an arena per runner, run-time sizes from a
   // pool); false allocates every output as it is made (less held between
   // runs, more allocations).
@@ -82,8 +95,9 @@ class Session {
                                           const std::vector<std::string>& fetches = {}) const;
 
   // The same, writing into tensors the caller made: (*outputs)[i] gets
-  // fetch i's values and must have its dtype and element count (a copy at
-  // the end of the run). INVALID_ARGUMENT naming the output otherwise.
+  // fetch i's values and must have its dtype and element count (one copy,
+  // from the run's own buffers). INVALID_ARGUMENT naming the output
+  // otherwise; the other outputs are then unspecified.
   absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
                    std::vector<Tensor>* outputs) const;
 
@@ -96,6 +110,11 @@ class Session {
   static absl::StatusOr<std::unique_ptr<Session>> Make(NetDef net, std::vector<TensorInfo> inputs,
                                                        std::vector<TensorInfo> outputs, const SessionOptions& options);
   absl::StatusOr<std::unique_ptr<Runner>> NewRunner() const;
+  // Run's common part: checks feeds and fetches, runs on a runner, and
+  // hands each fetched tensor (the runner's own, valid during the call) to
+  // `take` with its index, before the runner goes back to the pool.
+  absl::Status RunWith(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
+                       const std::function<absl::Status(size_t, const Tensor&)>& take) const;
 
   SessionOptions options_;
   std::unique_ptr<Registry> registry_;

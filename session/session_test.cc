@@ -3,6 +3,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -107,6 +109,43 @@ TEST(SessionTest, ErrorsNameTheInputOrOutput) {
   EXPECT_EQ(Session::FromOnnxFile("/no/such/model.onnx").status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(SessionTest, DeviceOptionAndBorrowedInputs) {
+  absl::StatusOr<NetDef> def = ReadNetDef(DefaultModel());
+  ASSERT_TRUE(def.ok());
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 3, 32, 32}, 5);
+  auto plain = Session::FromNetDef(*def);
+  ASSERT_TRUE(plain.ok());
+  auto expected = (*plain)->Run({{"image", x}});
+  ASSERT_TRUE(expected.ok());
+
+  SessionOptions on_cpu;
+  on_cpu.device = "CPU";
+  auto s = Session::FromNetDef(*def, on_cpu);
+  ASSERT_TRUE(s.ok()) << s.status();
+  // The input over the caller's memory: no copy, and released after the run.
+  std::vector<float> pixels(x.data<float>(), x.data<float>() + x.num_elements());
+  auto owner = std::make_shared<int>(0);
+  absl::StatusOr<Tensor> borrowed = Tensor::Borrow(DataType::kFloat32, {1, 3, 32, 32}, pixels.data(), owner);
+  ASSERT_TRUE(borrowed.ok()) << borrowed.status();
+  EXPECT_EQ(borrowed->raw_data(), pixels.data());
+  auto y = (*s)->Run({{"image", *borrowed}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(BitwiseEqual((*y)[0], (*expected)[0]));
+  borrowed = Tensor();
+  EXPECT_EQ(owner.use_count(), 1);  // neither the session nor the run kept it
+  EXPECT_EQ(std::memcmp(pixels.data(), x.raw_data(), x.nbytes()), 0);  // inputs are only read
+  EXPECT_FALSE(Tensor::Borrow(DataType::kFloat32, {-1}, pixels.data(), nullptr).ok());
+  EXPECT_FALSE(Tensor::Borrow(DataType::kFloat32, {4}, nullptr, nullptr).ok());
+
+  SessionOptions bad;
+  bad.device = "TPU";
+  auto none = Session::FromNetDef(*def, bad);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(none.status().message().find("'TPU'"), std::string::npos) << none.status();
+  bad.device = "CPU:x";
+  EXPECT_EQ(Session::FromNetDef(*def, bad).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 // The check: one session of the PP-OCR recognizer, 8 threads x 200
 // runs, every output bitwise equal to one thread's.
 TEST(SessionTest, PpOcrRecognizerFromEightThreads) {
@@ -127,6 +166,22 @@ TEST(SessionTest, PpOcrRecognizerFromEightThreads) {
   auto expected = (*s)->Run({{in.name, x}});
   ASSERT_TRUE(expected.ok()) << expected.status();
   ExpectConcurrentRunsEqual(**s, {{in.name, x}}, *expected);
+
+  // optimization_level 0 (no folds or fusions) computes the same, within
+  // float rounding.
+  SessionOptions unfused;
+  unfused.optimization_level = 0;
+  auto s0 = Session::FromOnnxFile(model, unfused);
+  ASSERT_TRUE(s0.ok()) << s0.status();
+  auto y0 = (*s0)->Run({{in.name, x}});
+  ASSERT_TRUE(y0.ok()) << y0.status();
+  ASSERT_EQ((*y0)[0].dims(), (*expected)[0].dims());
+  double worst = 0;
+  for (int64_t i = 0; i < (*y0)[0].num_elements(); ++i) {
+    worst = std::max(worst, std::abs((*y0)[0].ElementAsDouble(i) - (*expected)[0].ElementAsDouble(i)));
+  }
+  EXPECT_LT(worst, 1e-4);
+  EXPECT_GT(worst, 0.0);  // the folds did change the arithmetic: level 0 is not the same net
 }
 
 }  // namespace

@@ -401,9 +401,9 @@ void CollectOps(const NetDef& net, std::set<std::string>* ops, std::map<std::str
 }  // namespace
 
 // The import proper, from a parsed model (initializer bytes move out of it).
-static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model);
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const ImportOptions& options);
 
-absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized, const ImportOptions& options) {
   if (serialized.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return absl::InvalidArgumentError("ONNX model over 2 GiB: external data is not supported");
   }
@@ -411,10 +411,10 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   // runtime's max_nesting_depth (core/limits.h) is the limit that names the op.
   onnx::ModelProto model;
   if (!ParseBinaryProto(serialized, &model)) return absl::InvalidArgumentError("not an ONNX ModelProto");
-  return ImportParsed(model);
+  return ImportParsed(model, options);
 }
 
-static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const ImportOptions& options) {
   int64_t opset = 0;
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
@@ -430,10 +430,12 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
   if (!net.ok()) return net.status();
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
-  FoldBatchNormIntoConv(&*net);
-  FoldConvScalarAffine(&*net);
-  FuseHardSwish(&*net);
-  FuseConvActivation(&*net);
+  if (options.fold_and_fuse) {
+    FoldBatchNormIntoConv(&*net);
+    FoldConvScalarAffine(&*net);
+    FuseHardSwish(&*net);
+    FuseConvActivation(&*net);
+  }
   Argument* a = net->add_arg();
   a->set_name("onnx_opset");
   a->set_i(opset);
@@ -446,7 +448,7 @@ absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
   return ConvertTensor(t);
 }
 
-absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
+absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
   // Parsed from the stream: the file's bytes are never all in memory next
@@ -454,7 +456,7 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
   onnx::ModelProto model;
   google::protobuf::io::IstreamInputStream stream(&file);
   if (!ParseBinaryProto(&stream, &model)) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
-  auto net = ImportParsed(model);
+  auto net = ImportParsed(model, options);
   if (!net.ok()) return absl::Status(net.status().code(), absl::StrCat(path, ": ", net.status().message()));
   return net;
 }

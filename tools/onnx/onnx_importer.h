@@ -13,8 +13,10 @@
 // default-domain opset is recorded as the NetDef argument "onnx_opset".
 // Attributes that older opsets had and that change nothing in inference
 // (e.g. BatchNormalization's is_test and spatial=1, consumed_inputs) are
-// dropped. BatchNormalization after a Conv with constant weights is folded
-// into the Conv (fold_batchnorm.h).
+// dropped. Unless ImportOptions::fold_and_fuse is off, BatchNormalization
+// after a Conv with constant weights is folded into the Conv
+// (fold_batchnorm.h), as are scalar Mul/Add after it, and HardSwish and
+// Conv + activation are fused (fuse_conv_activation.h).
 #ifndef LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 #define LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 
@@ -27,11 +29,17 @@
 namespace loom {
 namespace onnx_import {
 
+struct ImportOptions {
+  // The folds and fusions above (ONNX Runtime's graph optimizations); off:
+  // the graph's ops as written (for comparing against the unfused model).
+  bool fold_and_fuse = true;
+};
+
 // Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that
 // does not parse, external tensor data, sparse tensors or attribute types
 // Loom does not hold.
-absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model);
-absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path);
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model, const ImportOptions& options = {});
+absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptions& options = {});
 
 // A serialized ONNX TensorProto (e.g. an ONNX test's input_0.pb) as a Loom
 // TensorProto. INVALID_ARGUMENT if it does not parse, for external data and

@@ -101,6 +101,13 @@ class Session {
   absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
                    std::vector<Tensor>* outputs) const;
 
+  // The same, handing fetch i's tensor to `take(i, tensor)` instead of
+  // copying it: the tensor is the run's own, valid only during the call
+  // (copy what is kept). A status `take` returns ends the run with it. For
+  // callers that put the outputs somewhere of their own (the C API, Python).
+  absl::Status RunWith(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
+                       const std::function<absl::Status(size_t, const Tensor&)>& take) const;
+
   // Runners made so far (the most Run calls that overlapped).
   int runners() const;
 
@@ -110,11 +117,6 @@ class Session {
   static absl::StatusOr<std::unique_ptr<Session>> Make(NetDef net, std::vector<TensorInfo> inputs,
                                                        std::vector<TensorInfo> outputs, const SessionOptions& options);
   absl::StatusOr<std::unique_ptr<Runner>> NewRunner() const;
-  // Run's common part: checks feeds and fetches, runs on a runner, and
-  // hands each fetched tensor (the runner's own, valid during the call) to
-  // `take` with its index, before the runner goes back to the pool.
-  absl::Status RunWith(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
-                       const std::function<absl::Status(size_t, const Tensor&)>& take) const;
 
   SessionOptions options_;
   std::unique_ptr<Registry> registry_;

@@ -1,0 +1,259 @@
+// LoomSessionApi (loom_session_c_api.h): the C table over loom::Session.
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/proto_io.h"
+#include "core/status_bridge.h"
+#include "session/loom_session_c_api.h"
+#include "session/session.h"
+
+struct LoomValue {
+  loom::Tensor tensor;
+};
+
+// The session and its inputs' and outputs' descriptions as C arrays.
+struct LoomSession {
+  struct Info {
+    std::vector<const char*> dim_names;
+  };
+  std::unique_ptr<loom::Session> session;
+  std::vector<Info> inputs, outputs;  // parallel to session->inputs() / outputs()
+};
+
+namespace loom {
+namespace {
+
+// Runs `body` (returning absl::Status), turning an escaping C++ exception
+// into a status: none may cross the C boundary.
+template <typename F>
+LoomStatus* Guarded(const char* what, F&& body) {
+  try {
+    return ToLoomStatus(body());
+  } catch (const std::bad_alloc&) {
+    return ToLoomStatus(absl::ResourceExhaustedError(absl::StrCat(what, ": out of memory")));
+  } catch (const std::exception& e) {
+    return ToLoomStatus(absl::InternalError(absl::StrCat(what, ": ", e.what())));
+  }
+}
+
+absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
+  SessionOptions o;
+  if (c == nullptr) return o;
+  // Fields read only where the caller's struct_size covers them (all are
+  // version 1's, so a smaller struct is an old caller's mistake).
+  if (c->struct_size < sizeof(LoomSessionOptions)) {
+    return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.struct_size is ", c->struct_size, "; expected at least ",
+                                                   sizeof(LoomSessionOptions), " (LOOM_SESSION_OPTIONS_STRUCT_SIZE)"));
+  }
+  o.num_threads = c->num_threads;
+  if (c->device != nullptr) o.device = c->device;
+  for (size_t i = 0; i < c->num_plugins; ++i) o.plugins.emplace_back(c->plugins[i]);
+  switch (c->optimization_level) {
+    case LOOM_OPTIMIZE_DEFAULT:
+    case LOOM_OPTIMIZE_ALL: o.optimization_level = 1; break;
+    case LOOM_OPTIMIZE_NONE: o.optimization_level = 0; break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.optimization_level is ",
+                                                     static_cast<int>(c->optimization_level),
+                                                     "; expected a LoomOptimizationLevel (0 to 2)"));
+  }
+  switch (c->memory_mode) {
+    case LOOM_MEMORY_DEFAULT:
+    case LOOM_MEMORY_PLANNED: o.plan_memory = true; break;
+    case LOOM_MEMORY_PER_TENSOR: o.plan_memory = false; break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.memory_mode is ", static_cast<int>(c->memory_mode),
+                                                     "; expected a LoomMemoryMode (0 to 2)"));
+  }
+  if (c->max_tensor_bytes != 0) o.max_tensor_bytes = c->max_tensor_bytes < 0 ? 0 : c->max_tensor_bytes;
+  return o;
+}
+
+// The C handle over a made session.
+std::unique_ptr<LoomSession> Wrap(std::unique_ptr<Session> session) {
+  auto s = std::make_unique<LoomSession>();
+  s->session = std::move(session);
+  for (const TensorInfo& i : s->session->inputs()) {
+    s->inputs.emplace_back();
+    for (const std::string& n : i.dim_names) s->inputs.back().dim_names.push_back(n.c_str());
+  }
+  for (const TensorInfo& i : s->session->outputs()) {
+    s->outputs.emplace_back();
+    for (const std::string& n : i.dim_names) s->outputs.back().dim_names.push_back(n.c_str());
+  }
+  return s;
+}
+
+template <typename Make>
+LoomStatus* Create(const LoomSessionOptions* options, LoomSession** out, Make make) {
+  return Guarded("CreateSession", [&]() -> absl::Status {
+    if (out == nullptr) return absl::InvalidArgumentError("CreateSession: `out` is NULL");
+    absl::StatusOr<SessionOptions> o = ToOptions(options);
+    if (!o.ok()) return o.status();
+    absl::StatusOr<std::unique_ptr<Session>> made = make(*o);
+    if (!made.ok()) return made.status();
+    *out = Wrap(*std::move(made)).release();
+    return absl::OkStatus();
+  });
+}
+
+LoomStatus* CreateFromOnnxFile(const char* path, const LoomSessionOptions* options, LoomSession** out) {
+  if (path == nullptr) return ToLoomStatus(absl::InvalidArgumentError("CreateSessionFromOnnxFile: `path` is NULL"));
+  return Create(options, out, [&](const SessionOptions& o) { return Session::FromOnnxFile(path, o); });
+}
+
+LoomStatus* CreateFromOnnxBytes(const void* model, size_t bytes, const LoomSessionOptions* options, LoomSession** out) {
+  if (model == nullptr && bytes > 0) return ToLoomStatus(absl::InvalidArgumentError("CreateSessionFromOnnxBytes: `model` is NULL"));
+  return Create(options, out, [&](const SessionOptions& o) {
+    return Session::FromOnnxBytes(std::string(static_cast<const char*>(model), bytes), o);
+  });
+}
+
+LoomStatus* CreateFromNetDef(const void* netdef, size_t bytes, const LoomSessionOptions* options, LoomSession** out) {
+  if (netdef == nullptr && bytes > 0) return ToLoomStatus(absl::InvalidArgumentError("CreateSessionFromNetDef: `netdef` is NULL"));
+  return Create(options, out, [&](const SessionOptions& o) -> absl::StatusOr<std::unique_ptr<Session>> {
+    NetDef net;
+    if (!net.ParseFromArray(netdef, static_cast<int>(bytes))) {
+      return absl::InvalidArgumentError(absl::StrCat("CreateSessionFromNetDef: the ", bytes, " bytes are not a binary NetDef"));
+    }
+    return Session::FromNetDef(std::move(net), o);
+  });
+}
+
+void ReleaseSession(LoomSession* session) { delete session; }
+
+size_t InputCount(const LoomSession* s) { return s->session->inputs().size(); }
+size_t OutputCount(const LoomSession* s) { return s->session->outputs().size(); }
+
+LoomStatus* FillInfo(const char* what, const std::vector<TensorInfo>& infos, const std::vector<LoomSession::Info>& c,
+                     size_t index, LoomTensorInfo* out) {
+  if (index >= infos.size()) {
+    return ToLoomStatus(absl::OutOfRangeError(absl::StrCat(what, ": index ", index, "; the model has ", infos.size())));
+  }
+  if (out == nullptr || out->struct_size < sizeof(LoomTensorInfo)) {
+    return ToLoomStatus(absl::InvalidArgumentError(absl::StrCat(what, ": `info` is NULL or its struct_size is below ",
+                                                                sizeof(LoomTensorInfo), " (LOOM_TENSOR_INFO_STRUCT_SIZE)")));
+  }
+  const TensorInfo& i = infos[index];
+  out->name = i.name.c_str();
+  out->dtype = static_cast<LoomDataType>(i.dtype);
+  out->shape_known = i.shape_known ? 1 : 0;
+  out->rank = i.dims.size();
+  out->dims = i.dims.data();
+  out->dim_names = c[index].dim_names.data();
+  return nullptr;
+}
+
+LoomStatus* InputInfo(const LoomSession* s, size_t index, LoomTensorInfo* info) {
+  return FillInfo("SessionInputInfo", s->session->inputs(), s->inputs, index, info);
+}
+LoomStatus* OutputInfo(const LoomSession* s, size_t index, LoomTensorInfo* info) {
+  return FillInfo("SessionOutputInfo", s->session->outputs(), s->outputs, index, info);
+}
+
+LoomStatus* CreateValue(LoomDataType dtype, const int64_t* dims, size_t rank, LoomValue** out) {
+  return Guarded("CreateValue", [&]() -> absl::Status {
+    if (out == nullptr || (dims == nullptr && rank > 0)) return absl::InvalidArgumentError("CreateValue: `out` or `dims` is NULL");
+    absl::StatusOr<Tensor> t = Tensor::Create(static_cast<DataType>(dtype), Shape(dims, dims + rank));
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("CreateValue: ", t.status().message()));
+    *out = new LoomValue{*std::move(t)};
+    return absl::OkStatus();
+  });
+}
+
+LoomStatus* CreateValueOver(LoomDataType dtype, const int64_t* dims, size_t rank, void* data, size_t bytes, LoomValue** out) {
+  return Guarded("CreateValueOver", [&]() -> absl::Status {
+    if (out == nullptr || (dims == nullptr && rank > 0)) return absl::InvalidArgumentError("CreateValueOver: `out` or `dims` is NULL");
+    absl::StatusOr<Tensor> t = Tensor::Borrow(static_cast<DataType>(dtype), Shape(dims, dims + rank), data, nullptr);
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("CreateValueOver: ", t.status().message()));
+    if (t->nbytes() != bytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("CreateValueOver: ", t->DebugString(), " takes ", t->nbytes(), " bytes; ", bytes, " given"));
+    }
+    *out = new LoomValue{*std::move(t)};
+    return absl::OkStatus();
+  });
+}
+
+void ReleaseValue(LoomValue* v) { delete v; }
+LoomDataType ValueDType(const LoomValue* v) { return static_cast<LoomDataType>(v->tensor.dtype()); }
+size_t ValueRank(const LoomValue* v) { return v->tensor.rank(); }
+const int64_t* ValueDims(const LoomValue* v) { return v->tensor.dims().data(); }
+int64_t ValueNumElements(const LoomValue* v) { return v->tensor.num_elements(); }
+void* ValueData(const LoomValue* v) { return v->tensor.raw_data(); }
+
+LoomStatus* Run(const LoomSession* session, const char* const* input_names, const LoomValue* const* inputs,
+                size_t num_inputs, const char* const* output_names, size_t num_outputs, LoomValue** outputs) {
+  return Guarded("Run", [&]() -> absl::Status {
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (input_names[i] == nullptr || inputs[i] == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("Run: input ", i, "'s name or value is NULL"));
+      }
+      feeds.emplace_back(input_names[i], inputs[i]->tensor);
+    }
+    std::vector<std::string> fetches(output_names, output_names + num_outputs);
+    const size_t n = num_outputs > 0 ? num_outputs : session->session->outputs().size();
+    std::vector<std::unique_ptr<LoomValue>> made(n);
+    absl::Status s = session->session->RunWith(feeds, fetches, [&](size_t i, const Tensor& src) -> absl::Status {
+      if (outputs[i] == nullptr) {
+        absl::StatusOr<Tensor> copy = src.Clone();
+        if (!copy.ok()) return copy.status();
+        made[i] = std::make_unique<LoomValue>(LoomValue{*std::move(copy)});
+        return absl::OkStatus();
+      }
+      Tensor& dst = outputs[i]->tensor;
+      if (dst.dtype() != src.dtype() || dst.num_elements() != src.num_elements()) {
+        return absl::InvalidArgumentError(absl::StrCat("Run: output ", i, " is ", src.DebugString(), "; the buffer given is ",
+                                                       dst.DebugString()));
+      }
+      return CopyTensorBytes(src, &dst);
+    });
+    if (!s.ok()) return s;
+    for (size_t i = 0; i < n; ++i) {
+      if (made[i]) outputs[i] = made[i].release();
+    }
+    return absl::OkStatus();
+  });
+}
+
+LoomStatusCode StatusCode(const LoomStatus* s) { return s == nullptr ? LOOM_OK : s->code; }
+const char* StatusMessage(const LoomStatus* s) { return s == nullptr ? "" : s->message.c_str(); }
+void ReleaseStatus(LoomStatus* s) { delete s; }
+
+const LoomSessionApi kApi = {
+    sizeof(LoomSessionApi),
+    LOOM_SESSION_API_VERSION,
+    &StatusCode,
+    &StatusMessage,
+    &ReleaseStatus,
+    &CreateFromOnnxFile,
+    &CreateFromOnnxBytes,
+    &CreateFromNetDef,
+    &ReleaseSession,
+    &InputCount,
+    &OutputCount,
+    &InputInfo,
+    &OutputInfo,
+    &CreateValue,
+    &CreateValueOver,
+    &ReleaseValue,
+    &ValueDType,
+    &ValueRank,
+    &ValueDims,
+    &ValueNumElements,
+    &ValueData,
+    &Run,
+};
+
+}  // namespace
+}  // namespace loom
+
+extern "C" const LoomSessionApi* LoomGetSessionApi(uint32_t version) {
+  return version >= 1 && version <= LOOM_SESSION_API_VERSION ? &loom::kApi : nullptr;
+}

@@ -29,6 +29,9 @@ PACKAGES=(
   # The collectives plugin: Gloo (allreduce, broadcast over TCP) for
   # data-parallel training.
   libgloo-dev
+  # The `loom` Python module (//python): pybind11 and Python's headers, numpy,
+  # and pytest with ONNX's Python package for its tests.
+  python3-dev python3-pybind11 python3-numpy python3-pytest python3-onnx
 )
 
 missing=()

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# //python:python_test: runs pytest on python/tests with the package that
+# //python:package assembled. $1: the interpreter (@local_python//:python3).
+set -euo pipefail
+python="$1"
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+export PYTHONPATH="${root}/python/pkg"
+export LOOM_DEFAULT_MODEL="${root}/tools/models/default_cnn.pb"
+cd "${root}"
+exec "${python}" -m pytest -q -p no:cacheprovider python/tests

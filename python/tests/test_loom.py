@@ -1,0 +1,178 @@
+"""The `loom` Python module against known values: ONNX's node test data,
+numpy references of small ONNX models built here, and the C++ path's
+properties (bitwise-equal concurrent runs, errors naming what is wrong)."""
+import glob
+import os
+import threading
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import loom
+
+ONNX_NODE_DATA = "/usr/share/libonnx-testdata/data/node"
+
+
+def node_case(name):
+    """(model path, {input name: array}, [expected arrays]) of an ONNX node test."""
+    folder = os.path.join(ONNX_NODE_DATA, name)
+    model = onnx.load(os.path.join(folder, "model.onnx"))
+    data = os.path.join(folder, "test_data_set_0")
+
+    def read(kind):
+        files = sorted(glob.glob(os.path.join(data, kind + "_*.pb")), key=lambda f: int(f.rsplit("_", 1)[1][:-3]))
+        out = []
+        for f in files:
+            t = TensorProto()
+            with open(f, "rb") as fh:
+                t.ParseFromString(fh.read())
+            out.append(numpy_helper.to_array(t))
+        return out
+
+    initializers = {i.name for i in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in initializers]
+    return os.path.join(folder, "model.onnx"), dict(zip(names, read("input"))), read("output")
+
+
+@pytest.mark.parametrize("name", [
+    "test_conv_with_strides_padding",
+    "test_gemm_default_matrix_bias",
+    "test_lstm_with_peepholes",
+    "test_gru_seq_length",
+    "test_softmax_axis_1",
+    "test_maxpool_2d_pads",
+    "test_argmax_default_axis_example",
+    "test_cast_FLOAT_to_DOUBLE",
+])
+def test_onnx_node_data(name):
+    if not os.path.isdir(os.path.join(ONNX_NODE_DATA, name)):
+        pytest.skip("no ONNX test data (libonnx-testdata)")
+    path, feed, expected = node_case(name)
+    s = loom.Session(path, threads=1)
+    got = s.run(None, feed)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-5)
+
+
+def dense_model(opset=14):
+    """y = Relu(x @ W + b) with x [batch, 4] (symbolic batch), W [4, 3]."""
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "W"], ["xw"]),
+         helper.make_node("Add", ["xw", "b"], ["z"]),
+         helper.make_node("Relu", ["z"], ["y"])],
+        "dense",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return model.SerializeToString(), w, b
+
+
+def test_bytes_infos_and_numpy_reference():
+    model, w, b = dense_model()
+    s = loom.Session(model)
+    assert [i.name for i in s.inputs] == ["x"]
+    assert s.inputs[0].dtype == np.float32
+    assert s.inputs[0].shape == ["batch", 4]
+    assert s.outputs[0].shape == ["batch", 3]
+    for batch in (1, 5):
+        x = np.random.default_rng(batch).standard_normal((batch, 4)).astype(np.float32)
+        (y,) = s.run(["y"], {"x": x})
+        np.testing.assert_allclose(y, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_inputs_that_cannot_be_read_in_place_are_copied_right():
+    model, w, b = dense_model()
+    s = loom.Session(model)
+    base = np.random.default_rng(7).standard_normal((3, 8)).astype(np.float32)
+    strided = base[:, ::2]  # not contiguous
+    swapped = np.ascontiguousarray(base[:, :4]).astype(">f4")  # big-endian
+    for x in (strided, swapped):
+        (y,) = s.run(None, {"x": x})
+        np.testing.assert_allclose(y, np.maximum(x.astype(np.float32) @ w + b, 0), rtol=1e-5, atol=1e-6)
+    with pytest.raises(loom.Error, match="float64"):  # a list becomes float64, which the model does not take
+        s.run(None, {"x": base[:, :4].tolist()})
+    before = base.copy()
+    s.run(None, {"x": np.ascontiguousarray(base[:, :4])})
+    np.testing.assert_array_equal(base, before)  # inputs are only read
+
+
+def test_outputs_are_arrays_of_their_own():
+    s = loom.Session(os.environ["LOOM_DEFAULT_MODEL"])
+    x = np.random.default_rng(1).random((1, 3, 32, 32), dtype=np.float32)
+    (first,) = s.run(None, {"image": x})
+    kept = first.copy()
+    assert first.flags.writeable and first.flags.c_contiguous
+    (second,) = s.run(None, {"image": np.zeros_like(x)})
+    np.testing.assert_array_equal(first, kept)  # the next run did not write into it
+    assert abs(first.sum() - 1.0) < 1e-5  # softmax probabilities
+    assert not np.array_equal(first, second)
+
+
+def test_threads_share_a_session_bitwise():
+    s = loom.Session(os.environ["LOOM_DEFAULT_MODEL"])
+    x = np.random.default_rng(2).random((1, 3, 32, 32), dtype=np.float32)
+    (expected,) = s.run(None, {"image": x})
+    mismatches = []
+
+    def work():
+        for _ in range(50):
+            (y,) = s.run(None, {"image": x})
+            if not np.array_equal(y, expected):
+                mismatches.append(y)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not mismatches
+    assert 1 <= s.runners <= 5
+
+
+def test_optimization_level_and_options():
+    model, w, b = dense_model()
+    x = np.ones((2, 4), np.float32)
+    plain = loom.Session(model, optimization_level=0, plan_memory=False, device="CPU", threads=1)
+    (y,) = plain.run(None, {"x": x})
+    np.testing.assert_allclose(y, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_errors_name_what_is_wrong():
+    model, _, _ = dense_model()
+    s = loom.Session(model)
+    with pytest.raises(loom.Error, match="input 'x' is not fed"):
+        s.run(None, {})
+    with pytest.raises(loom.Error, match="no input 'z'; the inputs are x"):
+        s.run(None, {"z": np.zeros((1, 4), np.float32)})
+    with pytest.raises(loom.Error, match="no output 'q'"):
+        s.run(["q"], {"x": np.zeros((1, 4), np.float32)})
+    with pytest.raises(loom.Error, match="MatMul"):  # the run's own error names the op
+        s.run(None, {"x": np.zeros((1, 5), np.float32)})
+    with pytest.raises(TypeError, match="input 'x' has numpy dtype"):
+        s.run(None, {"x": np.zeros((1, 4), np.complex64)})
+    with pytest.raises(loom.Error, match="NOT_FOUND"):
+        loom.Session("/no/such/model.onnx")
+    with pytest.raises(loom.Error, match="'TPU'"):
+        loom.Session(model, device="TPU")
+    with pytest.raises(loom.Error, match="not an ONNX model"):
+        loom.Session(b"junk")
+
+
+def test_registry_listing():
+    ops = {(o["domain"], o["op_type"]): o for o in loom.ops()}
+    conv = ops[("", "Conv")]
+    assert any(k["device"] == "CPU" for k in conv["kernels"])
+    assert conv["differentiable"]
+    swish = ops[("com.example", "Swish")]  # the example custom-op plugin
+    assert swish["plugin"] == "example"
+    names = {p["name"]: p for p in loom.plugins()}
+    assert {"cpu", "rnn", "example"} <= set(names)
+    assert names["cpu"]["abi_version"] >= 1 and names["cpu"]["kernels"] > 50

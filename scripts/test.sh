@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build needs, builds everything and runs the whole test
-# suite, then the suite under the sanitizers (scripts/sanitize.sh: asan =
+# suite, then the out-of-tree example (scripts/example_out_of_tree.sh),
+# then the suite under the sanitizers (scripts/sanitize.sh: asan =
 # AddressSanitizer + UndefinedBehaviorSanitizer over every test, tsan =
 # ThreadSanitizer over the threaded code's tests, leaks = LeakSanitizer over
 # the single-threaded tests), and prints one closing line "N passed, M
@@ -38,6 +39,17 @@ log=$(mktemp)
 # included.
 bazel test "${config[@]}" --test_env=LOOM_POISON_RELEASED_MEMORY=1 //... "$@" 2>&1 | tee "$log"
 count "$log" "${PIPESTATUS[0]}" "suite"
+# The out-of-tree example (examples/ocr_session), built as its own workspace.
+./scripts/example_out_of_tree.sh 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+if summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1) && [[ -n "$summary" ]]; then
+  read -r p _ f _ <<<"$summary"
+else
+  p=0 f=1
+fi
+echo "example: ${p} passed, ${f} failed"
+total_passed=$((total_passed + p)) total_failed=$((total_failed + f))
+if [[ $rc -ne 0 ]]; then rc_all=1; fi
 for mode in ${LOOM_SANITIZE-asan leaks tsan}; do
   ./scripts/sanitize.sh "$mode" 2>&1 | tee "$log"
   count "$log" "${PIPESTATUS[0]}" "sanitizer $mode"

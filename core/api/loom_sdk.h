@@ -607,6 +607,10 @@ class SchemaBuilder {
   SchemaBuilder& AllowUnknownAttrs() { allow_unknown_ = true; return *this; }
   SchemaBuilder& InPlace(int input, int output) { inplace_.push_back(input); inplace_.push_back(output); return *this; }
   SchemaBuilder& Infer(LoomInferFn fn) { infer_ = fn; return *this; }
+  // Output dtypes and shapes from the inputs' (InferenceContext); an
+  // exception F throws becomes an error status.
+  template <Status (*F)(InferenceContext&)>
+  SchemaBuilder& Infer() { infer_ = internal::InferTrampoline<F>; return *this; }
   // Since ABI 5: the op's gradient maker (GradientContext). Without one the
   // gradient is "not implemented".
   SchemaBuilder& Gradient(LoomGradientFn fn) { gradient_ = fn; return *this; }

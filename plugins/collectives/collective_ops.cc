@@ -241,7 +241,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
       .AttrString("run_id", "", "unique per run; the keys go in <rendezvous>/<run_id>/")
       .AttrInt("timeout_ms", 30000, "of the rendezvous and of every collective, ms")
       .AttrString("hostname", "127.0.0.1", "the address this rank listens on (another machine's ranks connect to it)")
-      .Infer(&sdk::internal::InferTrampoline<&InferWorld>);
+      .Infer<&InferWorld>();
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(world));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<CreateCommonWorldKernel>("CreateCommonWorld"));
 
@@ -257,7 +257,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
       .AttrInt("async", 0,
                "1: queue the reduction on the communicator's thread and return at once; Y holds the reduced "
                "values only after an AllreduceWait on the same comm (which must come before anything reads Y)")
-      .Infer(&sdk::internal::InferTrampoline<&InferThrough>);
+      .Infer<&InferThrough>();
   InPlacePairs(allreduce);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(allreduce));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AllreduceKernel>("Allreduce"));
@@ -270,7 +270,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
       .Output("Y", "T", LOOM_PARAM_VARIADIC, "the same tensors, reduced (may be X itself)")
       .TypeConstraint("C", {LOOM_DTYPE_INT64})
       .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE})
-      .Infer(&sdk::internal::InferTrampoline<&InferThrough>);
+      .Infer<&InferThrough>();
   InPlacePairs(wait);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(wait));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AllreduceWaitKernel>("AllreduceWait"));
@@ -282,7 +282,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
       .Output("Y", "any", LOOM_PARAM_VARIADIC, "root's values, shaped as X (may be X itself)")
       .TypeConstraint("C", {LOOM_DTYPE_INT64})
       .AttrInt("root", 0, "the rank whose values everyone gets")
-      .Infer(&sdk::internal::InferTrampoline<&InferThrough>);
+      .Infer<&InferThrough>();
   InPlacePairs(broadcast);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(broadcast));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BroadcastKernel>("Broadcast"));

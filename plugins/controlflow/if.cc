@@ -54,7 +54,7 @@ sdk::Status RegisterIf(sdk::Registrar& reg) {
       .Input("cond", "B", LOOM_PARAM_SINGLE, "bool tensor with one element")
       .Output("outputs", "any", LOOM_PARAM_VARIADIC, "the branch's outputs, in order")
       .TypeConstraint("B", {LOOM_DTYPE_BOOL}, "condition")
-      .Infer(&sdk::internal::InferTrampoline<&InferIf>)
+      .Infer<&InferIf>()
       .Attr("then_branch", LOOM_ATTR_NET, true, "net run when cond is true; as many outputs as the op")
       .Attr("else_branch", LOOM_ATTR_NET, true, "net run when cond is false; as many outputs as the op");
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));

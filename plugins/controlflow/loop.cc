@@ -155,7 +155,7 @@ sdk::Status RegisterLoop(sdk::Registrar& reg) {
       .Output("v_final_and_scan_outputs", "any", LOOM_PARAM_VARIADIC, "final carried values, then scan outputs")
       .TypeConstraint("I", {LOOM_DTYPE_INT64}, "trip count")
       .TypeConstraint("B", {LOOM_DTYPE_BOOL}, "condition")
-      .Infer(&sdk::internal::InferTrampoline<&InferLoop>)
+      .Infer<&InferLoop>()
       .Attr("body", LOOM_ATTR_NET, true, "the loop body");
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   return reg.Kernel<LoopKernel>("Loop");

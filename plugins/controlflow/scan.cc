@@ -174,7 +174,7 @@ sdk::Status RegisterScan(sdk::Registrar& reg) {
       .SinceVersion(9)
       .Input("initial_state_and_scan_inputs", "any", LOOM_PARAM_VARIADIC, "N initial states, then the scan inputs")
       .Output("final_state_and_scan_outputs", "any", LOOM_PARAM_VARIADIC, "N final states, then the scan outputs")
-      .Infer(&sdk::internal::InferTrampoline<&InferScan>)
+      .Infer<&InferScan>()
       .Attr("body", LOOM_ATTR_NET, true, "the step body: (states, slices) -> (states, scan-output elements)")
       .Attr("num_scan_inputs", LOOM_ATTR_INT, true, "how many of the inputs (the last ones) are scanned")
       .AttrInts("scan_input_directions", {}, "per scan input: 0 forward, 1 reverse (default all 0)")

@@ -274,7 +274,7 @@ sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
         "RecurrentNetworkGradient; train with forward_only = 0.")
       .Input("inputs", "any", LOOM_PARAM_VARIADIC, "sequences [T, N, ...] (input 0 sets T), initial states, parameters (any dtype)")
       .Output("outputs", "any", LOOM_PARAM_VARIADIC, "recurrent states [T+1, ...], then aliases (their initial values' dtype)")
-      .Infer(&sdk::internal::InferTrampoline<&InferRecurrentNetwork>)
+      .Infer<&InferRecurrentNetwork>()
       .Gradient<&MakeRecurrentNetworkGradient>();
   DeclareRecurrentNetworkAttrs(s);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));

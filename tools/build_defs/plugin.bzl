@@ -28,10 +28,13 @@ DEFAULT_PLUGINS = [
     "//plugins/collectives:libloom_collectives.so",
 ]
 
-def loom_default_plugins(name, plugins = DEFAULT_PLUGINS):
+def loom_default_plugins(name, plugins = None):
+    """Copies `plugins` (labels; default: DEFAULT_PLUGINS, taken from Loom's
+    repository even when another workspace calls this) into loom_plugins/."""
+    labels = plugins if plugins != None else DEFAULT_PLUGINS
     native.genrule(
         name = name,
-        srcs = plugins,
-        outs = ["loom_plugins/" + p.split(":")[1] for p in plugins],
+        srcs = plugins if plugins != None else [Label(p) for p in DEFAULT_PLUGINS],
+        outs = ["loom_plugins/" + p.split(":")[1] for p in labels],
         cmd = "for f in $(SRCS); do cp $$f $(RULEDIR)/loom_plugins/; done",
     )

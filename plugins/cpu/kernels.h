@@ -19,7 +19,8 @@ sdk::Status RegisterMathCompareLogicTrigKernels(sdk::Registrar& reg);
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg);        // math_gemm_matmul.cc (oneDNN): Gemm, MatMul, FC
 sdk::Status RegisterMathEinsumKernels(sdk::Registrar& reg);            // math_einsum.cc: Einsum
 sdk::Status RegisterMathTopKHardmaxCumSumKernels(sdk::Registrar& reg);  // math_topk_hardmax_cumsum.cc
-sdk::Status RegisterNnConvKernels(sdk::Registrar& reg);           // nn_conv.cc (oneDNN): Conv, FusedConv
+sdk::Status RegisterNnConvKernels(sdk::Registrar& reg);           // nn_conv.cc (oneDNN): Conv, FusedConv, NchwcConv
+sdk::Status RegisterNnNchwcKernels(sdk::Registrar& reg);          // nn_nchwc.cc (oneDNN): ReorderInput, ReorderOutput
 sdk::Status RegisterNnConvTransposeKernels(sdk::Registrar& reg);  // nn_conv_transpose.cc (oneDNN): ConvTranspose
 // nn_pool.cc (oneDNN): MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
 sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg);

@@ -25,9 +25,11 @@ namespace {
 // (alpha * x + beta) then clip to [0, 1]; its hardswish is
 // x * min(max(x + 3, 0), 6) / 6, ONNX's HardSwish.
 struct Activation : semantics::FusedActivation {
-  dnnl::post_ops PostOps() const {
+  // With `sum`, oneDNN's sum post-op first: Y = act(conv + Y's values).
+  dnnl::post_ops PostOps(bool sum) const {
     using A = dnnl::algorithm;
     dnnl::post_ops ops;
+    if (sum) ops.append_sum(1.0f);
     switch (kind) {
       case kNone: break;
       case kRelu: ops.append_eltwise(1.0f, A::eltwise_relu, 0.0f, 0.0f); break;
@@ -63,7 +65,12 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     if (x.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, x, w, b);
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
-    if (!ready_) return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
+    if (block_ > 0) {
+      if (!ready_) return sdk::Unimplemented(label_ + ": blocked output without a convolution (all-padding windows)");
+      if (has_sum_) LOOM_SDK_RETURN_IF_ERROR(CopySum(ctx.Input(3), y));
+    } else if (!ready_) {
+      return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
+    }
     return Execute(ctx, x, w, b, y.raw_data(), ctx.num_threads());
   }
 
@@ -85,10 +92,21 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
   }
 
   // Checks the operand shapes, sizes Y and (for a non-empty convolution)
-  // builds the primitive and its reorders for them.
-  Status Configure(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
+  // builds the primitive and its reorders for them. Blocked (NchwcConv):
+  // `blocked_xs` is X's [N, C / b, H, W, b], checked and convolved as its
+  // plain view, with Y [N, M / b, H', W', b] and no reorders.
+  Status Configure(const std::vector<int64_t>& blocked_xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
                    int threads) {
     Reset();
+    std::vector<int64_t> xs = blocked_xs;
+    if (block_ > 0) {
+      if (xs.size() != 5 || xs[4] != block_ || ws.size() != 4) {
+        return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / " + std::to_string(block_) + ", H, W, " +
+                                    std::to_string(block_) + "] with a 2-D W; found X " + ShapeStr(xs) + ", W " +
+                                    ShapeStr(ws));
+      }
+      xs = {xs[0], xs[1] * block_, xs[2], xs[3]};
+    }
     std::vector<int64_t> k;
     LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, xs, ws, Tensor(), attrs_.kernel, &k));
     const int64_t N = xs[0], C = xs[1], M = ws[0], G = group_;
@@ -100,7 +118,11 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, spatial, k, &win));
     std::vector<int64_t> ys = {N, M};
     ys.insert(ys.end(), win.out.begin(), win.out.end());
-    Configured(xs, ws, bs, ys, threads);
+    if (block_ > 0 && M % block_ != 0) {
+      return sdk::InvalidArgument(label_ + ": M = " + std::to_string(M) + " output channels; expected a multiple of block " +
+                                  std::to_string(block_));
+    }
+    Configured(blocked_xs, ws, bs, block_ > 0 ? std::vector<int64_t>{N, M / block_, ys[2], ys[3], block_} : ys, threads);
     if (semantics::Product(ys) == 0 || semantics::Product(xs) == 0) return Status::Ok();  // Y without a primitive
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
       // Grouped weights are oneDNN's [G, M / G, C / G, k...], which is
@@ -110,19 +132,23 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
         wdims = {G, M / G, C / G};
         wdims.insert(wdims.end(), k.begin(), k.end());
       }
-      memory::desc x_md = PlainDesc(xs), w_md = PlainDesc(wdims), y_md = PlainDesc(ys), b_md = PlainDesc({M});
-      // oneDNN picks its blocked layouts (much faster than plain NCHW, above
-      // all for depthwise and 1x1 convolutions).
+      memory::desc w_md = PlainDesc(wdims), b_md = PlainDesc({M});
+      memory::desc x_md = block_ > 0 ? BlockedDesc(xs, block_) : PlainDesc(xs);
+      memory::desc y_md = block_ > 0 ? BlockedDesc(ys, block_) : PlainDesc(ys);
+      // Plain: oneDNN picks its blocked layouts (much faster than plain NCHW,
+      // above all for depthwise and 1x1 convolutions) and X and Y are
+      // reordered. Blocked: X and Y are in that layout already.
+      const memory::desc x_any = block_ > 0 ? x_md : Any(x_md), y_any = block_ > 0 ? y_md : Any(y_md);
       const auto prop = dnnl::prop_kind::forward_inference;
       const auto alg = dnnl::algorithm::convolution_direct;
-      auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, Any(x_md), Any(w_md), b_md, Any(y_md),
+      auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_any, Any(w_md), b_md, y_any,
                                                          Dims(win.strides), win.DnnlDilations(), Dims(win.pads_begin),
                                                          Dims(win.dnnl_pads_end))
-                      : dnnl::convolution_forward::desc(prop, alg, Any(x_md), Any(w_md), Any(y_md), Dims(win.strides),
+                      : dnnl::convolution_forward::desc(prop, alg, x_any, Any(w_md), y_any, Dims(win.strides),
                                                          win.DnnlDilations(), Dims(win.pads_begin),
                                                          Dims(win.dnnl_pads_end));
       dnnl::primitive_attr attr;
-      if (act_.kind != Activation::kNone) attr.set_post_ops(act_.PostOps());
+      if (act_.kind != Activation::kNone || has_sum_) attr.set_post_ops(act_.PostOps(has_sum_));
       Bind<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
           dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine()), x_md, w_md, y_md, b_md);
     }));
@@ -131,7 +157,19 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
   }
 
  protected:
-  Activation act_;  // kNone for Conv
+  Activation act_;       // kNone for Conv
+  int64_t block_ = 0;    // NchwcConv: channels per block of X and Y; 0: plain NCHW
+  bool has_sum_ = false; // NchwcConv's Sum input, added before the activation
+
+  // Y = Sum, which the sum post-op then adds to (Y may be Sum's own buffer).
+  Status CopySum(const Tensor& sum, Tensor& y) const {
+    if (sum.shape() != y.shape()) {
+      return sdk::InvalidArgument(label_ + ": input Sum must have Y's shape " + ShapeStr(y.shape()) + "; found " +
+                                  ShapeStr(sum.shape()));
+    }
+    if (sum.raw_data() != y.raw_data()) std::memcpy(y.raw_data(), sum.raw_data(), y.num_elements() * sizeof(float));
+    return Status::Ok();
+  }
 
  private:
   // Y [N, M, ...] = act(B) broadcast over the spatial dims (B = 0 if absent).
@@ -160,10 +198,26 @@ class FusedConvKernel : public ConvKernel {
   }
 };
 
+// NchwcConv (ops/nn_nchwc.cc): Conv on blocked X and Y, the activation
+// optional, the Sum input through oneDNN's sum post-op.
+class NchwcConvKernel : public ConvKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(ConvKernel::Init(info));
+    LOOM_SDK_RETURN_IF_ERROR(info.GetInt("block", &block_));
+    if (block_ != 8 && block_ != 16) {
+      return sdk::InvalidArgument(label_ + ": block must be 8 or 16; found " + std::to_string(block_));
+    }
+    has_sum_ = info.num_inputs() > 3 && !info.input_name(3).empty();
+    return info.Has("activation") ? act_.Read(info, label_) : Status::Ok();
+  }
+};
+
 }  // namespace
 
 sdk::Status RegisterNnConvKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<NchwcConvKernel>("NchwcConv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   return reg.Kernel<FusedConvKernel>("FusedConv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
 }
 

@@ -9,6 +9,7 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterMathEinsumKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterMathTopKHardmaxCumSumKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnNchwcKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvTransposeKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnPoolKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnLpPoolKernels(reg));

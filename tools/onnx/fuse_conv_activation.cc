@@ -20,7 +20,11 @@ int FuseConvActivation(NetDef* net) {
   std::set<int> removed;
   for (int i = 0; i < net->op_size(); ++i) {
     OperatorDef* conv = net->mutable_op(i);
-    if (conv->type() != "Conv" || conv->output_size() != 1 || conv->output(0).empty()) continue;
+    const bool nchwc = conv->type() == "NchwcConv";  // after PropagateNchwcLayout: keeps its type
+    if ((conv->type() != "Conv" && !nchwc) || conv->output_size() != 1 || conv->output(0).empty() ||
+        FindArg(*conv, "activation") != nullptr) {
+      continue;
+    }
     const int c = SoleReader(*net, reads, conv->output(0));  // -1: read elsewhere too, or a net output
     if (c <= i || removed.count(c)) continue;
     const OperatorDef& act = net->op(c);
@@ -40,7 +44,7 @@ int FuseConvActivation(NetDef* net) {
     } else if (act.input_size() != 1) {
       continue;
     }
-    conv->set_type("FusedConv");
+    if (!nchwc) conv->set_type("FusedConv");
     conv->set_output(0, act.output(0));
     Argument* a = conv->add_arg();
     a->set_name("activation");

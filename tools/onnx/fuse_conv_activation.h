@@ -19,6 +19,8 @@ namespace onnx_import {
 // max are attributes (Clip-6) or float32 scalar initializers that are not
 // net inputs (Clip-11+); absent ones are unbounded. Initializers only the
 // removed activations read are dropped. Nested nets are left as they are.
+// An NchwcConv without an activation (nchwc_layout.h, e.g. after a fused
+// residual Add) gets the activation the same way and keeps its type.
 // Returns how many pairs were fused.
 int FuseConvActivation(NetDef* net);
 

@@ -15,6 +15,7 @@
 #include "onnx/onnx_pb.h"
 #include "tools/onnx/fold_batchnorm.h"
 #include "tools/onnx/fuse_conv_activation.h"
+#include "tools/onnx/nchwc_layout.h"
 #include "tools/onnx/fuse_elementwise.h"
 #include "tools/onnx/isolated_shape_inference.h"
 #include "tools/onnx/legacy_ops.h"
@@ -435,6 +436,9 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
     FoldConvScalarAffine(&*net);
     FuseHardSwish(&*net);
     FuseConvActivation(&*net);
+    if (options.nchwc_block > 0 && PropagateNchwcLayout(&*net, options.nchwc_block) > 0) {
+      FuseConvActivation(&*net);  // activations after fused residual Adds
+    }
   }
   Argument* a = net->add_arg();
   a->set_name("onnx_opset");

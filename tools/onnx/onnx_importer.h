@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
+#include "tools/onnx/nchwc_layout.h"
 
 namespace loom {
 namespace onnx_import {
@@ -33,6 +34,10 @@ struct ImportOptions {
   // The folds and fusions above (ONNX Runtime's graph optimizations); off:
   // the graph's ops as written (for comparing against the unfused model).
   bool fold_and_fuse = true;
+  // With fold_and_fuse: runs of 2-D convolutions keep oneDNN's blocked
+  // layout nChw<b>c between them (nchwc_layout.h), b = this value (8 or 16;
+  // 0: off). Default: the block this CPU's oneDNN prefers.
+  int64_t nchwc_block = NchwcBlockForThisCpu();
 };
 
 // Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that

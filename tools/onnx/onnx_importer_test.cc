@@ -10,6 +10,7 @@
 #include "core/testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
+#include "tools/onnx/graph_util.h"
 #include "tools/onnx/onnx_importer.h"
 
 namespace loom {
@@ -261,6 +262,72 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   EXPECT_NE(s.message().find("(ai.onnx, NoSuchOpA, opset 13)"), std::string::npos) << s;
   EXPECT_NE(s.message().find("(ai.onnx, NoSuchOpB, opset 13)"), std::string::npos) << s;
   EXPECT_EQ(s.message().find("Relu"), std::string::npos) << s;
+}
+
+// A residual block (Conv+Relu, Conv, Add of the first conv's output, Relu)
+// then MaxPool: with the blocked layout (nchwc_layout.h) the convolutions
+// run as NchwcConv, the Add and the last Relu fold into the second one (its
+// Sum input and activation), one ReorderInput starts the run and one
+// ReorderOutput ends it before MaxPool; the outputs equal the plain import's.
+TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {2, 16, 9, 7}, 50);
+  const Tensor w1 = testing::RandomTensor(DataType::kFloat32, {16, 16, 3, 3}, 51, -0.2, 0.2);
+  const Tensor w2 = testing::RandomTensor(DataType::kFloat32, {16, 16, 1, 1}, 52, -0.5, 0.5);
+  const Tensor b2 = testing::RandomTensor(DataType::kFloat32, {16}, 53);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {2, 16, 9, 7});
+  AddOutput(&g, "y");
+  AddOutput(&g, "r");
+  *g.add_initializer() = FloatTensor("w1", w1);
+  *g.add_initializer() = FloatTensor("w2", w2);
+  *g.add_initializer() = FloatTensor("b2", b2);
+  onnx::NodeProto* c1 = AddNode(&g, "Conv", {"x", "w1"}, {"c1"});
+  auto* pads = c1->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int64_t p : {1, 1, 1, 1}) pads->add_ints(p);
+  AddNode(&g, "Relu", {"c1"}, {"a1"});
+  AddNode(&g, "Conv", {"a1", "w2", "b2"}, {"c2"});
+  AddNode(&g, "Add", {"c2", "a1"}, {"s"});
+  AddNode(&g, "Relu", {"s"}, {"r"});
+  onnx::NodeProto* pool = AddNode(&g, "MaxPool", {"r"}, {"y"});
+  auto* k = pool->add_attribute();
+  k->set_name("kernel_shape");
+  k->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : {2, 2}) k->add_ints(v);
+  const std::string model = Serialize(g, 13);
+
+  onnx_import::ImportOptions plain;
+  plain.nchwc_block = 0;
+  auto reference = onnx_import::ImportOnnxModel(model, plain);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  for (int64_t block : {8, 16}) {
+    onnx_import::ImportOptions blocked;
+    blocked.nchwc_block = block;
+    auto net = onnx_import::ImportOnnxModel(model, blocked);
+    ASSERT_TRUE(net.ok()) << net.status();
+    std::vector<std::string> types;
+    for (const OperatorDef& op : net->op()) types.push_back(op.type());
+    EXPECT_EQ(types, (std::vector<std::string>{"ReorderInput", "NchwcConv", "NchwcConv", "ReorderOutput", "MaxPool"}))
+        << "block " << block;
+    const OperatorDef& second = net->op(2);
+    ASSERT_EQ(second.input_size(), 4);  // X, W, B and the residual as Sum
+    EXPECT_EQ(second.input(3), "a1__nchwc");
+    ASSERT_NE(onnx_import::FindArg(second, "activation"), nullptr);
+    EXPECT_EQ(onnx_import::FindArg(second, "activation")->s(), "Relu");
+    for (const std::string& out : {"y", "r"}) {
+      Workspace ws_plain, ws_blocked;
+      ws_plain.SetBlob("x", x);
+      ws_blocked.SetBlob("x", x);
+      auto a = Net::Create(*reference, &ws_plain, Reg());
+      auto b = Net::Create(*net, &ws_blocked, Reg());
+      ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+      ASSERT_TRUE((*a)->Run().ok());
+      absl::Status s = (*b)->Run();
+      ASSERT_TRUE(s.ok()) << s;
+      EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob(out), *ws_plain.GetBlob(out), 1e-5, 1e-5)) << out << " block " << block;
+    }
+  }
 }
 
 TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {

@@ -113,7 +113,9 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
     notes << "No model given: running the default model " << kDefaultModel << " on random input.\n";
   }
   const bool is_onnx = absl::EndsWith(r.model, ".onnx");
-  auto net_def = is_onnx ? onnx_import::ImportOnnxFile(r.model) : ReadNetDef(r.model);
+  onnx_import::ImportOptions import;
+  if (options.nchwc_block >= 0) import.nchwc_block = options.nchwc_block;
+  auto net_def = is_onnx ? onnx_import::ImportOnnxFile(r.model, import) : ReadNetDef(r.model);
   if (!net_def.ok()) return Failure(net_def.status());
 
   std::vector<std::string> plugin_warnings;  // broken default plugins are skipped; loom_inspect --check tells why

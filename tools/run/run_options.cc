@@ -44,6 +44,9 @@ ABSL_FLAG(int64_t, max_loop_iterations, loom::kDefaultMaxLoopIterations,
 ABSL_FLAG(bool, plan_memory, true,
           "Memory planner: intermediates share one arena by liveness, run-time sizes come from a pool (false: every "
           "blob keeps its own memory).");
+ABSL_FLAG(int, nchwc_block, -1,
+          "ONNX models: keep oneDNN's blocked layout between convolutions with this block (8 or 16; 0: off; -1: the "
+          "block this CPU prefers). tools/onnx/nchwc_layout.h.");
 ABSL_FLAG(bool, static_shape, true,
           "The net runs one input signature (loom_run's), so initializers its kernels packed are freed after planning "
           "(NetOptions::static_shape).");
@@ -167,6 +170,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.max_loop_iterations = absl::GetFlag(FLAGS_max_loop_iterations);
   o.plan_memory = absl::GetFlag(FLAGS_plan_memory);
   o.static_shape = absl::GetFlag(FLAGS_static_shape);
+  o.nchwc_block = absl::GetFlag(FLAGS_nchwc_block);
   o.memory = absl::GetFlag(FLAGS_memory);
   o.poison_released_memory = absl::GetFlag(FLAGS_poison_released_memory);
   if (!o.device.empty()) {

@@ -1,0 +1,93 @@
+// Schemas of the blocked-layout ops (ONNX Runtime's NCHWc transformer and
+// its com.microsoft.nchwc ops): ReorderInput, ReorderOutput and NchwcConv.
+// Not ONNX ops: the ONNX importer makes them (tools/onnx/nchwc_layout.h) so
+// that runs of convolutions keep oneDNN's blocked layout nChw<b>c between
+// them. A blocked tensor is float32 [N, C / b, H, W, b]: element (n, c, h, w)
+// of the plain NCHW tensor is at [n, c / b, h, w, c % b]. C is a multiple of
+// b (no padding). Default domain, like FusedConv.
+#include <string>
+#include <vector>
+
+#include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
+#include "ops/semantics/window.h"
+#include "ops/shape_inference.h"
+
+namespace loom {
+namespace ops {
+namespace {
+
+int64_t Block(sdk::InferenceContext& ctx) {
+  int64_t b = 0;
+  return ctx.info().GetInt("block", &b).ok() ? b : 0;
+}
+
+// [N, C, H, W] -> [N, C / b, H, W, b].
+sdk::Status ReorderInputInfer(sdk::InferenceContext& ctx) {
+  std::vector<int64_t> x;
+  const int64_t b = Block(ctx);
+  if (!ctx.InputShape(0, &x) || x.size() != 4 || b <= 0 || x[1] % b != 0) return sdk::Status::Ok();
+  ctx.SetOutputShape(0, {x[0], x[1] / b, x[2], x[3], b});
+  return sdk::Status::Ok();
+}
+
+// [N, C / b, H, W, b] -> [N, C, H, W].
+sdk::Status ReorderOutputInfer(sdk::InferenceContext& ctx) {
+  std::vector<int64_t> x;
+  if (!ctx.InputShape(0, &x) || x.size() != 5) return sdk::Status::Ok();
+  ctx.SetOutputShape(0, {x[0], x[1] * x[4], x[2], x[3]});
+  return sdk::Status::Ok();
+}
+
+// Conv's output shape on the plain view, blocked.
+sdk::Status NchwcConvInfer(sdk::InferenceContext& ctx) {
+  std::vector<int64_t> x, w, out;
+  const int64_t b = Block(ctx);
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() != 5 || w.size() != 4 || b <= 0 || x[4] != b ||
+      w[0] % b != 0) {
+    return sdk::Status::Ok();
+  }
+  semantics::WindowAttrs attrs;
+  const std::vector<int64_t> plain = {x[0], x[1] * b, x[2], x[3]};
+  if (!attrs.Read(ctx.info(), "").ok() || !attrs.InferOutputShape(plain, w[0], {w.begin() + 2, w.end()}, &out)) {
+    return sdk::Status::Ok();
+  }
+  ctx.SetOutputShape(0, {out[0], out[1] / b, out[2], out[3], b});
+  return sdk::Status::Ok();
+}
+
+}  // namespace
+
+sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
+  const std::string block = "block:int!|channels per block b (8 or 16: oneDNN's nChw8c or nChw16c)";
+  OpSpec in = {"ReorderInput", 1,
+               "Plain NCHW to the blocked layout: X float32 [N, C, H, W] (C a multiple of `block`) to Y [N, C / b, "
+               "H, W, b] (ONNX Runtime's com.microsoft.nchwc.ReorderInput).",
+               {"X:T|[N, C, H, W]"}, {"Y:T|[N, C / b, H, W, b]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {block},
+               Fn<&ReorderInputInfer>()};
+  OpSpec out = {"ReorderOutput", 1,
+                "The blocked layout back to plain NCHW: X float32 [N, C / b, H, W, b] to Y [N, C, H, W] (ONNX "
+                "Runtime's com.microsoft.nchwc.ReorderOutput).",
+                {"X:T|[N, C / b, H, W, b]"}, {"Y:T|[N, C, H, W]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {},
+                Fn<&ReorderOutputInfer>()};
+  OpSpec conv = ConvSpec(
+      "NchwcConv", 1,
+      "2-D Conv (ONNX Conv-11 attributes) on blocked tensors: X [N, C / b, H, W, b] with the plain W [M, C / "
+      "group, kH, kW] and optional B [M] gives Y [N, M / b, H', W', b] = activation(conv(X) + B + Sum), where the "
+      "optional Sum is a blocked tensor of Y's shape (a residual Add fused in, oneDNN's sum post-op) and "
+      "activation is FusedConv's (none when absent). ONNX Runtime's com.microsoft.nchwc.Conv.",
+      "[M, C / group, kH, kW]", "number of groups; C and M divisible by it", Fn<&NchwcConvInfer>());
+  conv.inputs[0] = "X:T|[N, C / b, H, W, b]";
+  conv.inputs.push_back("Sum:T?|[N, M / b, H', W', b], added before the activation");
+  conv.outputs[0] = "Y:T|[N, M / b, H', W', b]";
+  conv.types = {{"T", {LOOM_DTYPE_FLOAT}}};
+  const std::vector<std::string> window = WindowAttrs();
+  conv.attrs.insert(conv.attrs.end(), window.begin(), window.end());
+  conv.attrs.insert(conv.attrs.end(),
+                    {block, "activation:string?|FusedConv's activation (Relu, LeakyRelu, Clip, ...); absent: none",
+                     "activation_params:floats?|as FusedConv's"});
+  return RegisterOps(reg, {in, out, conv});
+}
+
+}  // namespace ops
+}  // namespace loom

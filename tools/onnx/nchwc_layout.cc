@@ -1,0 +1,190 @@
+#include "tools/onnx/nchwc_layout.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tools/onnx/graph_util.h"
+
+namespace loom {
+namespace onnx_import {
+namespace {
+
+const std::set<std::string>& UnaryElementwise() {
+  static const std::set<std::string> ops = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
+                                            "Elu", "Selu", "Softplus", "Abs", "Neg", "Exp", "Sqrt"};
+  return ops;
+}
+
+// Every blob the nets nested in `op` read (they may read outer blobs).
+void NestedReads(const OperatorDef& op, std::set<std::string>* out) {
+  std::map<std::string, int> reads;
+  for (const Argument& a : op.arg()) {
+    if (a.has_n()) CollectReads(a.n(), &reads);
+    for (const NetDef& n : a.nets()) CollectReads(n, &reads);
+  }
+  for (const auto& [name, count] : reads) out->insert(name);
+}
+
+// A 2-D Conv/FusedConv whose constant W has channel counts that are
+// multiples of `block`.
+bool Blockable(const NetDef& net, const OperatorDef& op, int64_t block) {
+  if ((op.type() != "Conv" && op.type() != "FusedConv") || op.output_size() != 1 || op.input_size() < 2) return false;
+  const TensorProto* w = FindInitializer(net, op.input(1));
+  if (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32) || w->dims_size() != 4) return false;
+  for (const std::string& in : net.external_input()) {
+    if (in == op.input(1)) return false;  // a caller may feed another W
+  }
+  const Argument* g = FindArg(op, "group");
+  const int64_t group = g != nullptr && g->has_i() ? g->i() : 1;
+  return w->dims(0) % block == 0 && (w->dims(1) * group) % block == 0;
+}
+
+class Rewriter {
+ public:
+  Rewriter(const NetDef& net, int64_t block) : net_(net), block_(block) {}
+
+  int Run(std::vector<OperatorDef>* out) {
+    out_ = out;
+    for (const OperatorDef& original : net_.op()) {
+      OperatorDef op = original;
+      std::set<std::string> nested;
+      NestedReads(op, &nested);
+      for (const std::string& name : nested) Plain(name);
+      if (Blockable(net_, op, block_)) {
+        ToNchwcConv(&op);
+      } else if (UnaryElementwise().count(op.type()) && op.input_size() >= 1 && op.output_size() == 1 &&
+                 blocked_.count(op.input(0))) {
+        for (int i = 1; i < op.input_size(); ++i) Plain(op.input(i));  // Clip's scalar bounds
+        op.set_input(0, blocked_[op.input(0)]);
+        MakeBlockedOutput(&op);
+      } else if (IsBinary(op) && BlockedOrScalar(op.input(0)) && BlockedOrScalar(op.input(1)) &&
+                 (blocked_.count(op.input(0)) || blocked_.count(op.input(1)))) {
+        if (!FuseSum(op)) {
+          for (int i = 0; i < 2; ++i) {
+            if (blocked_.count(op.input(i))) op.set_input(i, blocked_[op.input(i)]);
+          }
+          MakeBlockedOutput(&op);
+        }
+      } else {
+        for (const std::string& in : op.input()) Plain(in);
+        out_->push_back(op);
+      }
+    }
+    for (const std::string& name : net_.external_output()) Plain(name);
+    return convs_;
+  }
+
+ private:
+  static bool IsBinary(const OperatorDef& op) {
+    return (op.type() == "Add" || op.type() == "Sub" || op.type() == "Mul" || op.type() == "Div") &&
+           op.input_size() == 2 && op.output_size() == 1;
+  }
+
+  bool BlockedOrScalar(const std::string& name) const {
+    return blocked_.count(name) || ScalarInitializer(net_, name, 4).has_value();
+  }
+
+  // `name` readable in plain NCHW: a ReorderOutput from its blocked form
+  // when it has only that.
+  void Plain(const std::string& name) {
+    if (name.empty() || !blocked_only_.count(name)) return;
+    OperatorDef r;
+    r.set_type("ReorderOutput");
+    r.set_name(name + "__reorder_output");
+    r.add_input(blocked_[name]);
+    r.add_output(name);
+    out_->push_back(r);
+    blocked_only_.erase(name);
+  }
+
+  // `name`'s blocked form, made by a ReorderInput when it has none.
+  std::string Blocked(const std::string& name) {
+    auto it = blocked_.find(name);
+    if (it != blocked_.end()) return it->second;
+    OperatorDef r;
+    r.set_type("ReorderInput");
+    r.set_name(name + "__reorder_input");
+    r.add_input(name);
+    r.add_output(name + "__nchwc");
+    Argument* b = r.add_arg();
+    b->set_name("block");
+    b->set_i(block_);
+    out_->push_back(r);
+    return blocked_[name] = name + "__nchwc";
+  }
+
+  // Renames op's output to its blocked form and emits op.
+  void MakeBlockedOutput(OperatorDef* op) {
+    const std::string plain = op->output(0);
+    op->set_output(0, plain + "__nchwc");
+    blocked_[plain] = plain + "__nchwc";
+    blocked_only_.insert(plain);
+    producer_[plain] = static_cast<int>(out_->size());
+    out_->push_back(*op);
+  }
+
+  void ToNchwcConv(OperatorDef* op) {
+    const bool fused = op->type() == "FusedConv";
+    op->set_type("NchwcConv");
+    op->set_input(0, Blocked(op->input(0)));
+    for (int i = 1; i < op->input_size(); ++i) Plain(op->input(i));
+    Argument* b = op->add_arg();
+    b->set_name("block");
+    b->set_i(block_);
+    if (!fused) sum_candidates_.insert(op->output(0));
+    ++convs_;
+    MakeBlockedOutput(op);
+  }
+
+  // Add(conv, other) into conv's Sum input, when the conv's output is read
+  // only by this Add and neither it nor the other operand is a scalar.
+  bool FuseSum(const OperatorDef& add) {
+    if (add.type() != "Add" || !blocked_.count(add.input(0)) || !blocked_.count(add.input(1))) return false;
+    if (reads_.empty()) CollectReads(net_, &reads_);
+    for (int i = 0; i < 2; ++i) {
+      const std::string& conv_out = add.input(i);
+      const std::string& other = add.input(1 - i);
+      if (!sum_candidates_.count(conv_out) || reads_[conv_out] != 1 || conv_out == other) continue;
+      OperatorDef& conv = (*out_)[producer_[conv_out]];
+      while (conv.input_size() < 3) conv.add_input("");  // B absent
+      conv.add_input(blocked_[other]);
+      conv.set_output(0, add.output(0) + "__nchwc");
+      blocked_.erase(conv_out);
+      blocked_only_.erase(conv_out);
+      sum_candidates_.erase(conv_out);
+      blocked_[add.output(0)] = add.output(0) + "__nchwc";
+      blocked_only_.insert(add.output(0));
+      producer_[add.output(0)] = producer_[conv_out];
+      return true;
+    }
+    return false;
+  }
+
+  const NetDef& net_;
+  const int64_t block_;
+  std::vector<OperatorDef>* out_ = nullptr;
+  std::map<std::string, std::string> blocked_;  // plain name -> its blocked form
+  std::set<std::string> blocked_only_;          // blocked, with no plain form yet
+  std::map<std::string, int> producer_;         // plain name -> index in out_ of the op writing its blocked form
+  std::set<std::string> sum_candidates_;        // NchwcConv outputs without Sum or activation
+  std::map<std::string, int> reads_;
+  int convs_ = 0;
+};
+
+}  // namespace
+
+int64_t NchwcBlockForThisCpu() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
+
+int PropagateNchwcLayout(NetDef* net, int64_t block) {
+  std::vector<OperatorDef> ops;
+  const int convs = Rewriter(*net, block).Run(&ops);
+  if (convs == 0) return 0;
+  net->clear_op();
+  for (OperatorDef& op : ops) *net->add_op() = std::move(op);
+  return convs;
+}
+
+}  // namespace onnx_import
+}  // namespace loom

@@ -111,6 +111,7 @@ class Rewriter {
     Argument* b = r.add_arg();
     b->set_name("block");
     b->set_i(block_);
+    producer_[name] = static_cast<int>(out_->size());
     out_->push_back(r);
     return blocked_[name] = name + "__nchwc";
   }
@@ -139,14 +140,19 @@ class Rewriter {
   }
 
   // Add(conv, other) into conv's Sum input, when the conv's output is read
-  // only by this Add and neither it nor the other operand is a scalar.
+  // only by this Add and `other`'s blocked form is written before the conv.
   bool FuseSum(const OperatorDef& add) {
     if (add.type() != "Add" || !blocked_.count(add.input(0)) || !blocked_.count(add.input(1))) return false;
     if (reads_.empty()) CollectReads(net_, &reads_);
     for (int i = 0; i < 2; ++i) {
       const std::string& conv_out = add.input(i);
       const std::string& other = add.input(1 - i);
-      if (!sum_candidates_.count(conv_out) || reads_[conv_out] != 1 || conv_out == other) continue;
+      // The conv must come after the op writing `other` (a shortcut conv
+      // may come later in the net than the branch's last conv).
+      if (!sum_candidates_.count(conv_out) || reads_[conv_out] != 1 || conv_out == other ||
+          !producer_.count(other) || producer_[other] >= producer_[conv_out]) {
+        continue;
+      }
       OperatorDef& conv = (*out_)[producer_[conv_out]];
       while (conv.input_size() < 3) conv.add_input("");  // B absent
       conv.add_input(blocked_[other]);

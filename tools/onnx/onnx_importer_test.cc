@@ -330,6 +330,48 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   }
 }
 
+// ResNet's downsampling block: the shortcut conv comes after the branch's
+// last conv, so the Add fuses into the shortcut conv (whose Sum is the
+// branch, written before it), never into a conv that would read a later
+// value.
+TEST(OnnxImporterTest, ResidualAddFusesIntoTheLaterConv) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 16, 6, 6}, 60);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 16, 6, 6});
+  AddOutput(&g, "s");
+  int seed = 61;
+  for (const char* w : {"w1", "w2", "w3"}) {
+    *g.add_initializer() = FloatTensor(w, testing::RandomTensor(DataType::kFloat32, {16, 16, 1, 1}, seed++, -0.5, 0.5));
+  }
+  AddNode(&g, "Conv", {"x", "w1"}, {"c1"});
+  AddNode(&g, "Conv", {"c1", "w2"}, {"c2"});
+  AddNode(&g, "Conv", {"x", "w3"}, {"sc"});
+  AddNode(&g, "Add", {"c2", "sc"}, {"s"});
+  const std::string model = Serialize(g, 13);
+  onnx_import::ImportOptions blocked;
+  blocked.nchwc_block = 16;
+  auto net = onnx_import::ImportOnnxModel(model, blocked);
+  ASSERT_TRUE(net.ok()) << net.status();
+  const OperatorDef& shortcut = net->op(net->op_size() - 2);  // before the final ReorderOutput
+  ASSERT_EQ(shortcut.type(), "NchwcConv");
+  ASSERT_EQ(shortcut.input_size(), 4);
+  EXPECT_EQ(shortcut.input(3), "c2__nchwc");
+  onnx_import::ImportOptions plain;
+  plain.nchwc_block = 0;
+  Workspace ws_plain, ws_blocked;
+  ws_plain.SetBlob("x", x);
+  ws_blocked.SetBlob("x", x);
+  auto reference = onnx_import::ImportOnnxModel(model, plain);
+  ASSERT_TRUE(reference.ok());
+  auto a = Net::Create(*reference, &ws_plain, Reg());
+  auto b = Net::Create(*net, &ws_blocked, Reg());
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  ASSERT_TRUE((*a)->Run().ok());
+  absl::Status s = (*b)->Run();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob("s"), *ws_plain.GetBlob("s"), 1e-5, 1e-5));
+}
+
 TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {
   Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 2, 6, 5}, 40);
   Tensor w = testing::RandomTensor(DataType::kFloat32, {4, 2, 3, 3}, 41), b = testing::RandomTensor(DataType::kFloat32, {4}, 42);

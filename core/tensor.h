@@ -77,7 +77,8 @@ class Tensor {
   // A tensor over memory the caller owns (Buffer::Wrap): `dtype` `dims` at
   // `data`, nbytes() of them, on `device`; no copy. The caller keeps the
   // memory valid until `owner` is released (or, with a null owner, for as
-  // long as any tensor uses it). A net only reads a tensor fed as an input.
+  // long as any tensor uses it). loom::Session never writes a tensor fed as an input
+  // (it feeds a copy where an op of the net writes that input in place).
   // INVALID_ARGUMENT for a bad shape or dtype, or a null `data` with
   // elements.
   static absl::StatusOr<Tensor> Borrow(DataType dtype, Shape dims, void* data, std::shared_ptr<void> owner,

@@ -6,6 +6,8 @@
 # (scripts/fetch_models.sh) only the build is checked.
 set -uo pipefail
 cd "$(dirname "$0")/../examples/ocr_session"
+# Its Bazel server (another output base) is not kept, whatever happens.
+trap 'bazel shutdown 2>/dev/null' EXIT
 config=()
 if [[ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]]; then config=(--config=cuda); fi
 fail() { echo "example: $*"; echo "0 passed, 1 failed"; exit 1; }
@@ -21,5 +23,4 @@ fi
 read=$(bazel-bin/read_text "$PWD/line.ppm") || fail "read_text failed"
 echo "example: read_text printed '$read'"
 [[ "$read" == "Hello Loom" ]] || fail "expected 'Hello Loom'"
-bazel shutdown 2>/dev/null  # its server (another output base) is not kept
 echo "1 passed, 0 failed"

@@ -1,4 +1,5 @@
 // LoomSessionApi (loom_session_c_api.h): the C table over loom::Session.
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -28,6 +29,14 @@ struct LoomSession {
 namespace loom {
 namespace {
 
+// The structs' sizes in version 1 of the API, frozen: a caller built
+// against version 1 passes these even after later versions append members
+// (which are then read as zero, or not written).
+constexpr size_t kOptionsV1Size = 56;
+constexpr size_t kTensorInfoV1Size = 48;
+static_assert(sizeof(LoomSessionOptions) >= kOptionsV1Size && sizeof(LoomTensorInfo) >= kTensorInfoV1Size,
+              "members are only appended");
+
 // Runs `body` (returning absl::Status), turning an escaping C++ exception
 // into a status: none may cross the C boundary.
 template <typename F>
@@ -44,12 +53,13 @@ LoomStatus* Guarded(const char* what, F&& body) {
 absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
   SessionOptions o;
   if (c == nullptr) return o;
-  // Fields read only where the caller's struct_size covers them (all are
-  // version 1's, so a smaller struct is an old caller's mistake).
-  if (c->struct_size < sizeof(LoomSessionOptions)) {
-    return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.struct_size is ", c->struct_size, "; expected at least ",
-                                                   sizeof(LoomSessionOptions), " (LOOM_SESSION_OPTIONS_STRUCT_SIZE)"));
+  if (c->struct_size < kOptionsV1Size) {
+    return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.struct_size is ", c->struct_size,
+                                                   "; expected at least ", kOptionsV1Size,
+                                                   " (LOOM_SESSION_OPTIONS_STRUCT_SIZE)"));
   }
+  // Version 1's members are all there is so far; later ones would be read
+  // only where c->struct_size covers them.
   o.num_threads = c->num_threads;
   if (c->device != nullptr) o.device = c->device;
   for (size_t i = 0; i < c->num_plugins; ++i) o.plugins.emplace_back(c->plugins[i]);
@@ -78,14 +88,14 @@ absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
 std::unique_ptr<LoomSession> Wrap(std::unique_ptr<Session> session) {
   auto s = std::make_unique<LoomSession>();
   s->session = std::move(session);
-  for (const TensorInfo& i : s->session->inputs()) {
-    s->inputs.emplace_back();
-    for (const std::string& n : i.dim_names) s->inputs.back().dim_names.push_back(n.c_str());
-  }
-  for (const TensorInfo& i : s->session->outputs()) {
-    s->outputs.emplace_back();
-    for (const std::string& n : i.dim_names) s->outputs.back().dim_names.push_back(n.c_str());
-  }
+  auto names = [](const std::vector<TensorInfo>& infos, std::vector<LoomSession::Info>* out) {
+    for (const TensorInfo& i : infos) {
+      out->emplace_back();
+      for (const std::string& n : i.dim_names) out->back().dim_names.push_back(n.c_str());
+    }
+  };
+  names(s->session->inputs(), &s->inputs);
+  names(s->session->outputs(), &s->outputs);
   return s;
 }
 
@@ -118,6 +128,9 @@ LoomStatus* CreateFromNetDef(const void* netdef, size_t bytes, const LoomSession
   if (netdef == nullptr && bytes > 0) return ToLoomStatus(absl::InvalidArgumentError("CreateSessionFromNetDef: `netdef` is NULL"));
   return Create(options, out, [&](const SessionOptions& o) -> absl::StatusOr<std::unique_ptr<Session>> {
     NetDef net;
+    if (bytes > static_cast<size_t>(INT_MAX)) {
+      return absl::InvalidArgumentError(absl::StrCat("CreateSessionFromNetDef: ", bytes, " bytes; a NetDef is at most 2 GiB"));
+    }
     if (!net.ParseFromArray(netdef, static_cast<int>(bytes))) {
       return absl::InvalidArgumentError(absl::StrCat("CreateSessionFromNetDef: the ", bytes, " bytes are not a binary NetDef"));
     }
@@ -135,9 +148,11 @@ LoomStatus* FillInfo(const char* what, const std::vector<TensorInfo>& infos, con
   if (index >= infos.size()) {
     return ToLoomStatus(absl::OutOfRangeError(absl::StrCat(what, ": index ", index, "; the model has ", infos.size())));
   }
-  if (out == nullptr || out->struct_size < sizeof(LoomTensorInfo)) {
-    return ToLoomStatus(absl::InvalidArgumentError(absl::StrCat(what, ": `info` is NULL or its struct_size is below ",
-                                                                sizeof(LoomTensorInfo), " (LOOM_TENSOR_INFO_STRUCT_SIZE)")));
+  if (out == nullptr) return ToLoomStatus(absl::InvalidArgumentError(absl::StrCat(what, ": `info` is NULL")));
+  if (out->struct_size < kTensorInfoV1Size) {
+    return ToLoomStatus(absl::InvalidArgumentError(absl::StrCat(what, ": info->struct_size is ", out->struct_size,
+                                                                "; expected at least ", kTensorInfoV1Size,
+                                                                " (LOOM_TENSOR_INFO_STRUCT_SIZE)")));
   }
   const TensorInfo& i = infos[index];
   out->name = i.name.c_str();
@@ -158,7 +173,8 @@ LoomStatus* OutputInfo(const LoomSession* s, size_t index, LoomTensorInfo* info)
 
 LoomStatus* CreateValue(LoomDataType dtype, const int64_t* dims, size_t rank, LoomValue** out) {
   return Guarded("CreateValue", [&]() -> absl::Status {
-    if (out == nullptr || (dims == nullptr && rank > 0)) return absl::InvalidArgumentError("CreateValue: `out` or `dims` is NULL");
+    if (out == nullptr) return absl::InvalidArgumentError("CreateValue: `out` is NULL");
+    if (dims == nullptr && rank > 0) return absl::InvalidArgumentError(absl::StrCat("CreateValue: `dims` is NULL with rank ", rank));
     absl::StatusOr<Tensor> t = Tensor::Create(static_cast<DataType>(dtype), Shape(dims, dims + rank));
     if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("CreateValue: ", t.status().message()));
     *out = new LoomValue{*std::move(t)};
@@ -168,7 +184,10 @@ LoomStatus* CreateValue(LoomDataType dtype, const int64_t* dims, size_t rank, Lo
 
 LoomStatus* CreateValueOver(LoomDataType dtype, const int64_t* dims, size_t rank, void* data, size_t bytes, LoomValue** out) {
   return Guarded("CreateValueOver", [&]() -> absl::Status {
-    if (out == nullptr || (dims == nullptr && rank > 0)) return absl::InvalidArgumentError("CreateValueOver: `out` or `dims` is NULL");
+    if (out == nullptr) return absl::InvalidArgumentError("CreateValueOver: `out` is NULL");
+    if (dims == nullptr && rank > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("CreateValueOver: `dims` is NULL with rank ", rank));
+    }
     absl::StatusOr<Tensor> t = Tensor::Borrow(static_cast<DataType>(dtype), Shape(dims, dims + rank), data, nullptr);
     if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("CreateValueOver: ", t.status().message()));
     if (t->nbytes() != bytes) {
@@ -190,6 +209,12 @@ void* ValueData(const LoomValue* v) { return v->tensor.raw_data(); }
 LoomStatus* Run(const LoomSession* session, const char* const* input_names, const LoomValue* const* inputs,
                 size_t num_inputs, const char* const* output_names, size_t num_outputs, LoomValue** outputs) {
   return Guarded("Run", [&]() -> absl::Status {
+    if (session == nullptr) return absl::InvalidArgumentError("Run: `session` is NULL");
+    if (num_inputs > 0 && (input_names == nullptr || inputs == nullptr)) {
+      return absl::InvalidArgumentError("Run: `input_names` or `inputs` is NULL with num_inputs > 0");
+    }
+    if (num_outputs > 0 && output_names == nullptr) return absl::InvalidArgumentError("Run: `output_names` is NULL with num_outputs > 0");
+    if (outputs == nullptr) return absl::InvalidArgumentError("Run: `outputs` is NULL");
     std::vector<std::pair<std::string, Tensor>> feeds;
     for (size_t i = 0; i < num_inputs; ++i) {
       if (input_names[i] == nullptr || inputs[i] == nullptr) {
@@ -197,22 +222,20 @@ LoomStatus* Run(const LoomSession* session, const char* const* input_names, cons
       }
       feeds.emplace_back(input_names[i], inputs[i]->tensor);
     }
-    std::vector<std::string> fetches(output_names, output_names + num_outputs);
-    const size_t n = num_outputs > 0 ? num_outputs : session->session->outputs().size();
+    std::vector<std::string> fetches;
+    for (size_t i = 0; i < num_outputs; ++i) {
+      if (output_names[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat("Run: output name ", i, " is NULL"));
+      fetches.emplace_back(output_names[i]);
+    }
+    const std::vector<TensorInfo>& declared = session->session->outputs();
+    const size_t n = num_outputs > 0 ? num_outputs : declared.size();
     std::vector<std::unique_ptr<LoomValue>> made(n);
     absl::Status s = session->session->RunWith(feeds, fetches, [&](size_t i, const Tensor& src) -> absl::Status {
-      if (outputs[i] == nullptr) {
-        absl::StatusOr<Tensor> copy = src.Clone();
-        if (!copy.ok()) return copy.status();
-        made[i] = std::make_unique<LoomValue>(LoomValue{*std::move(copy)});
-        return absl::OkStatus();
-      }
-      Tensor& dst = outputs[i]->tensor;
-      if (dst.dtype() != src.dtype() || dst.num_elements() != src.num_elements()) {
-        return absl::InvalidArgumentError(absl::StrCat("Run: output ", i, " is ", src.DebugString(), "; the buffer given is ",
-                                                       dst.DebugString()));
-      }
-      return CopyTensorBytes(src, &dst);
+      if (outputs[i] != nullptr) return CopyOutputInto(fetches.empty() ? declared[i].name : fetches[i], src, &outputs[i]->tensor);
+      absl::StatusOr<Tensor> copy = src.Clone();
+      if (!copy.ok()) return copy.status();
+      made[i] = std::make_unique<LoomValue>(LoomValue{*std::move(copy)});
+      return absl::OkStatus();
     });
     if (!s.ok()) return s;
     for (size_t i = 0; i < n; ++i) {

@@ -41,6 +41,9 @@ TEST(SessionCApiTest, VersionsAndTableSize) {
   ASSERT_NE(Api(), nullptr);
   EXPECT_EQ(Api()->struct_size, sizeof(LoomSessionApi));
   EXPECT_EQ(Api()->version, LOOM_SESSION_API_VERSION);
+  // Version 1's layouts (x86-64), frozen: members are only appended.
+  EXPECT_EQ(sizeof(LoomSessionOptions), 56u);
+  EXPECT_EQ(sizeof(LoomTensorInfo), 48u);
 }
 
 TEST(SessionCApiTest, FromCTheSameAsTheCppSession) {
@@ -126,6 +129,7 @@ TEST(SessionCApiTest, ErrorsAreStatusesNamingWhatIsWrong) {
   EXPECT_NE(Message(Api()->CreateValueOver(LOOM_DTYPE_FLOAT, dims, 4, pixels, 100, &x)).find("takes 12288 bytes; 100 given"),
             std::string::npos);
   ASSERT_EQ(Api()->CreateValueOver(LOOM_DTYPE_FLOAT, dims, 4, pixels, sizeof pixels, &x), nullptr);
+  EXPECT_EQ(Api()->ValueData(x), static_cast<void*>(pixels));  // over the caller's memory, no copy
   const char* wrong[] = {"imag"};
   LoomValue* y = nullptr;
   EXPECT_NE(Message(Api()->Run(s, wrong, &x, 1, nullptr, 0, &y)).find("no input 'imag'; the inputs are image"),
@@ -135,7 +139,7 @@ TEST(SessionCApiTest, ErrorsAreStatusesNamingWhatIsWrong) {
   LoomValue* small = nullptr;
   ASSERT_EQ(Api()->CreateValue(LOOM_DTYPE_FLOAT, small_dims, 1, &small), nullptr);
   const char* in[] = {"image"};
-  EXPECT_NE(Message(Api()->Run(s, in, &x, 1, nullptr, 0, &small)).find("output 0 is float32[1, 10]; the buffer given is float32[9]"),
+  EXPECT_NE(Message(Api()->Run(s, in, &x, 1, nullptr, 0, &small)).find("output 'prob' is float32[1, 10]; the buffer given is float32[9]"),
             std::string::npos);
   // The run's own errors name the op.
   const int64_t bad_dims[] = {1, 5, 32, 32};
@@ -143,6 +147,13 @@ TEST(SessionCApiTest, ErrorsAreStatusesNamingWhatIsWrong) {
   ASSERT_EQ(Api()->CreateValue(LOOM_DTYPE_FLOAT, bad_dims, 4, &bad), nullptr);
   EXPECT_NE(Message(Api()->Run(s, in, &bad, 1, nullptr, 0, &y)).find("conv1"), std::string::npos);
   EXPECT_EQ(y, nullptr);
+  EXPECT_NE(Message(Api()->Run(s, nullptr, nullptr, 1, nullptr, 0, &y)).find("`input_names` or `inputs` is NULL"),
+            std::string::npos);
+  EXPECT_NE(Message(Api()->Run(nullptr, in, &x, 1, nullptr, 0, &y)).find("`session` is NULL"), std::string::npos);
+  LoomTensorInfo old_info;
+  old_info.struct_size = 16;
+  EXPECT_NE(Message(Api()->SessionInputInfo(s, 0, &old_info)).find("struct_size is 16; expected at least 48"),
+            std::string::npos);
   Api()->ReleaseValue(bad);
   Api()->ReleaseValue(small);
   Api()->ReleaseValue(x);

@@ -6,9 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "core/checked_net.h"
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
@@ -46,22 +44,6 @@ std::vector<TensorInfo> Declared(const google::protobuf::RepeatedPtrField<onnx::
     out.push_back(std::move(info));
   }
   return out;
-}
-
-// "CUDA" or "CUDA:1", a device the registry has.
-absl::StatusOr<DeviceOption> ParseDevice(const std::string& name, const Registry& registry) {
-  DeviceOption d;
-  std::vector<std::string> parts = absl::StrSplit(name, absl::MaxSplits(':', 1));
-  int id = 0;
-  if (parts[0].empty() || (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &id) || id < 0))) {
-    return absl::InvalidArgumentError(absl::StrCat("SessionOptions::device '", name, "': expected TYPE or TYPE:<id> (CPU, CUDA:0)"));
-  }
-  if (registry.FindDevice(parts[0], id) == nullptr) {
-    return absl::NotFoundError(absl::StrCat("SessionOptions::device '", name, "': no such device (is its plugin loaded?)"));
-  }
-  d.set_device_type(parts[0]);
-  d.set_device_id(id);
-  return d;
 }
 
 std::string Names(const std::vector<TensorInfo>& infos) {
@@ -114,15 +96,24 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<T
   absl::StatusOr<std::unique_ptr<Registry>> registry = tools::MakeRegistry(options.plugins, &warnings);
   if (!registry.ok()) return registry.status();
   s->registry_ = *std::move(registry);
+  if (options.optimization_level != 0 && options.optimization_level != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("SessionOptions::optimization_level is ", options.optimization_level,
+                                                   "; expected 0 (none) or 1 (all)"));
+  }
   if (!options.device.empty()) {
-    absl::StatusOr<DeviceOption> device = ParseDevice(options.device, *s->registry_);
-    if (!device.ok()) return device.status();
+    const std::string what = absl::StrCat("SessionOptions::device '", options.device, "': ");
+    absl::StatusOr<DeviceOption> device = tools::ParseDeviceName(options.device);
+    if (!device.ok()) return absl::InvalidArgumentError(absl::StrCat(what, device.status().message()));
+    absl::Status usable = tools::RequireDevice(*device, s->registry_.get(), "cuda");
+    if (!usable.ok()) return absl::Status(usable.code(), absl::StrCat(what, usable.message()));
     std::set<std::string> on_host;
     tools::PlaceOnDevice(&net, *device, *s->registry_, /*fallback=*/true, &on_host);
-    // Large float weights onto the device once (they land in weights_,
-    // which the loop below then leaves alone).
-    absl::StatusOr<int> moved = tools::PreloadWeights(net, *device, &s->weights_, s->registry_.get());
-    if (!moved.ok()) return moved.status();
+    // Large float weights onto a non-host device once (they land in
+    // weights_, which the loop below then leaves alone).
+    if (!s->registry_->FindDevice(device->device_type(), device->device_id())->is_host()) {
+      absl::StatusOr<int> moved = tools::PreloadWeights(net, *device, &s->weights_, s->registry_.get());
+      if (!moved.ok()) return moved.status();
+    }
   }
   // The weights once, in the session's workspace; the net keeps their
   // names, types and dims (so kernels still see them as constants).
@@ -137,6 +128,13 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<T
     s->weights_.SetBlob(init.name(), *std::move(t));
     TensorProto meta = InitializerMetadata(init);
     init.Swap(&meta);
+  }
+  for (const OperatorDef& op : net.op()) {
+    for (const std::string& out : op.output()) {
+      for (const TensorInfo& in : inputs) {
+        if (in.name == out) s->written_inputs_.insert(out);
+      }
+    }
   }
   s->net_ = std::move(net);
   s->inputs_ = std::move(inputs);
@@ -213,17 +211,32 @@ absl::Status Session::RunWith(const std::vector<std::pair<std::string, Tensor>>&
     absl::MutexLock lock(&mu_);
     ++runners_;
   }
-  for (const auto& [name, t] : feeds) runner->ws.SetBlob(name, t);  // shares the buffer, no copy
+  // Whatever happens below (an exception from `take` included), the
+  // caller's buffers are let go of and the runner goes back to the pool.
+  struct Return {
+    const Session* session;
+    std::unique_ptr<Runner>* runner;
+    const std::vector<std::pair<std::string, Tensor>>* feeds;
+    ~Return() {
+      for (const auto& [name, t] : *feeds) (*runner)->ws.SetBlob(name, Tensor());
+      absl::MutexLock lock(&session->mu_);
+      session->idle_.push_back(std::move(*runner));
+    }
+  } give_back{this, &runner, &feeds};
+  for (const auto& [name, t] : feeds) {
+    if (written_inputs_.count(name)) {  // an op writes it in place: the caller's values are not to change
+      absl::StatusOr<Tensor> copy = t.Clone();
+      if (!copy.ok()) return copy.status();
+      runner->ws.SetBlob(name, *std::move(copy));
+    } else {
+      runner->ws.SetBlob(name, t);  // shares the buffer, no copy
+    }
+  }
   absl::Status s = runner->net->Run();
   for (size_t i = 0; s.ok() && i < names.size(); ++i) {
     const Tensor* t = runner->ws.GetBlob(names[i]);
     s = t != nullptr ? take(i, *t)
                      : absl::InternalError(absl::StrCat("Session::Run: the net left no output '", names[i], "'"));
-  }
-  for (const auto& [name, t] : feeds) runner->ws.SetBlob(name, Tensor());  // the caller's buffers are not held
-  {
-    absl::MutexLock lock(&mu_);
-    idle_.push_back(std::move(runner));
   }
   return s;
 }
@@ -247,14 +260,18 @@ absl::Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& fee
   if (outputs->size() != expected) {
     return absl::InvalidArgumentError(absl::StrCat("Session::Run: ", expected, " outputs fetched, ", outputs->size(), " given"));
   }
-  return RunWith(feeds, fetches, [outputs](size_t i, const Tensor& src) -> absl::Status {
-    Tensor& dst = (*outputs)[i];
-    if (dst.dtype() != src.dtype() || dst.num_elements() != src.num_elements() || !dst.device()->is_host()) {
-      return absl::InvalidArgumentError(absl::StrCat("Session::Run: output ", i, " is ", src.DebugString(), "; the buffer given is ",
-                                                     dst.DebugString(), dst.device()->is_host() ? "" : " (not on the host)"));
-    }
-    return CopyTensorBytes(src, &dst);  // from a device too
+  return RunWith(feeds, fetches, [&](size_t i, const Tensor& src) {
+    return CopyOutputInto(fetches.empty() ? outputs_[i].name : fetches[i], src, &(*outputs)[i]);
   });
+}
+
+absl::Status CopyOutputInto(const std::string& name, const Tensor& src, Tensor* dst) {
+  if (dst->dtype() != src.dtype() || dst->num_elements() != src.num_elements() || !dst->device()->is_host()) {
+    return absl::InvalidArgumentError(absl::StrCat("Session::Run: output '", name, "' is ", src.DebugString(),
+                                                   "; the buffer given is ", dst->DebugString(),
+                                                   dst->device()->is_host() ? "" : " (not on the host)"));
+  }
+  return CopyTensorBytes(src, dst);  // from a device too
 }
 
 }  // namespace loom

@@ -16,6 +16,7 @@
 #define LOOM_SESSION_SESSION_H_
 
 #include <functional>
+#include <set>
 #include <memory>
 #include <string>
 #include <utility>
@@ -41,11 +42,16 @@ struct SessionOptions {
   // "CUDA", "CUDA:<id>" (loom_run --device): ops with no kernel for that
   // device stay on the CPU, the planner copies tensors across, and large
   // float weights are copied to the device once. Inputs and outputs of Run
-  // are host tensors either way.
+  // are host tensors either way. For CUDA the CUDA plugin is loaded
+  // (LOOM_PLUGIN_PATH or loom_plugins/ next to the binary) unless one is.
+  // Errors: INVALID_ARGUMENT for a malformed name, NOT_FOUND listing the
+  // registered device types.
   std::string device;
   // ONNX import: 1 (default) folds BatchNormalization and scalar affines
-  // into Conv and fuses HardSwish and Conv + activation (ONNX Runtime's
-  // graph optimizations); 0 runs the graph's ops as written.
+  // into Conv, fuses HardSwish and Conv + activation, and keeps runs of
+  // convolutions in oneDNN's blocked layout (tools/onnx/nchwc_layout.h;
+  // ONNX Runtime's graph optimizations); 0 runs the graph's ops as written.
+  // INVALID_ARGUMENT for another value.
   int optimization_level = 1;
   // Memory: true plans it (an arena per runner, run-time sizes from a
   // pool); false allocates every output as it is made (less held between
@@ -123,10 +129,17 @@ class Session {
   Workspace weights_;  // the initializers, once; every runner's workspace reads them
   NetDef net_;         // initializers without their data (held in weights_)
   std::vector<TensorInfo> inputs_, outputs_;
+  std::set<std::string> written_inputs_;  // inputs an op writes in place: fed as copies
   mutable absl::Mutex mu_;
   mutable std::vector<std::unique_ptr<Runner>> idle_ ABSL_GUARDED_BY(mu_);
   mutable int runners_ ABSL_GUARDED_BY(mu_) = 0;
 };
+
+// Copies a run's output `src` into the caller's host tensor `dst`, which must
+// have its dtype and element count (it keeps its own dims): Run's and the C
+// API's caller-owned outputs. INVALID_ARGUMENT naming output `name`, the
+// expected and the found otherwise.
+absl::Status CopyOutputInto(const std::string& name, const Tensor& src, Tensor* dst);
 
 }  // namespace loom
 

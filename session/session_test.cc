@@ -146,6 +146,31 @@ TEST(SessionTest, DeviceOptionAndBorrowedInputs) {
   EXPECT_EQ(Session::FromNetDef(*def, bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A net that writes an input in place (Relu x -> x is allowed: Relu's
+// schema declares the pair): the session feeds it a copy, so the caller's
+// borrowed memory keeps its values.
+TEST(SessionTest, InputsWrittenInPlaceAreFedAsCopies) {
+  NetDef net;
+  net.set_name("in_place");
+  net.add_external_input("x");
+  net.add_external_output("x");
+  OperatorDef* relu = net.add_op();
+  relu->set_type("Relu");
+  relu->add_input("x");
+  relu->add_output("x");
+  auto s = Session::FromNetDef(net);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::vector<float> values = {-1.0f, 2.0f, -3.0f, 4.0f};
+  const std::vector<float> before = values;
+  absl::StatusOr<Tensor> x = Tensor::Borrow(DataType::kFloat32, {4}, values.data(), nullptr);
+  ASSERT_TRUE(x.ok());
+  auto y = (*s)->Run({{"x", *x}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(values, before);
+  EXPECT_EQ((*y)[0].data<float>()[0], 0.0f);
+  EXPECT_EQ((*y)[0].data<float>()[1], 2.0f);
+}
+
 // The check: one session of the PP-OCR recognizer, 8 threads x 200
 // runs, every output bitwise equal to one thread's.
 TEST(SessionTest, PpOcrRecognizerFromEightThreads) {

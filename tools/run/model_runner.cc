@@ -26,21 +26,8 @@ namespace {
 absl::Status UseDevice(const RunOptions& options, Registry* registry, NetDef* net, std::ostream& notes) {
   const DeviceOption& device = *options.device_option;
   const std::string& type = device.device_type();
-  if (type == "CUDA" && !registry->FindPlugin("cuda").has_value()) {
-    absl::Status s = LoadPlugin(registry, FindDataFile("plugins/cuda/libloom_cuda.so"));
-    if (!s.ok()) {
-      return Failure(absl::StrCat("--device ", options.device,
-                                  ": cannot load the CUDA plugin (pass --plugin=PATH/libloom_cuda.so): "),
-                     s);
-    }
-  }
-  if (registry->FindDevice(type, device.device_id()) == nullptr) {
-    return absl::NotFoundError(absl::StrCat(
-        "--device ", options.device, ": no such device (registered device types: ",
-        absl::StrJoin(registry->DeviceTypes(), ", "),
-        type == "CUDA" ? "; for CUDA the plugin is loaded but cudaGetDeviceCount found no usable GPU with that id" : "",
-        ")"));
-  }
+  absl::Status s = RequireDevice(device, registry, FindDataFile("plugins/cuda/libloom_cuda.so"));
+  if (!s.ok()) return absl::Status(s.code(), absl::StrCat("--device ", options.device, ": ", s.message()));
   std::set<std::string> on_host;
   PlaceOnDevice(net, device, *registry, options.device_fallback, &on_host);
   if (!on_host.empty()) {

@@ -1,4 +1,5 @@
 #include "tools/run/run_options.h"
+#include "tools/run/device_placement.h"
 
 #include <string>
 #include <vector>
@@ -107,19 +108,6 @@ absl::StatusOr<std::vector<std::pair<std::string, Shape>>> ParseInputShapes(cons
   return out;
 }
 
-// "CUDA" or "CUDA:1" into a DeviceOption.
-absl::StatusOr<DeviceOption> ParseDevice(const std::string& flag) {
-  DeviceOption d;
-  std::vector<std::string> parts = absl::StrSplit(flag, absl::MaxSplits(':', 1));
-  d.set_device_type(parts[0]);
-  int id = 0;
-  if (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &id) || id < 0)) {
-    return Failure(absl::InvalidArgumentError(absl::StrCat("--device '", flag, "': expected TYPE or TYPE:<id>")));
-  }
-  d.set_device_id(id);
-  return d;
-}
-
 // absl's --help and --helpshort list the flags of <program>.cc only; this
 // file holds loom_run's.
 void ListFlagsOfThisFileInHelp() {
@@ -174,8 +162,8 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.memory = absl::GetFlag(FLAGS_memory);
   o.poison_released_memory = absl::GetFlag(FLAGS_poison_released_memory);
   if (!o.device.empty()) {
-    auto d = ParseDevice(o.device);
-    if (!d.ok()) return d.status();
+    auto d = ParseDeviceName(o.device);
+    if (!d.ok()) return Failure(absl::InvalidArgumentError(absl::StrCat("--device '", o.device, "': ", d.status().message())));
     o.device_option = *d;
   }
   if (!o.executor.empty() && o.executor != "sequential" && o.executor != "multi_stream") {

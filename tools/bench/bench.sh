@@ -113,6 +113,22 @@ trap 'rm -f "$RSS"' EXIT
 /usr/bin/time -f %M -o "$RSS" node -e "require('$ORT_DIR/node_modules/onnxruntime-node')" >/dev/null 2>&1
 NODE_KB=$(tail -1 "$RSS")
 
+# --- which ISA each runtime uses ----------------------------------------------
+# Loom: what oneDNN reports (ONEDNN_VERBOSE) while it runs a convolution
+# model. ONNX Runtime: MLAS picks its kernels from cpuid when the library
+# loads and reports nothing, so the line gives the CPU's flags and the
+# kernel family MLAS takes for them (AVX-512F kernels with avx512f, else
+# AVX2/FMA3 with avx2 and fma, else SSE).
+loom_isa=$(ONEDNN_VERBOSE=1 bazel-bin/tools/loom_run "$MODELS/mobilenet.onnx" "X=$MODELS/mobilenet.X.pb" --iterations 1 \
+             --warmup 0 --num_threads "$THREADS" 2>&1 | sed -n 's/^onednn_verbose,info,cpu,isa:\(.*\)$/\1/p' | head -1)
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx512f|avx512bw|avx512dq|avx512vl|avx512_vnni|avx2|fma' |
+          sort | tr '\n' ' ')
+if [[ " $flags " == *" avx512f "* ]]; then ort_isa="AVX-512F kernels"
+elif [[ " $flags " == *" avx2 "* && " $flags " == *" fma "* ]]; then ort_isa="AVX2/FMA3 kernels"
+else ort_isa="SSE kernels"; fi
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); flags: ${flags% }"
+echo "ISA: Loom (oneDNN): ${loom_isa:-unknown}; ONNX Runtime (MLAS, from cpuid): $ort_isa"
+
 # --- the table ----------------------------------------------------------------
 printf '%-16s %12s %12s %8s %14s %8s %9s %9s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs "Loom MB" "ORT MB"
 NOTES=()

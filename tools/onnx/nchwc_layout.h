@@ -20,22 +20,27 @@ int64_t NchwcBlockForThisCpu();
 
 // Rewrites the top-level ops of `net` (in order; nested nets are left as they
 // are):
-//   - a Conv or FusedConv with one output whose W is a float32 rank-4
-//     initializer (a 2-D convolution) with input and output channels
-//     multiples of `block` becomes NchwcConv (same inputs and attributes,
-//     plus `block`) on X's blocked form, which a ReorderInput makes when X
-//     has none yet;
+//   - a pointwise (1x1) or grouped (depthwise) Conv or FusedConv with one
+//     output whose W is a float32 rank-4 initializer, with input and output
+//     channels multiples of `block`, becomes NchwcConv (same inputs and
+//     attributes, plus `block`) on X's blocked form. A ReorderInput makes
+//     that form when X has none, except for a pointwise conv, which would
+//     be an island between plain ops: runs start at grouped convs. Dense
+//     convs with larger windows stay plain: oneDNN's brgemm kernels in the
+//     channels-last layout they choose beat its blocked ones there;
 //   - an element-wise op of one tensor input (Relu, LeakyRelu, Clip,
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Softplus, Abs, Neg,
 //     Exp, Sqrt; Clip's bounds are scalars) whose input is blocked works on
 //     the blocked tensor;
-//   - Add, Sub, Mul, Div of two blocked tensors stay blocked (broadcasting
-//     between them is the same as between their plain forms: the channel
-//     dim is never 1), as do those with a one-element initializer operand;
-//     an Add of a blocked NchwcConv output read only there (no Sum or
-//     activation yet) and another blocked tensor becomes that conv's Sum
-//     input (oneDNN's sum post-op; both must have the same shape at run
-//     time);
+//   - Add, Sub, Mul or Div of a blocked tensor and a one-element initializer
+//     stays blocked, as does an Add of two blocked tensors (broadcasting
+//     between blocked forms is the same as between plain ones: the channel
+//     dim is never 1). Such an Add whose one operand is an NchwcConv output
+//     read only there (no Sum or activation yet), written after the other
+//     operand, becomes that conv's Sum input (oneDNN's sum post-op; both
+//     must have the same shape at run time). Mul of two blocked tensors (a
+//     squeeze-excitation gate) stays plain: the broadcast over 16-element
+//     rows is slower than the reorders;
 //   - any other reader of a blocked tensor (and a net output) gets its plain
 //     form from one ReorderOutput.
 // Blocked tensors are named "<name>__nchwc". Returns how many convolutions

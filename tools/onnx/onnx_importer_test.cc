@@ -264,14 +264,15 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   EXPECT_EQ(s.message().find("Relu"), std::string::npos) << s;
 }
 
-// A residual block (Conv+Relu, Conv, Add of the first conv's output, Relu)
-// then MaxPool: with the blocked layout (nchwc_layout.h) the convolutions
-// run as NchwcConv, the Add and the last Relu fold into the second one (its
-// Sum input and activation), one ReorderInput starts the run and one
-// ReorderOutput ends it before MaxPool; the outputs equal the plain import's.
+// A residual block (depthwise Conv + Relu, pointwise Conv, Add of the first
+// conv's output, Relu) then MaxPool: with the blocked layout
+// (nchwc_layout.h) the convolutions run as NchwcConv, the Add and the last
+// Relu fold into the second one (its Sum input and activation), one
+// ReorderInput starts the run and one ReorderOutput ends it before MaxPool;
+// the outputs equal the plain import's.
 TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   const Tensor x = testing::RandomTensor(DataType::kFloat32, {2, 16, 9, 7}, 50);
-  const Tensor w1 = testing::RandomTensor(DataType::kFloat32, {16, 16, 3, 3}, 51, -0.2, 0.2);
+  const Tensor w1 = testing::RandomTensor(DataType::kFloat32, {16, 1, 3, 3}, 51, -0.5, 0.5);
   const Tensor w2 = testing::RandomTensor(DataType::kFloat32, {16, 16, 1, 1}, 52, -0.5, 0.5);
   const Tensor b2 = testing::RandomTensor(DataType::kFloat32, {16}, 53);
   onnx::GraphProto g;
@@ -282,6 +283,7 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   *g.add_initializer() = FloatTensor("w2", w2);
   *g.add_initializer() = FloatTensor("b2", b2);
   onnx::NodeProto* c1 = AddNode(&g, "Conv", {"x", "w1"}, {"c1"});
+  IntAttr(c1, "group", 16);
   auto* pads = c1->add_attribute();
   pads->set_name("pads");
   pads->set_type(onnx::AttributeProto::INTS);
@@ -330,20 +332,21 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   }
 }
 
-// ResNet's downsampling block: the shortcut conv comes after the branch's
-// last conv, so the Add fuses into the shortcut conv (whose Sum is the
-// branch, written before it), never into a conv that would read a later
-// value.
+// A residual block whose shortcut conv comes after the branch's last conv
+// (as ResNet's downsampling blocks): the Add fuses into the shortcut conv
+// (whose Sum is the branch, written before it), never into a conv that
+// would read a later value.
 TEST(OnnxImporterTest, ResidualAddFusesIntoTheLaterConv) {
   const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 16, 6, 6}, 60);
   onnx::GraphProto g;
   AddInput(&g, "x", {1, 16, 6, 6});
   AddOutput(&g, "s");
-  int seed = 61;
-  for (const char* w : {"w1", "w2", "w3"}) {
+  *g.add_initializer() = FloatTensor("w1", testing::RandomTensor(DataType::kFloat32, {16, 1, 1, 1}, 61, -0.5, 0.5));
+  int seed = 62;
+  for (const char* w : {"w2", "w3"}) {
     *g.add_initializer() = FloatTensor(w, testing::RandomTensor(DataType::kFloat32, {16, 16, 1, 1}, seed++, -0.5, 0.5));
   }
-  AddNode(&g, "Conv", {"x", "w1"}, {"c1"});
+  IntAttr(AddNode(&g, "Conv", {"x", "w1"}, {"c1"}), "group", 16);  // depthwise: the run starts here
   AddNode(&g, "Conv", {"c1", "w2"}, {"c2"});
   AddNode(&g, "Conv", {"x", "w3"}, {"sc"});
   AddNode(&g, "Add", {"c2", "sc"}, {"s"});

@@ -71,6 +71,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::strin
   std::vector<TensorInfo> outputs = Declared(proto.graph().output(), {});
   onnx_import::ImportOptions import;
   import.fold_and_fuse = options.optimization_level > 0;
+  // Blocked layouts are a CPU matter: NchwcConv has no kernel elsewhere.
+  if (!options.device.empty() && options.device.rfind("CPU", 0) != 0) import.nchwc_block = 0;
   absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model, import);
   if (!net.ok()) return net.status();
   return Make(*std::move(net), std::move(inputs), std::move(outputs), options);

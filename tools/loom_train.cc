@@ -198,8 +198,12 @@ int main(int argc, char** argv) {
     std::cerr << "loom_train: --model and --data are required (see --help)\n";
     return 2;
   }
+  // NchwcConv (the blocked-layout pass) has no gradient: training imports
+  // without it.
+  loom::onnx_import::ImportOptions import;
+  import.nchwc_block = 0;
   absl::StatusOr<NetDef> forward =
-      absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model) : loom::ReadNetDef(model);
+      absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model, import) : loom::ReadNetDef(model);
   if (!forward.ok()) return Fail(model, forward.status());
   std::vector<std::string> warnings;
   auto registry = loom::tools::MakeRegistry({}, &warnings);

@@ -1,6 +1,8 @@
 // Conv and FusedConv (float32, 1-D to 3-D; Conv also float64, in plain loops) on oneDNN's convolution_forward
 // in oneDNN's blocked layouts (reorders in and out), built at plan time for
-// the planned shapes, with constant weights reordered once.
+// the planned shapes, with constant weights reordered once. NchwcConv
+// (ops/nn_nchwc.cc) is the same kernel on X and Y already in nChw8c/16c, no
+// reorders, with its Sum input through oneDNN's sum post-op.
 // FusedConv's activation is a oneDNN eltwise post-op, applied while the
 // output is still in cache.
 #include <algorithm>
@@ -66,7 +68,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (block_ > 0) {
-      if (!ready_) return sdk::Unimplemented(label_ + ": blocked output without a convolution (all-padding windows)");
+      if (!ready_) return sdk::Unimplemented(label_ + ": a blocked Y from an X without elements");
       if (has_sum_) LOOM_SDK_RETURN_IF_ERROR(CopySum(ctx.Input(3), y));
     } else if (!ready_) {
       return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
@@ -102,8 +104,8 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     if (block_ > 0) {
       if (xs.size() != 5 || xs[4] != block_ || ws.size() != 4) {
         return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / " + std::to_string(block_) + ", H, W, " +
-                                    std::to_string(block_) + "] with a 2-D W; found X " + ShapeStr(xs) + ", W " +
-                                    ShapeStr(ws));
+                                    std::to_string(block_) + "] and W [M, C / group, kH, kW]; found X " + ShapeStr(xs) +
+                                    ", W " + ShapeStr(ws));
       }
       xs = {xs[0], xs[1] * block_, xs[2], xs[3]};
     }
@@ -161,13 +163,37 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
   int64_t block_ = 0;    // NchwcConv: channels per block of X and Y; 0: plain NCHW
   bool has_sum_ = false; // NchwcConv's Sum input, added before the activation
 
-  // Y = Sum, which the sum post-op then adds to (Y may be Sum's own buffer).
+  // Y = Sum, which the sum post-op then adds to. Sum may broadcast to Y's
+  // shape (numpy rules: its dims are Y's or 1), as the Add it replaces
+  // did; one larger than Y is an error (the Add's output would be larger
+  // than the conv's).
   Status CopySum(const Tensor& sum, Tensor& y) const {
-    if (sum.shape() != y.shape()) {
-      return sdk::InvalidArgument(label_ + ": input Sum must have Y's shape " + ShapeStr(y.shape()) + "; found " +
-                                  ShapeStr(sum.shape()));
+    const std::vector<int64_t> ss = sum.shape(), ys = y.shape();
+    if (ss == ys) {
+      std::memcpy(y.raw_data(), sum.raw_data(), y.num_elements() * sizeof(float));
+      return Status::Ok();
     }
-    if (sum.raw_data() != y.raw_data()) std::memcpy(y.raw_data(), sum.raw_data(), y.num_elements() * sizeof(float));
+    bool fits = ss.size() == ys.size();
+    for (size_t i = 0; fits && i < ss.size(); ++i) fits = ss[i] == ys[i] || ss[i] == 1;
+    if (!fits) {
+      return sdk::InvalidArgument(label_ + ": input Sum (a residual Add fused in) must broadcast to Y's shape " +
+                                  ShapeStr(ys) + "; found " + ShapeStr(ss));
+    }
+    // Element by element over Y's index; Sum's stride is 0 along its dims of 1.
+    std::vector<int64_t> stride(ss.size(), 0);
+    for (int64_t i = static_cast<int64_t>(ss.size()) - 1, s = 1; i >= 0; --i) {
+      stride[i] = ss[i] == 1 ? 0 : s;
+      s *= ss[i];
+    }
+    const float* in = sum.data<float>();
+    float* out = y.data<float>();
+    std::vector<int64_t> idx(ys.size(), 0);
+    for (int64_t e = 0; e < y.num_elements(); ++e) {
+      int64_t at = 0;
+      for (size_t i = 0; i < ys.size(); ++i) at += idx[i] * stride[i];
+      out[e] = in[at];
+      for (int64_t i = static_cast<int64_t>(ys.size()) - 1; i >= 0 && ++idx[i] == ys[i]; --i) idx[i] = 0;
+    }
     return Status::Ok();
   }
 

@@ -1,7 +1,7 @@
 // What the CPU Conv/FusedConv (nn_conv.cc) and ConvTranspose
 // (nn_conv_transpose.cc) kernels share: operands X, W and optional B; a
 // oneDNN primitive that chooses its own layouts for X, W and Y, with reorders
-// in and out; the kernel lifecycle of ABI 2 (Prepare configures for the
+// in and out (none for NchwcConv, whose X and Y are blocked already); the kernel lifecycle of ABI 2 (Prepare configures for the
 // planned shapes and packs a constant W once; Compute reconfigures only when
 // the shapes change and repacks a W that is not constant on every run).
 #ifndef LOOM_PLUGINS_CPU_NN_CONV_COMMON_H_

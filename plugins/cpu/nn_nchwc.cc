@@ -46,7 +46,9 @@ class ReorderKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
     if (y.num_elements() == 0) return Status::Ok();
     const int64_t block = ToBlocked ? block_ : xs[4];
-    if (plain != plain_ || block != built_block_) {
+    // Primitives are built for a thread count (dnnl_common.h): rebuilt when
+    // it changes too.
+    if (plain != plain_ || block != built_block_ || ctx.num_threads() != threads_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, ctx.num_threads(), [&] {
         const dnnl::memory::desc p = PlainDesc(plain), b = BlockedDesc(plain, block);
         from_ = UnboundMemory(ToBlocked ? p : b);
@@ -55,6 +57,7 @@ class ReorderKernel {
       }));
       plain_ = plain;
       built_block_ = block;
+      threads_ = ctx.num_threads();
     }
     from_.set_data_handle(x.raw_data());
     to_.set_data_handle(y.raw_data());
@@ -66,6 +69,7 @@ class ReorderKernel {
   int64_t block_ = 0;
   std::vector<int64_t> plain_;  // the plain shape the reorder was made for
   int64_t built_block_ = 0;
+  int threads_ = 0;
   dnnl::memory from_, to_;
   dnnl::reorder reorder_;
 };

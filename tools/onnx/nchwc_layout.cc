@@ -1,5 +1,6 @@
 #include "tools/onnx/nchwc_layout.h"
 
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -30,7 +31,11 @@ void NestedReads(const OperatorDef& op, std::set<std::string>* out) {
 // A 2-D Conv/FusedConv whose constant W has channel counts that are
 // multiples of `block`.
 bool Blockable(const NetDef& net, const OperatorDef& op, int64_t block) {
-  if ((op.type() != "Conv" && op.type() != "FusedConv") || op.output_size() != 1 || op.input_size() < 2) return false;
+  // X, W and B only (ONNX Runtime's FusedConv may carry a fourth input Z).
+  if ((op.type() != "Conv" && op.type() != "FusedConv") || op.output_size() != 1 || op.input_size() < 2 ||
+      op.input_size() > 3) {
+    return false;
+  }
   const TensorProto* w = FindInitializer(net, op.input(1));
   if (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32) || w->dims_size() != 4) return false;
   for (const std::string& in : net.external_input()) {
@@ -43,8 +48,13 @@ bool Blockable(const NetDef& net, const OperatorDef& op, int64_t block) {
   // themselves, beat its nChw16c kernels (ResNet-18's 3x3 convs: 0.52 ms
   // against 0.65 ms each, ONEDNN_VERBOSE). Pointwise and grouped
   // (depthwise) ones are fastest blocked.
+  // Grouped: depthwise (one input and one output channel per group) or
+  // groups of whole blocks; oneDNN has no fast blocked kernel for others
+  // (ResNeXt's 4 channels per group).
   const bool pointwise = w->dims(2) == 1 && w->dims(3) == 1;
-  return (pointwise || group > 1) && w->dims(0) % block == 0 && (w->dims(1) * group) % block == 0;
+  const int64_t m = w->dims(0), c = w->dims(1) * group;
+  const bool grouped = group > 1 && ((w->dims(1) == 1 && m == group) || (w->dims(1) % block == 0 && (m / group) % block == 0));
+  return ((pointwise && group == 1) || grouped) && m % block == 0 && c % block == 0;
 }
 
 bool Pointwise(const NetDef& net, const OperatorDef& conv) {
@@ -85,6 +95,10 @@ class Rewriter {
         }
       } else {
         for (const std::string& in : op.input()) Plain(in);
+        for (const std::string& out : op.output()) {  // a name written again: its blocked form is stale
+          blocked_.erase(out);
+          blocked_only_.erase(out);
+        }
         out_->push_back(op);
       }
     }
@@ -197,9 +211,20 @@ class Rewriter {
 
 }  // namespace
 
-int64_t NchwcBlockForThisCpu() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
+int64_t NchwcBlockForThisCpu() {
+#if defined(__x86_64__)
+  // oneDNN's own cap on its ISA (ONEDNN_MAX_CPU_ISA=AVX2, ...) counts too.
+  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA");
+  const bool capped = cap != nullptr && std::string(cap).find("AVX512") == std::string::npos &&
+                      std::string(cap).find("ALL") == std::string::npos && std::string(cap) != "DEFAULT";
+  return __builtin_cpu_supports("avx512f") && !capped ? 16 : 8;
+#else
+  return 8;
+#endif
+}
 
 int PropagateNchwcLayout(NetDef* net, int64_t block) {
+  if (block != 8 && block != 16) return 0;
   std::vector<OperatorDef> ops;
   const int convs = Rewriter(*net, block).Run(&ops);
   if (convs == 0) return 0;

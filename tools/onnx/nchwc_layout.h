@@ -15,14 +15,18 @@ namespace loom {
 namespace onnx_import {
 
 // The block oneDNN's convolutions prefer on this CPU: 16 (nChw16c) with
-// AVX-512, 8 (nChw8c) otherwise (ONNX Runtime's MlasNchwcGetBlockSize).
+// AVX-512 (unless ONEDNN_MAX_CPU_ISA caps oneDNN below it), 8 (nChw8c)
+// otherwise (ONNX Runtime's MlasNchwcGetBlockSize). Models imported here and
+// saved (loom_import) keep the block of this machine.
 int64_t NchwcBlockForThisCpu();
 
 // Rewrites the top-level ops of `net` (in order; nested nets are left as they
 // are):
-//   - a pointwise (1x1) or grouped (depthwise) Conv or FusedConv with one
-//     output whose W is a float32 rank-4 initializer, with input and output
-//     channels multiples of `block`, becomes NchwcConv (same inputs and
+//   - a pointwise (1x1, group 1) or grouped Conv or FusedConv (depthwise,
+//     or groups of whole blocks) with inputs X, W and an optional B, one
+//     output, and a W that is a float32 rank-4 initializer and not a net
+//     input, with input and output channels multiples of `block`, becomes
+//     NchwcConv (same inputs and
 //     attributes, plus `block`) on X's blocked form. A ReorderInput makes
 //     that form when X has none, except for a pointwise conv, which would
 //     be an island between plain ops: runs start at grouped convs. Dense
@@ -32,19 +36,21 @@ int64_t NchwcBlockForThisCpu();
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Softplus, Abs, Neg,
 //     Exp, Sqrt; Clip's bounds are scalars) whose input is blocked works on
 //     the blocked tensor;
-//   - Add, Sub, Mul or Div of a blocked tensor and a one-element initializer
-//     stays blocked, as does an Add of two blocked tensors (broadcasting
+//   - Add, Sub, Mul or Div of a blocked tensor and a one-element float32
+//     initializer of rank <= 4 (not a net input) stays blocked, as does an Add of two blocked tensors (broadcasting
 //     between blocked forms is the same as between plain ones: the channel
 //     dim is never 1). Such an Add whose one operand is an NchwcConv output
 //     read only there (no Sum or activation yet), written after the other
-//     operand, becomes that conv's Sum input (oneDNN's sum post-op; both
-//     must have the same shape at run time). Mul of two blocked tensors (a
+//     operand, becomes that conv's Sum input (oneDNN's sum post-op; Sum may
+//     broadcast to the conv's output as the Add did, and one larger than it
+//     is a run-time error). Mul of two blocked tensors (a
 //     squeeze-excitation gate) stays plain: the broadcast over 16-element
 //     rows is slower than the reorders;
 //   - any other reader of a blocked tensor (and a net output) gets its plain
 //     form from one ReorderOutput.
-// Blocked tensors are named "<name>__nchwc". Returns how many convolutions
-// run blocked (0: `net` is unchanged).
+// Blocked tensors are named "<name>__nchwc". A name written again by a plain
+// op loses its blocked form. Returns how many convolutions run blocked (0:
+// `net` is unchanged, also for a `block` other than 8 or 16).
 int PropagateNchwcLayout(NetDef* net, int64_t block);
 
 }  // namespace onnx_import

@@ -264,6 +264,28 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   EXPECT_EQ(s.message().find("Relu"), std::string::npos) << s;
 }
 
+// Runs `blocked` (`model` imported with the NCHWc pass) and the plain import
+// of `model` on `feeds` and expects their output `out` within 1e-5.
+void ExpectSameAsPlainImport(const std::string& model, const NetDef& blocked,
+                             const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& out) {
+  onnx_import::ImportOptions plain;
+  plain.nchwc_block = 0;
+  auto reference = onnx_import::ImportOnnxModel(model, plain);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  Workspace ws_plain, ws_blocked;
+  for (const auto& [name, t] : feeds) {
+    ws_plain.SetBlob(name, t);
+    ws_blocked.SetBlob(name, t);
+  }
+  auto a = Net::Create(*reference, &ws_plain, Reg());
+  auto b = Net::Create(blocked, &ws_blocked, Reg());
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  ASSERT_TRUE((*a)->Run().ok());
+  absl::Status s = (*b)->Run();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob(out), *ws_plain.GetBlob(out), 1e-5, 1e-5)) << out;
+}
+
 // A residual block (depthwise Conv + Relu, pointwise Conv, Add of the first
 // conv's output, Relu) then MaxPool: with the blocked layout
 // (nchwc_layout.h) the convolutions run as NchwcConv, the Add and the last
@@ -298,37 +320,21 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   k->set_type(onnx::AttributeProto::INTS);
   for (int64_t v : {2, 2}) k->add_ints(v);
   const std::string model = Serialize(g, 13);
-
-  onnx_import::ImportOptions plain;
-  plain.nchwc_block = 0;
-  auto reference = onnx_import::ImportOnnxModel(model, plain);
-  ASSERT_TRUE(reference.ok()) << reference.status();
   for (int64_t block : {8, 16}) {
+    SCOPED_TRACE(block);
     onnx_import::ImportOptions blocked;
     blocked.nchwc_block = block;
     auto net = onnx_import::ImportOnnxModel(model, blocked);
     ASSERT_TRUE(net.ok()) << net.status();
     std::vector<std::string> types;
     for (const OperatorDef& op : net->op()) types.push_back(op.type());
-    EXPECT_EQ(types, (std::vector<std::string>{"ReorderInput", "NchwcConv", "NchwcConv", "ReorderOutput", "MaxPool"}))
-        << "block " << block;
+    EXPECT_EQ(types, (std::vector<std::string>{"ReorderInput", "NchwcConv", "NchwcConv", "ReorderOutput", "MaxPool"}));
     const OperatorDef& second = net->op(2);
     ASSERT_EQ(second.input_size(), 4);  // X, W, B and the residual as Sum
     EXPECT_EQ(second.input(3), "a1__nchwc");
     ASSERT_NE(onnx_import::FindArg(second, "activation"), nullptr);
     EXPECT_EQ(onnx_import::FindArg(second, "activation")->s(), "Relu");
-    for (const std::string& out : {"y", "r"}) {
-      Workspace ws_plain, ws_blocked;
-      ws_plain.SetBlob("x", x);
-      ws_blocked.SetBlob("x", x);
-      auto a = Net::Create(*reference, &ws_plain, Reg());
-      auto b = Net::Create(*net, &ws_blocked, Reg());
-      ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
-      ASSERT_TRUE((*a)->Run().ok());
-      absl::Status s = (*b)->Run();
-      ASSERT_TRUE(s.ok()) << s;
-      EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob(out), *ws_plain.GetBlob(out), 1e-5, 1e-5)) << out << " block " << block;
-    }
+    for (const std::string& out : {"y", "r"}) ExpectSameAsPlainImport(model, *net, {{"x", x}}, out);
   }
 }
 
@@ -359,20 +365,34 @@ TEST(OnnxImporterTest, ResidualAddFusesIntoTheLaterConv) {
   ASSERT_EQ(shortcut.type(), "NchwcConv");
   ASSERT_EQ(shortcut.input_size(), 4);
   EXPECT_EQ(shortcut.input(3), "c2__nchwc");
-  onnx_import::ImportOptions plain;
-  plain.nchwc_block = 0;
-  Workspace ws_plain, ws_blocked;
-  ws_plain.SetBlob("x", x);
-  ws_blocked.SetBlob("x", x);
-  auto reference = onnx_import::ImportOnnxModel(model, plain);
-  ASSERT_TRUE(reference.ok());
-  auto a = Net::Create(*reference, &ws_plain, Reg());
-  auto b = Net::Create(*net, &ws_blocked, Reg());
-  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
-  ASSERT_TRUE((*a)->Run().ok());
-  absl::Status s = (*b)->Run();
-  ASSERT_TRUE(s.ok()) << s;
-  EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob("s"), *ws_plain.GetBlob("s"), 1e-5, 1e-5));
+  ExpectSameAsPlainImport(model, *net, {{"x", x}}, "s");
+}
+
+// A fused residual Add whose other operand broadcasts ([1, 16, 1, 1] against
+// [1, 16, 6, 6]): the Sum input is broadcast into Y as the Add did.
+TEST(OnnxImporterTest, FusedResidualAddBroadcastsLikeTheAdd) {
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 16, 6, 6});
+  AddInput(&g, "x2", {1, 16, 1, 1});
+  AddOutput(&g, "s");
+  *g.add_initializer() = FloatTensor("w1", testing::RandomTensor(DataType::kFloat32, {16, 1, 1, 1}, 71, -0.5, 0.5));
+  *g.add_initializer() = FloatTensor("w2", testing::RandomTensor(DataType::kFloat32, {16, 1, 1, 1}, 72, -0.5, 0.5));
+  IntAttr(AddNode(&g, "Conv", {"x2", "w2"}, {"c2"}), "group", 16);
+  IntAttr(AddNode(&g, "Conv", {"x", "w1"}, {"c1"}), "group", 16);
+  AddNode(&g, "Add", {"c1", "c2"}, {"s"});
+  const std::string model = Serialize(g, 13);
+  onnx_import::ImportOptions blocked;
+  blocked.nchwc_block = 16;
+  auto net = onnx_import::ImportOnnxModel(model, blocked);
+  ASSERT_TRUE(net.ok()) << net.status();
+  const OperatorDef& fused = net->op(net->op_size() - 2);  // before the final ReorderOutput
+  ASSERT_EQ(fused.type(), "NchwcConv");
+  ASSERT_EQ(fused.input_size(), 4);
+  EXPECT_EQ(fused.input(3), "c2__nchwc");
+  ExpectSameAsPlainImport(model, *net,
+                          {{"x", testing::RandomTensor(DataType::kFloat32, {1, 16, 6, 6}, 73)},
+                           {"x2", testing::RandomTensor(DataType::kFloat32, {1, 16, 1, 1}, 74)}},
+                          "s");
 }
 
 TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {

@@ -159,6 +159,9 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.plan_memory = absl::GetFlag(FLAGS_plan_memory);
   o.static_shape = absl::GetFlag(FLAGS_static_shape);
   o.nchwc_block = absl::GetFlag(FLAGS_nchwc_block);
+  if (o.nchwc_block != -1 && o.nchwc_block != 0 && o.nchwc_block != 8 && o.nchwc_block != 16) {
+    return absl::InvalidArgumentError(absl::StrCat("--nchwc_block ", o.nchwc_block, ": expected -1, 0, 8 or 16"));
+  }
   o.memory = absl::GetFlag(FLAGS_memory);
   o.poison_released_memory = absl::GetFlag(FLAGS_poison_released_memory);
   if (!o.device.empty()) {

@@ -69,7 +69,7 @@ absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
     case LOOM_OPTIMIZE_NONE: o.optimization_level = 0; break;
     default:
       return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.optimization_level is ",
-                                                     static_cast<int>(c->optimization_level),
+                                                     c->optimization_level,
                                                      "; expected a LoomOptimizationLevel (0 to 2)"));
   }
   switch (c->memory_mode) {
@@ -77,7 +77,7 @@ absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
     case LOOM_MEMORY_PLANNED: o.plan_memory = true; break;
     case LOOM_MEMORY_PER_TENSOR: o.plan_memory = false; break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.memory_mode is ", static_cast<int>(c->memory_mode),
+      return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.memory_mode is ", c->memory_mode,
                                                      "; expected a LoomMemoryMode (0 to 2)"));
   }
   if (c->max_tensor_bytes != 0) o.max_tensor_bytes = c->max_tensor_bytes < 0 ? 0 : c->max_tensor_bytes;

@@ -106,7 +106,7 @@ TEST(SessionCApiTest, ErrorsAreStatusesNamingWhatIsWrong) {
   EXPECT_NE(Message(Api()->CreateSessionFromNetDef(bytes.data(), bytes.size(), &o, &s)).find("struct_size is 8"),
             std::string::npos);
   o.struct_size = LOOM_SESSION_OPTIONS_STRUCT_SIZE;
-  o.optimization_level = static_cast<LoomOptimizationLevel>(7);
+  o.optimization_level = 7;
   EXPECT_NE(Message(Api()->CreateSessionFromNetDef(bytes.data(), bytes.size(), &o, &s)).find("optimization_level is 7"),
             std::string::npos);
   o.optimization_level = LOOM_OPTIMIZE_DEFAULT;

@@ -68,8 +68,10 @@ typedef struct LoomSessionOptions {
   const char* device;          /* NULL or "": as the model says (CPU); "CPU", "CUDA", "CUDA:<id>" */
   const char* const* plugins;  /* plugin paths loaded after the default plugins */
   size_t num_plugins;
-  LoomOptimizationLevel optimization_level;
-  LoomMemoryMode memory_mode;
+  /* int32_t rather than the enum types, so that any value a caller puts
+   * there is defined to read (and an unknown one is an error). */
+  int32_t optimization_level;  /* a LoomOptimizationLevel */
+  int32_t memory_mode;         /* a LoomMemoryMode */
   int64_t max_tensor_bytes;    /* bytes one tensor may take; 0: the default (16 GiB); < 0: no limit */
 } LoomSessionOptions;
 

@@ -46,6 +46,14 @@ std::vector<TensorInfo> Declared(const google::protobuf::RepeatedPtrField<onnx::
   return out;
 }
 
+absl::Status CheckOptions(const SessionOptions& options) {
+  if (options.optimization_level != 0 && options.optimization_level != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("SessionOptions::optimization_level is ", options.optimization_level,
+                                                   "; expected 0 (none) or 1 (all)"));
+  }
+  return absl::OkStatus();
+}
+
 std::string Names(const std::vector<TensorInfo>& infos) {
   std::vector<std::string> names;
   for (const TensorInfo& i : infos) names.push_back(i.name);
@@ -63,6 +71,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxFile(const std::string
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::string& model, const SessionOptions& options) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;  // before the import
   onnx::ModelProto proto;
   if (!proto.ParseFromString(model)) return absl::InvalidArgumentError("Session: the bytes are not an ONNX model");
   std::set<std::string> initializers;
@@ -92,16 +101,13 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromNetDef(NetDef net, const S
 absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<TensorInfo> inputs,
                                                        std::vector<TensorInfo> outputs, const SessionOptions& options) {
   if (outputs.empty()) return absl::InvalidArgumentError(absl::StrCat("Session: net '", net.name(), "' declares no outputs"));
+  if (absl::Status checked = CheckOptions(options); !checked.ok()) return checked;  // before loading plugins
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
   std::vector<std::string> warnings;
   absl::StatusOr<std::unique_ptr<Registry>> registry = tools::MakeRegistry(options.plugins, &warnings);
   if (!registry.ok()) return registry.status();
   s->registry_ = *std::move(registry);
-  if (options.optimization_level != 0 && options.optimization_level != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("SessionOptions::optimization_level is ", options.optimization_level,
-                                                   "; expected 0 (none) or 1 (all)"));
-  }
   if (!options.device.empty()) {
     const std::string what = absl::StrCat("SessionOptions::device '", options.device, "': ");
     absl::StatusOr<DeviceOption> device = tools::ParseDeviceName(options.device);
@@ -120,14 +126,11 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<T
   // The weights once, in the session's workspace; the net keeps their
   // names, types and dims (so kernels still see them as constants).
   for (TensorProto& init : *net.mutable_initializer()) {
-    if (s->weights_.HasBlob(init.name())) {  // preloaded on the device
-      TensorProto meta = InitializerMetadata(init);
-      init.Swap(&meta);
-      continue;
+    if (!s->weights_.HasBlob(init.name())) {  // not preloaded on the device
+      absl::StatusOr<Tensor> t = TensorFromProto(init);
+      if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("Session: initializer '", init.name(), "': ", t.status().message()));
+      s->weights_.SetBlob(init.name(), *std::move(t));
     }
-    absl::StatusOr<Tensor> t = TensorFromProto(init);
-    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("Session: initializer '", init.name(), "': ", t.status().message()));
-    s->weights_.SetBlob(init.name(), *std::move(t));
     TensorProto meta = InitializerMetadata(init);
     init.Swap(&meta);
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/dnnl_common.h"
 #include "ops/semantics/activation.h"
 #include "plugins/cpu/dnnl_window.h"
@@ -69,7 +70,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     if (y.num_elements() == 0) return Status::Ok();
     if (block_ > 0) {
       if (!ready_) return sdk::Unimplemented(label_ + ": a blocked Y from an X without elements");
-      if (has_sum_) LOOM_SDK_RETURN_IF_ERROR(CopySum(ctx.Input(3), y));
+      if (has_sum_) LOOM_SDK_RETURN_IF_ERROR(CopySum(ctx.Input(3), y, ctx.num_threads()));
     } else if (!ready_) {
       return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
     }
@@ -164,36 +165,17 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
   bool has_sum_ = false; // NchwcConv's Sum input, added before the activation
 
   // Y = Sum, which the sum post-op then adds to. Sum may broadcast to Y's
-  // shape (numpy rules: its dims are Y's or 1), as the Add it replaces
-  // did; one larger than Y is an error (the Add's output would be larger
-  // than the conv's).
-  Status CopySum(const Tensor& sum, Tensor& y) const {
+  // shape (numpy rules over the same rank: its dims are Y's or 1), as the
+  // Add it replaces did; one larger than Y is an error (the Add's output
+  // would be larger than the conv's).
+  Status CopySum(const Tensor& sum, Tensor& y, int threads) const {
     const std::vector<int64_t> ss = sum.shape(), ys = y.shape();
-    if (ss == ys) {
-      std::memcpy(y.raw_data(), sum.raw_data(), y.num_elements() * sizeof(float));
-      return Status::Ok();
-    }
-    bool fits = ss.size() == ys.size();
-    for (size_t i = 0; fits && i < ss.size(); ++i) fits = ss[i] == ys[i] || ss[i] == 1;
-    if (!fits) {
+    BroadcastPlan& plan = ThreadLocalPlan();
+    if (ss.size() != ys.size() || !PlanBroadcastTo(ss.data(), ss.size(), ss.data(), ss.size(), ys.data(), ys.size(), &plan)) {
       return sdk::InvalidArgument(label_ + ": input Sum (a residual Add fused in) must broadcast to Y's shape " +
                                   ShapeStr(ys) + "; found " + ShapeStr(ss));
     }
-    // Element by element over Y's index; Sum's stride is 0 along its dims of 1.
-    std::vector<int64_t> stride(ss.size(), 0);
-    for (int64_t i = static_cast<int64_t>(ss.size()) - 1, s = 1; i >= 0; --i) {
-      stride[i] = ss[i] == 1 ? 0 : s;
-      s *= ss[i];
-    }
-    const float* in = sum.data<float>();
-    float* out = y.data<float>();
-    std::vector<int64_t> idx(ys.size(), 0);
-    for (int64_t e = 0; e < y.num_elements(); ++e) {
-      int64_t at = 0;
-      for (size_t i = 0; i < ys.size(); ++i) at += idx[i] * stride[i];
-      out[e] = in[at];
-      for (int64_t i = static_cast<int64_t>(ys.size()) - 1; i >= 0 && ++idx[i] == ys[i]; --i) idx[i] = 0;
-    }
+    ForEachBroadcast(plan, sum.data<float>(), sum.data<float>(), y.data<float>(), threads, [](float v, float) { return v; });
     return Status::Ok();
   }
 

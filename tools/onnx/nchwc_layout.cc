@@ -28,39 +28,35 @@ void NestedReads(const OperatorDef& op, std::set<std::string>* out) {
   for (const auto& [name, count] : reads) out->insert(name);
 }
 
-// A 2-D Conv/FusedConv whose constant W has channel counts that are
-// multiples of `block`.
-bool Blockable(const NetDef& net, const OperatorDef& op, int64_t block) {
-  // X, W and B only (ONNX Runtime's FusedConv may carry a fourth input Z).
+// Which 2-D Conv/FusedConv may run blocked: one with inputs X, W and an
+// optional B (ONNX Runtime's FusedConv may carry a fourth input Z), a
+// constant float32 W, and channel counts that are multiples of `block`,
+// either pointwise (1x1, group 1) or grouped (depthwise: one input and one
+// output channel per group; or groups of whole blocks: oneDNN has no fast
+// blocked kernel for others, such as ResNeXt's 4 channels per group). Dense
+// convolutions with larger windows stay plain: for them oneDNN's brgemm
+// kernels, in the channels-last layout they pick themselves, beat its
+// nChw16c kernels (ResNet-18's 3x3 convs: 0.52 ms against 0.65 ms each,
+// ONEDNN_VERBOSE).
+enum class Blockable { kNo, kPointwise, kGrouped };
+
+Blockable Classify(const NetDef& net, const OperatorDef& op, int64_t block) {
   if ((op.type() != "Conv" && op.type() != "FusedConv") || op.output_size() != 1 || op.input_size() < 2 ||
       op.input_size() > 3) {
-    return false;
+    return Blockable::kNo;
   }
   const TensorProto* w = FindInitializer(net, op.input(1));
-  if (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32) || w->dims_size() != 4) return false;
+  if (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32) || w->dims_size() != 4) return Blockable::kNo;
   for (const std::string& in : net.external_input()) {
-    if (in == op.input(1)) return false;  // a caller may feed another W
+    if (in == op.input(1)) return Blockable::kNo;  // a caller may feed another W
   }
   const Argument* g = FindArg(op, "group");
   const int64_t group = g != nullptr && g->has_i() ? g->i() : 1;
-  // Dense convolutions with a window larger than 1x1 stay plain: for them
-  // oneDNN's brgemm kernels, in the channels-last layout they pick
-  // themselves, beat its nChw16c kernels (ResNet-18's 3x3 convs: 0.52 ms
-  // against 0.65 ms each, ONEDNN_VERBOSE). Pointwise and grouped
-  // (depthwise) ones are fastest blocked.
-  // Grouped: depthwise (one input and one output channel per group) or
-  // groups of whole blocks; oneDNN has no fast blocked kernel for others
-  // (ResNeXt's 4 channels per group).
-  const bool pointwise = w->dims(2) == 1 && w->dims(3) == 1;
   const int64_t m = w->dims(0), c = w->dims(1) * group;
-  const bool grouped = group > 1 && ((w->dims(1) == 1 && m == group) || (w->dims(1) % block == 0 && (m / group) % block == 0));
-  return ((pointwise && group == 1) || grouped) && m % block == 0 && c % block == 0;
-}
-
-bool Pointwise(const NetDef& net, const OperatorDef& conv) {
-  const TensorProto* w = FindInitializer(net, conv.input(1));
-  const Argument* g = FindArg(conv, "group");
-  return w != nullptr && w->dims(2) == 1 && w->dims(3) == 1 && (g == nullptr || !g->has_i() || g->i() == 1);
+  if (m % block != 0 || c % block != 0) return Blockable::kNo;
+  if (group == 1) return w->dims(2) == 1 && w->dims(3) == 1 ? Blockable::kPointwise : Blockable::kNo;
+  const bool depthwise = w->dims(1) == 1 && m == group;
+  return depthwise || (w->dims(1) % block == 0 && (m / group) % block == 0) ? Blockable::kGrouped : Blockable::kNo;
 }
 
 class Rewriter {
@@ -74,10 +70,12 @@ class Rewriter {
       std::set<std::string> nested;
       NestedReads(op, &nested);
       for (const std::string& name : nested) Plain(name);
+      const Blockable conv = Classify(net_, op, block_);
+      const size_t blocked_operands = IsBinary(op) ? blocked_.count(op.input(0)) + blocked_.count(op.input(1)) : 0;
       // A run starts at a grouped (depthwise) conv: a pointwise one on a
       // plain input would be an island with reorders on both sides
       // (ResNet's downsampling 1x1 convs between plain 3x3 ones).
-      if (Blockable(net_, op, block_) && (blocked_.count(op.input(0)) || !Pointwise(net_, op))) {
+      if (conv == Blockable::kGrouped || (conv == Blockable::kPointwise && blocked_.count(op.input(0)))) {
         ToNchwcConv(&op);
       } else if (UnaryElementwise().count(op.type()) && op.input_size() >= 1 && op.output_size() == 1 &&
                  blocked_.count(op.input(0))) {
@@ -85,8 +83,7 @@ class Rewriter {
         op.set_input(0, blocked_[op.input(0)]);
         MakeBlockedOutput(&op);
       } else if (IsBinary(op) && BlockedOrScalar(op.input(0)) && BlockedOrScalar(op.input(1)) &&
-                 (blocked_.count(op.input(0)) + blocked_.count(op.input(1)) == 1u ||
-                  (op.type() == "Add" && blocked_.count(op.input(0)) && blocked_.count(op.input(1))))) {
+                 (blocked_operands == 1 || (blocked_operands == 2 && op.type() == "Add"))) {
         if (!FuseSum(op)) {
           for (int i = 0; i < 2; ++i) {
             if (blocked_.count(op.input(i))) op.set_input(i, blocked_[op.input(i)]);

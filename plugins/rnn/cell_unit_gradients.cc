@@ -106,9 +106,9 @@ class LSTMUnitGradientKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, c_prev.dtype(), c_prev.shape(), &dc_prev));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, c_prev.dtype(), gates.shape(), &dgates));
     if (c_prev.dtype() == LOOM_DTYPE_FLOAT) {
-      Run<float>(c_prev, gates, c, dh, dc, valid, n, d, dh_prev, dc_prev, dgates);
+      Run<float>(c_prev, gates, c, dh, dc, valid, n, d, ctx.num_threads(), dh_prev, dc_prev, dgates);
     } else {
-      Run<double>(c_prev, gates, c, dh, dc, valid, n, d, dh_prev, dc_prev, dgates);
+      Run<double>(c_prev, gates, c, dh, dc, valid, n, d, ctx.num_threads(), dh_prev, dc_prev, dgates);
     }
     return Status::Ok();
   }
@@ -116,7 +116,8 @@ class LSTMUnitGradientKernel {
  private:
   template <typename T>
   void Run(const Tensor& c_prev, const Tensor& gates, const Tensor& c, const Tensor& dh, const Tensor& dc,
-           const std::vector<char>& valid, int64_t n, int64_t d, Tensor& dh_prev, Tensor& dc_prev, Tensor& dgates) const {
+           const std::vector<char>& valid, int64_t n, int64_t d, int threads, Tensor& dh_prev, Tensor& dc_prev,
+           Tensor& dgates) const {
     const T* cp = c_prev.data<T>();
     const T* g = gates.data<T>();
     const T* ct = c.data<T>();
@@ -127,7 +128,7 @@ class LSTMUnitGradientKernel {
     T* dg = dgates.data<T>();
     const T fb = static_cast<T>(forget_bias_);
     const std::vector<T> zeros(static_cast<size_t>(d), T(0));  // an absent dh or dc
-    for (int64_t b = 0; b < n; ++b) {
+    cell_unit::ForRows(n, d, threads, [&](int64_t b) {
       const T* gb = g + b * 4 * d;
       T* dgb = dg + b * 4 * d;
       T* di = dgb + slot_[0] * d;
@@ -143,7 +144,7 @@ class LSTMUnitGradientKernel {
           dcpo[idx] = drop_states_ ? T(0) : cd;
           di[k] = df[k] = dout[k] = dgg[k] = T(0);
         }
-        continue;
+        return;
       }
       const T *ai = gb + slot_[0] * d, *af = gb + slot_[1] * d, *ao = gb + slot_[2] * d, *ag = gb + slot_[3] * d;
       const T *cb = ct + b * d, *cpb = cp + b * d;
@@ -152,7 +153,7 @@ class LSTMUnitGradientKernel {
       T* dhpob = dhpo + b * d;
       std::fill(dhpob, dhpob + d, T(0));  // h_prev does not enter the unit (the step net's matmul carries it)
       cell_unit::LstmRowGradient(ai, af, ao, ag, cb, cpb, dhb, dcb, fb, d, di, df, dout, dgg, dcpo + b * d);
-    }
+    });
   }
   float forget_bias_ = 0;
   int64_t slot_[4] = {0, 1, 2, 3};  // block of i, f, o, g in `gates`

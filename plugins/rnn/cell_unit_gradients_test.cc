@@ -278,6 +278,27 @@ TEST(CellUnitGradientTest, Float32KernelsMatchFloat64) {
   CompareFloat32(GruOpText(0, false), "GRUUnitGradient", 1, {F64({kN, kD}, 630), F64({kN, 3 * kD}, 631)});
 }
 
+// A step as large as a real model's (N = 32, D = 512: the rows are split
+// over the op's threads, and the ISA clone the CPU picks runs): LSTMUnit
+// and its gradient in float32 against float64, entries past their end
+// included.
+TEST(CellUnitGradientTest, LargeStepsMatchFloat64) {
+  const int64_t n = 32, d = 512;
+  std::vector<int32_t> lens(n);
+  for (int64_t b = 0; b < n; ++b) lens[b] = static_cast<int32_t>(1 + b % 4);  // timestep 2: a quarter inside
+  const std::vector<Tensor> in = {F64({1, n, d}, 800), F64({1, n, d}, 801), F64({1, n, 4 * d}, 802),
+                                  Tensor::FromVector<int32_t>({n}, lens), Timestep()};
+  const OperatorDef fwd = ParseOp(LstmOpText("iofg", 1.0f, 0, true));
+  auto y64 = testing::RunSingleOp(fwd, in, RnnRegistry());
+  ASSERT_TRUE(y64.ok()) << y64.status();
+  std::vector<Tensor> in32;
+  for (const Tensor& t : in) in32.push_back(t.dtype() == DataType::kFloat64 ? ToF32(t) : *t.Clone());
+  auto y32 = testing::RunSingleOp(fwd, in32, RnnRegistry());
+  ASSERT_TRUE(y32.ok()) << y32.status();
+  for (int k = 0; k < 2; ++k) EXPECT_TRUE(testing::AllClose((*y32)[k], ToF32((*y64)[k]), 1e-5, 1e-5)) << "output " << k;
+  CompareFloat32(LstmOpText("iofg", 1.0f, 0, true), "LSTMUnitGradient", 2, in);
+}
+
 // Past a sequence's end (entry 1): drop_states = 0 passes the state
 // gradients straight through, drop_states = 1 zeroes them; the gates get
 // zeros either way. Inside (entry 0) LSTM's dh_prev is 0.

@@ -58,21 +58,21 @@ class LSTMUnitKernel {
     Tensor h, c;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, c_prev.dtype(), c_prev.shape(), &h));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, c_prev.dtype(), c_prev.shape(), &c));
-    if (c_prev.dtype() == LOOM_DTYPE_FLOAT) return Run<float>(h_prev, c_prev, gates, valid, n, d, h, c);
-    return Run<double>(h_prev, c_prev, gates, valid, n, d, h, c);
+    if (c_prev.dtype() == LOOM_DTYPE_FLOAT) return Run<float>(h_prev, c_prev, gates, valid, n, d, ctx.num_threads(), h, c);
+    return Run<double>(h_prev, c_prev, gates, valid, n, d, ctx.num_threads(), h, c);
   }
 
  private:
   template <typename T>
   Status Run(const Tensor& h_prev, const Tensor& c_prev, const Tensor& gates, const std::vector<char>& valid, int64_t n,
-             int64_t d, Tensor& h, Tensor& c) {
+             int64_t d, int threads, Tensor& h, Tensor& c) {
     const T* hp = h_prev.data<T>();
     const T* cp = c_prev.data<T>();
     const T* g = gates.data<T>();
     T* ho = h.data<T>();
     T* co = c.data<T>();
     const T fb = static_cast<T>(forget_bias_);
-    for (int64_t b = 0; b < n; ++b) {
+    cell_unit::ForRows(n, d, threads, [&](int64_t b) {
       const T* gb = g + b * 4 * d;
       const T *ai = gb + slot_[0] * d, *af = gb + slot_[1] * d, *ao = gb + slot_[2] * d, *ag = gb + slot_[3] * d;
       const T* cpb = cp + b * d;
@@ -82,10 +82,10 @@ class LSTMUnitKernel {
           hob[k] = drop_states_ ? T(0) : hp[b * d + k];
           cob[k] = drop_states_ ? T(0) : cpb[k];
         }
-        continue;
+        return;
       }
       cell_unit::LstmRow(ai, af, ao, ag, cpb, fb, d, cob, hob);
-    }
+    });
     return Status::Ok();
   }
   float forget_bias_ = 0;

@@ -39,6 +39,7 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   if (options.num_threads <= 0) {
     options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
+  if (options.packed_constants == nullptr) options.packed_constants = std::make_shared<PackedConstants>();
   return std::unique_ptr<Net>(new Net(*std::move(checked), ws, registry, options));
 }
 
@@ -295,7 +296,8 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     plans_.clear();
     last_plan_ = nullptr;  // freed with them
   }
-  absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_);
+  absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_,
+                                                               options_.packed_constants);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
   if (options_.plan_memory && !multi_stream_) {

@@ -22,6 +22,7 @@
 #include "core/buffer_pool.h"
 #include "core/checked_net.h"
 #include "core/limits.h"
+#include "core/packed_constants.h"
 #include "core/plan.h"
 #include "core/profile.h"
 #include "core/proto/loom.pb.h"
@@ -42,6 +43,11 @@ struct NetOptions {
   // and those it inherited). Those this net reads become its constants, so
   // its kernels may prepack them (core/checked_net.h, CheckedNet::constants).
   std::set<std::string> outer_constants;
+  // Where kernels share the copies of constants they pack
+  // (core/packed_constants.h): a nested net gets its enclosing net's, so
+  // that the step nets of every timestep share one packed copy. Null: the
+  // net makes its own.
+  std::shared_ptr<PackedConstants> packed_constants;
 
   // Limits against hostile models (core/limits.h; README "Limits"). Nested
   // nets made through the ABI (Net_Create) inherit them.

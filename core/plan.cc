@@ -165,10 +165,12 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
   return absl::OkStatus();
 }
 
-absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PlanStep* step) {
+absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PackedConstants* packs,
+                           PlanStep* step) {
   if (step->kernel->prepare == nullptr) return absl::OkStatus();
   LoomPrepareContext pctx;
   pctx.inference = &ictx;
+  pctx.packs = packs;
   pctx.num_threads = num_threads;
   pctx.device = &op.device_type;
   pctx.released_constants = &step->released_constants;
@@ -276,7 +278,8 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
 }
 
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
-                                                int num_threads, const NetLimits* limits) {
+                                                int num_threads, const NetLimits* limits,
+                                                std::shared_ptr<PackedConstants> packs) {
   static const NetLimits kDefaultLimits;
   if (limits == nullptr) limits = &kDefaultLimits;
   auto plan = std::make_unique<Plan>();
@@ -296,7 +299,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     // still destroys it.
     plan->steps_.push_back(std::move(step));
     PlanStep& placed = plan->steps_.back();
-    if (s = PrepareKernel(op, ictx, num_threads, &placed); !s.ok()) return s;
+    if (s = PrepareKernel(op, ictx, num_threads, packs.get(), &placed); !s.ok()) return s;
     const bool inputs_constant = InputsConstant(op, state);
     PlaceTensors(op, &ictx, &state, &placed);
     // The label pointer is fixed up below; folding may report an error now.
@@ -310,6 +313,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
   for (PlanStep& step : plan->steps_) {
     step.ctx.label = &step.op->label;
     step.ctx.net_constants = &plan->constants_;
+    step.ctx.packs = packs;
   }
   return plan;
 }

@@ -16,6 +16,7 @@
 #include "core/plugin_api/handles.h"
 #include "core/checked_net.h"
 #include "core/limits.h"
+#include "core/packed_constants.h"
 #include "core/memory_plan.h"
 #include "core/registry.h"
 #include "core/workspace.h"
@@ -68,7 +69,7 @@ class Plan {
 
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int,
-                                                         const NetLimits*);
+                                                         const NetLimits*, std::shared_ptr<PackedConstants>);
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
   MemoryPlan memory_;
@@ -93,8 +94,12 @@ class Plan {
 // bytes exceed limits->max_tensor_bytes or overflow (RESOURCE_EXHAUSTED /
 // INVALID_ARGUMENT, CheckOutputSizes). `limits` (nullptr: the defaults) must
 // outlive the plan: kernels check their outputs against it at run time.
+// `packs`: the store kernels share packed constants through
+// (Prepare_SharedPack), handed on to nested nets; nullptr: each kernel packs
+// its own.
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
-                                                int num_threads, const NetLimits* limits = nullptr);
+                                                int num_threads, const NetLimits* limits = nullptr,
+                                                std::shared_ptr<PackedConstants> packs = nullptr);
 
 // Bytes of `step`'s output k by its shape inferred at plan time; 0 when the
 // shape was not inferred (sized only at run time).

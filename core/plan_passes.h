@@ -78,7 +78,10 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
                           const std::map<std::string, DataType>& bindings, PlanStep* step);
 
 // Pass 4: runs the kernel's prepare, if it has one. Its error names the op.
-absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PlanStep* step);
+// `packs`: the net's packed-constant store (Prepare_SharedPack); nullptr:
+// a kernel's shared pack is its own.
+absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PackedConstants* packs,
+                           PlanStep* step);
 
 // Pass 5: resolves the op's tensors and device copies into `step` (see
 // BuildPlan for the copy rules) and records its outputs in `state`.

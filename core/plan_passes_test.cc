@@ -195,7 +195,7 @@ TEST_F(PassesTest, PrepareGetsDtypesShapesConstantsThreadsAndDevice) {
   PlanStep step;
   ASSERT_TRUE(CreateKernel(net_->ops[0], registry_, bindings, &step).ok());
   ASSERT_NE(step.kernel->prepare, nullptr) << "the SDK registers Prepare when the class has one";
-  ASSERT_TRUE(PrepareKernel(net_->ops[0], ictx, 3, &step).ok());
+  ASSERT_TRUE(PrepareKernel(net_->ops[0], ictx, 3, nullptr, &step).ok());
   step.kernel->destroy(step.state);
   EXPECT_EQ(g_seen.calls, 1);
   EXPECT_EQ(g_seen.x_dtype, LOOM_DTYPE_FLOAT);

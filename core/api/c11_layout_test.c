@@ -42,8 +42,11 @@ PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
 PIN(offsetof(LoomApi, RegisterGradient), 744);
 PIN(offsetof(LoomApi, Grad_AddNet), 752);
 PIN(offsetof(LoomApi, Net_SetRecomputedOnBackward), 760);
-PIN(LOOM_API_STRUCT_SIZE, 768);
-PIN(LOOM_ABI_VERSION, 7u);
+PIN(offsetof(LoomApi, Prepare_SharedPack), 768);
+PIN(offsetof(LoomApi, SharedPack_Data), 776);
+PIN(offsetof(LoomApi, SharedPack_Release), 784);
+PIN(LOOM_API_STRUCT_SIZE, 792);
+PIN(LOOM_ABI_VERSION, 8u);
 
 int main(void) {
   LoomApi api;

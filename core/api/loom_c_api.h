@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 7u
+#define LOOM_ABI_VERSION 8u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -109,6 +109,7 @@ typedef struct LoomNet LoomNet;                    /* a checked, runnable NetDef
 typedef struct LoomPrepareContext LoomPrepareContext; /* since 2: one op's plan-time facts */
 typedef struct LoomTimestepExecutor LoomTimestepExecutor; /* since 2: runs timesteps of a step net */
 typedef struct LoomGradientContext LoomGradientContext; /* since 5: one op's gradient being made */
+typedef struct LoomSharedPack LoomSharedPack;      /* since 8: a packed copy of a constant, shared */
 
 /* ---- Plugin identity ---------------------------------------------------- */
 typedef struct LoomPluginInfo {
@@ -539,6 +540,25 @@ typedef struct LoomApi {
    * net's list. Only nets whose memory is planned (the default) release
    * anything; on others it changes nothing. */
   void (*Net_SetRecomputedOnBackward)(LoomNet* net, const char* const* names, size_t count);
+
+  /* ---- Since 8: packed constants shared between kernels ----------------
+   * A copy of constant input `index` in a kernel's own layout (weights
+   * reordered for its primitive), made once and shared by every kernel of
+   * this net and of the nets nested in it that asks for the same constant
+   * with the same `key`: the step nets of a RecurrentNetwork (one per
+   * timestep) then hold their weights once (core/packed_constants.h).
+   * `key` must name everything the packed bytes depend on (layout, shapes,
+   * dtype). The first request allocates `bytes` bytes (64-byte aligned) and
+   * calls fill(user, data) to fill them; later ones return the same copy,
+   * and fill is not called. The kernel keeps the handle while it uses the
+   * copy and releases it with SharedPack_Release (in its destroy); the copy
+   * goes when the last holder lets go. *out is NULL (and the status OK)
+   * when input `index` is not constant. Errors: fill's status;
+   * INVALID_ARGUMENT when a live copy under the key has another size. */
+  LoomStatus* (*Prepare_SharedPack)(const LoomPrepareContext* ctx, size_t index, const char* key, size_t bytes,
+                                    LoomStatus* (*fill)(void* user, void* data), void* user, LoomSharedPack** out);
+  void* (*SharedPack_Data)(const LoomSharedPack* pack);
+  void (*SharedPack_Release)(LoomSharedPack* pack);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

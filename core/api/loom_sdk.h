@@ -19,6 +19,7 @@
 
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -324,6 +325,29 @@ class KernelContext {
   LoomKernelContext* ctx_;
 };
 
+// A kernel's hold on a packed constant (PrepareContext::SharedPack): the
+// copy stays while some kernel holds it. Move-only; empty() when there is
+// none.
+class SharedPack {
+ public:
+  SharedPack() = default;
+  explicit SharedPack(LoomSharedPack* p) : p_(p) {}
+  SharedPack(SharedPack&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  SharedPack& operator=(SharedPack&& o) noexcept {
+    if (this != &o) { Reset(); p_ = std::exchange(o.p_, nullptr); }
+    return *this;
+  }
+  SharedPack(const SharedPack&) = delete;
+  SharedPack& operator=(const SharedPack&) = delete;
+  ~SharedPack() { Reset(); }
+  bool empty() const { return p_ == nullptr; }
+  void* data() const { return p_ ? Api().SharedPack_Data(p_) : nullptr; }
+  void Reset() { if (p_) Api().SharedPack_Release(std::exchange(p_, nullptr)); }
+
+ private:
+  LoomSharedPack* p_ = nullptr;
+};
+
 // What a kernel learns once per plan, before its first Compute (ABI 2).
 class PrepareContext {
  public:
@@ -350,6 +374,27 @@ class PrepareContext {
     if (LOOM_SDK_API_HAS(Prepare_ReleaseConstant) && Api().Prepare_ReleaseConstant != nullptr) {
       Api().Prepare_ReleaseConstant(ctx_, i);
     }
+  }
+  // Since ABI 8: a copy of constant input i packed into the kernel's own
+  // layout, shared with every kernel of this net and its nested nets that
+  // asks for the same constant with the same `key` (LoomApi::
+  // Prepare_SharedPack; the step nets of all timesteps of a
+  // RecurrentNetwork hold one copy). `fill(data)` fills `bytes` bytes on
+  // the first request only. *out stays empty (and the status OK) when the
+  // input is not constant or the core predates ABI 8; the kernel then
+  // reads the input as it is.
+  Status SharedPack(size_t i, const std::string& key, size_t bytes, const std::function<Status(void* data)>& fill,
+                    sdk::SharedPack* out) const {
+    *out = sdk::SharedPack();
+    if (!LOOM_SDK_API_HAS(Prepare_SharedPack) || Api().Prepare_SharedPack == nullptr) return Status::Ok();
+    LoomSharedPack* handle = nullptr;
+    auto trampoline = [](void* user, void* data) -> LoomStatus* {
+      return (*static_cast<const std::function<Status(void*)>*>(user))(data).release();
+    };
+    LOOM_SDK_RETURN_IF_ERROR(Status(Api().Prepare_SharedPack(
+        ctx_, i, key.c_str(), bytes, trampoline, const_cast<std::function<Status(void*)>*>(&fill), &handle)));
+    *out = sdk::SharedPack(handle);
+    return Status::Ok();
   }
   LoomDataType OutputDType(size_t i) const { return Api().Prepare_OutputDType(ctx_, i); }
   bool OutputShape(size_t i, std::vector<int64_t>* shape) const {

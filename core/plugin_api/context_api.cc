@@ -128,6 +128,22 @@ void Prepare_ReleaseConstant(const LoomPrepareContext* c, size_t i) {
     c->released_constants->push_back(i);
   }
 }
+LoomStatus* Prepare_SharedPack(const LoomPrepareContext* c, size_t i, const char* key, size_t bytes,
+                               LoomStatus* (*fill)(void* user, void* data), void* user, LoomSharedPack** out) {
+  if (out == nullptr || key == nullptr || fill == nullptr) return Err(LOOM_INVALID_ARGUMENT, "Prepare_SharedPack: null argument");
+  *out = nullptr;
+  const LoomTensor* constant = Infer_InputConstant(c->inference, i);
+  if (constant == nullptr) return nullptr;
+  PackedConstants local;  // no store (a plan built outside a Net): the pack is the kernel's alone
+  PackedConstants* store = c->packs != nullptr ? c->packs : &local;
+  absl::StatusOr<std::shared_ptr<PackedConstant>> pack =
+      store->GetOrFill(*FromHandle(constant), key, bytes, [&](void* data) { return FromLoomStatus(fill(user, data)); });
+  if (!pack.ok()) return ToLoomStatus(pack.status());
+  *out = new LoomSharedPack{*std::move(pack)};
+  return nullptr;
+}
+void* SharedPack_Data(const LoomSharedPack* p) { return p != nullptr ? p->pack->data() : nullptr; }
+void SharedPack_Release(LoomSharedPack* p) { delete p; }
 LoomDataType Prepare_OutputDType(const LoomPrepareContext* c, size_t i) {
   const auto& d = c->inference->output_dtypes;
   return i < d.size() ? static_cast<LoomDataType>(d[i]) : LOOM_DTYPE_UNDEFINED;
@@ -174,6 +190,9 @@ void FillKernelContextApi(LoomApi* a) {
   a->Prepare_OutputShape = Prepare_OutputShape;
   a->Prepare_NumThreads = Prepare_NumThreads;
   a->Prepare_Device = Prepare_Device;
+  a->Prepare_SharedPack = Prepare_SharedPack;
+  a->SharedPack_Data = SharedPack_Data;
+  a->SharedPack_Release = SharedPack_Release;
 }
 
 }  // namespace loom

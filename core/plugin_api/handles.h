@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "core/api/loom_c_api.h"
 #include "core/limits.h"
+#include "core/packed_constants.h"
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
 #include "core/tensor.h"
@@ -56,6 +57,7 @@ struct LoomKernelContext {
   LoomWorkspace workspace_handle;                 // non-owning handle to it
   const loom::Registry* registry = nullptr;       // for nested nets
   const std::set<std::string>* net_constants = nullptr;  // the plan's constants (Plan::constants), inherited by nested nets
+  std::shared_ptr<loom::PackedConstants> packs;   // the net's packed-constant store, inherited by nested nets
   const loom::OperatorDef* op = nullptr;          // the op (for its output names in errors); may be null
   const loom::NetLimits* limits = nullptr;        // the net's limits (nullptr: the defaults), inherited by nested nets
   bool poison_released_memory = false;            // NetOptions::poison_released_memory: the executor's, and nested nets inherit it
@@ -78,10 +80,16 @@ struct LoomInferenceContext {
 // saw and produced, the threads compute will get and the op's device.
 struct LoomPrepareContext {
   const LoomInferenceContext* inference = nullptr;
+  loom::PackedConstants* packs = nullptr;  // the net tree's store (Prepare_SharedPack); null: no sharing
   int num_threads = 1;
   const std::string* device = nullptr;  // "CPU", "CUDA"
   // Constant inputs the kernel let go of (Prepare_ReleaseConstant).
   std::vector<size_t>* released_constants = nullptr;
+};
+
+// A kernel's hold on a packed constant (Prepare_SharedPack).
+struct LoomSharedPack {
+  std::shared_ptr<loom::PackedConstant> pack;
 };
 
 // One op's gradient being made (core/autodiff/gradient.h): what the maker

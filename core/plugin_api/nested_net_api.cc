@@ -137,6 +137,9 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
   // What is constant in this net stays constant in the nested one: a body's
   // Conv prepacks weights it reads from the enclosing graph's initializers.
   if (c->net_constants != nullptr) opts.outer_constants = *c->net_constants;
+  // ... and the kernels of every nested net share the enclosing net's packed
+  // copies of them (one per constant and layout, not one per timestep).
+  opts.packed_constants = c->packs;
   auto net = Net::Create(def, ws->ws, c->registry, opts);
   if (!net.ok()) {
     return Err(static_cast<LoomStatusCode>(net.status().code()),

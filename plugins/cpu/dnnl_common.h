@@ -161,6 +161,47 @@ class DnnlScratchpad {
   dnnl::memory mem_;
 };
 
+// A key naming a memory descriptor exactly (dims, dtype, layout): its bytes
+// in hex. oneDNN zero-fills descriptors, so equal descriptors give equal
+// keys.
+inline std::string DescKey(const dnnl::memory::desc& md) {
+  static const char kHex[] = "0123456789abcdef";
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(&md.data);
+  std::string key;
+  key.reserve(2 * sizeof(md.data));
+  for (size_t i = 0; i < sizeof(md.data); ++i) {
+    key += kHex[p[i] >> 4];
+    key += kHex[p[i] & 15];
+  }
+  return key;
+}
+
+// Constant input `index` (read through `from`, its plain layout) reordered
+// into `to`, the layout a primitive chose, in a copy shared with every
+// kernel that packs the same constant the same way (PrepareContext::
+// SharedPack: the step nets of all timesteps hold one copy). *packed is a
+// memory object over that copy, *hold keeps it; both stay empty when the
+// input is not constant, the layouts are the same, or the core predates
+// ABI 8 (the kernel then reads the input as it is).
+inline Status PackConstantShared(const sdk::PrepareContext& ctx, size_t index, const std::string& label,
+                                 const dnnl::memory::desc& from, const dnnl::memory::desc& to, int threads,
+                                 sdk::SharedPack* hold, dnnl::memory* packed) {
+  *hold = sdk::SharedPack();
+  *packed = dnnl::memory();
+  const sdk::Tensor constant = ctx.InputConstant(index);
+  if (!constant.present() || from == to) return Status::Ok();
+  const std::string key = "dnnl.reorder " + DescKey(from) + " -> " + DescKey(to);
+  LOOM_SDK_RETURN_IF_ERROR(ctx.SharedPack(index, key, to.get_size(), [&](void* data) -> Status {
+    return DnnlCreate(label, threads, [&] {
+      dnnl::memory src(from, DnnlEngine(), constant.raw_data()), dst(to, DnnlEngine(), data);
+      dnnl::reorder(src, dst).execute(DnnlStream(), src, dst);
+      DnnlStream().wait();
+    });
+  }, hold));
+  if (!hold->empty()) *packed = dnnl::memory(to, DnnlEngine(), hold->data());
+  return Status::Ok();
+}
+
 }  // namespace cpu
 }  // namespace loom
 

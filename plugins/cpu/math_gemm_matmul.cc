@@ -2,7 +2,9 @@
 // buffers are bound to the primitive directly (transposes are strides, not
 // copies), and the primitive is built in Prepare for the planned shapes (or
 // at the first run with new shapes), so a steady-state run is one oneDNN
-// execute.
+// execute. A constant B (FC's W) is packed in Prepare into the layout the
+// matmul picks, in a copy shared with every kernel packing it the same way
+// (PackConstantShared, ABI 8); a B fed as an input is read as it is.
 #include <algorithm>
 #include <cstring>
 
@@ -37,11 +39,17 @@ class GemmKernel {
     return Status::Ok();
   }
 
-  // Checks the shapes and builds the primitive when the plan knows them.
+  // Checks the shapes and builds the primitive when the plan knows them;
+  // packs a constant B (float32) into the matmul's layout, shared.
   Status Prepare(const sdk::PrepareContext& ctx) {
     std::vector<int64_t> as, bs, cs;
     if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs) || (has_c_ && !ctx.InputShape(2, &cs))) return Status::Ok();
-    return Configure(as, bs, cs, ctx.num_threads());
+    const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
+    LOOM_SDK_RETURN_IF_ERROR(Configure(as, bs, cs, ctx.num_threads(), pack));
+    if (!pack || !prim_) return Status::Ok();
+    LOOM_SDK_RETURN_IF_ERROR(PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_));
+    if (b_pack_.empty()) return Configure(as, bs, cs, ctx.num_threads(), false);  // read B as it is
+    return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
@@ -49,7 +57,7 @@ class GemmKernel {
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b, c);
     const int threads = ctx.num_threads();
     if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ || !configured_) {
-      LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads));
+      LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads, false));
     }
     const int64_t M = M_, K = K_, N = N_;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {M, N}, &y));
@@ -69,9 +77,10 @@ class GemmKernel {
       return Status::Ok();
     }
     a_mem_.set_data_handle(a.raw_data());
-    b_mem_.set_data_handle(b.raw_data());
+    if (b_pack_.empty()) b_mem_.set_data_handle(b.raw_data());
     y_mem_.set_data_handle(yp);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}};
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_pack_.empty() ? b_mem_ : b_packed_mem_}, {DNNL_ARG_DST, y_mem_}};
     if (use_ == CUse::kBias) {
       bias_mem_.set_data_handle(c.raw_data());
       args[DNNL_ARG_BIAS] = bias_mem_;
@@ -115,10 +124,14 @@ class GemmKernel {
   }
 
   // Checks A, B and C, decides how C enters Y and (unless Y or K is empty)
-  // builds the matmul primitive.
+  // builds the matmul primitive; with `pack`, B in the layout the matmul
+  // picks (b_md_), for Prepare to pack.
   Status Configure(const std::vector<int64_t>& as, const std::vector<int64_t>& bs, const std::vector<int64_t>& cs,
-                   int threads) {
+                   int threads, bool pack) {
     configured_ = false;
+    b_pack_.Reset();
+    b_packed_mem_ = memory();
+    prim_ = dnnl::matmul();
     int64_t M = 0, K = 0, N = 0;
     LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, as, bs, &M, &K, &N));
     CUse use = CUse::kNone;
@@ -141,7 +154,8 @@ class GemmKernel {
         // Row-major A [M, K] has strides (K, 1); its transpose viewed as
         // [M, K] has strides (1, M). Likewise for B.
         memory::desc a_md({M, K}, memory::data_type::f32, trans_a_ ? memory::dims{1, M} : memory::dims{K, 1});
-        memory::desc b_md({K, N}, memory::data_type::f32, trans_b_ ? memory::dims{1, K} : memory::dims{N, 1});
+        b_plain_md_ = memory::desc({K, N}, memory::data_type::f32, trans_b_ ? memory::dims{1, K} : memory::dims{N, 1});
+        const memory::desc b_md = pack ? memory::desc({K, N}, memory::data_type::f32, memory::format_tag::any) : b_plain_md_;
         memory::desc y_md = PlainDesc({M, N}), bias_md = PlainDesc({1, N});
         dnnl::primitive_attr attr;
         if (alpha_ != 1.0f) attr.set_output_scales(0, {alpha_});
@@ -155,8 +169,9 @@ class GemmKernel {
         dnnl::matmul::primitive_desc pd(d, UserScratchpad(attr), DnnlEngine());
         prim_ = dnnl::matmul(pd);
         scratchpad_.Reset(pd.scratchpad_desc());
+        b_md_ = pd.weights_desc();
         a_mem_ = UnboundMemory(a_md);
-        b_mem_ = UnboundMemory(b_md);
+        b_mem_ = UnboundMemory(b_plain_md_);
         y_mem_ = UnboundMemory(y_md);
         bias_mem_ = UnboundMemory(bias_md);
       }));
@@ -187,6 +202,9 @@ class GemmKernel {
   dnnl::matmul prim_;
   DnnlScratchpad scratchpad_;
   memory a_mem_, b_mem_, y_mem_, bias_mem_;
+  memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
+  sdk::SharedPack b_pack_;          // a constant B packed in Prepare, shared
+  memory b_packed_mem_;             // over b_pack_
 };
 
 // ONNX MatMul-13 (numpy.matmul), float32 (oneDNN) and float64 (plain loops):
@@ -207,18 +225,24 @@ class MatMulKernel {
     return Status::Ok();
   }
 
-  // Checks the shapes and builds the primitive when the plan knows them.
+  // Checks the shapes and builds the primitive when the plan knows them;
+  // packs a constant B (float32) into the matmul's layout, shared.
   Status Prepare(const sdk::PrepareContext& ctx) {
     std::vector<int64_t> as, bs;
     if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs)) return Status::Ok();
-    return Configure(as, bs, ctx.num_threads());
+    const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
+    LOOM_SDK_RETURN_IF_ERROR(Configure(as, bs, ctx.num_threads(), pack));
+    if (!pack || !ready_) return Status::Ok();
+    LOOM_SDK_RETURN_IF_ERROR(PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_));
+    if (b_pack_.empty()) return Configure(as, bs, ctx.num_threads(), false);  // read B as it is
+    return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), y;
     const int threads = ctx.num_threads();
     if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
-      LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads));
+      LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads, false));
     }
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b);
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
@@ -228,9 +252,10 @@ class MatMulKernel {
       return Status::Ok();
     }
     a_mem_.set_data_handle(a.raw_data());
-    b_mem_.set_data_handle(b.raw_data());
+    if (b_pack_.empty()) b_mem_.set_data_handle(b.raw_data());
     y_mem_.set_data_handle(y.raw_data());
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_mem_}, {DNNL_ARG_DST, y_mem_}};
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_pack_.empty() ? b_mem_ : b_packed_mem_}, {DNNL_ARG_DST, y_mem_}};
     LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
     return DnnlExecute(label_, prim_, args, threads);
   }
@@ -281,9 +306,13 @@ class MatMulKernel {
     return Status::Ok();
   }
 
-  // Checks A and B, sizes Y and (unless Y or K is empty) builds the primitive.
-  Status Configure(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, int threads) {
+  // Checks A and B, sizes Y and (unless Y or K is empty) builds the
+  // primitive; with `pack`, B in the layout the matmul picks (b_md_), for
+  // Prepare to pack.
+  Status Configure(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, int threads, bool pack) {
     configured_ = ready_ = false;
+    b_pack_.Reset();
+    b_packed_mem_ = memory();
     const size_t min_rank = batch_matmul_ ? 2 : 1;
     if (a_shape.size() < min_rank || b_shape.size() < min_rank) {
       return sdk::InvalidArgument(label_ + ": A and B must have rank >= " + std::to_string(min_rank) + "; found " +
@@ -318,12 +347,15 @@ class MatMulKernel {
       ys.push_back(M);
       ys.push_back(N);
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        memory::desc a_md = Strided(as, trans_a_), b_md = Strided(bs, trans_b_), y_md = PlainDesc(ys);
+        memory::desc a_md = Strided(as, trans_a_), y_md = PlainDesc(ys);
+        b_plain_md_ = Strided(bs, trans_b_);
+        const memory::desc b_md = pack ? memory::desc(Dims(bs), memory::data_type::f32, memory::format_tag::any) : b_plain_md_;
         dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), UserScratchpad(), DnnlEngine());
         prim_ = dnnl::matmul(pd);
         scratchpad_.Reset(pd.scratchpad_desc());
+        b_md_ = pd.weights_desc();
         a_mem_ = UnboundMemory(a_md);
-        b_mem_ = UnboundMemory(b_md);
+        b_mem_ = UnboundMemory(b_plain_md_);
         y_mem_ = UnboundMemory(y_md);
       }));
       ready_ = true;
@@ -362,6 +394,9 @@ class MatMulKernel {
   dnnl::matmul prim_;
   DnnlScratchpad scratchpad_;
   memory a_mem_, b_mem_, y_mem_;
+  memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
+  sdk::SharedPack b_pack_;          // a constant B packed in Prepare, shared
+  memory b_packed_mem_;             // over b_pack_
 };
 
 }  // namespace
@@ -369,8 +404,13 @@ class MatMulKernel {
 // Caffe2 FC, float32: Y = X' W'^T + b (shapes in ops/math_gemm_matmul.cc,
 // semantics::FCOutputShape). One oneDNN matmul reading W [N, K] through
 // transposed strides and b as its bias, so a step net's gates need no
-// transposed copy of the weights and no separate Add. Errors: the axes out
-// of range, the two K differing, b not [N].
+// transposed copy of the weights and no separate Add. A constant W (an
+// initializer, or an enclosing net's constant in a step net) is packed at
+// plan time into the layout the matmul picks, in a copy shared by every FC
+// packing it the same way (PackConstantShared: the 50 timestep nets of a
+// step-net LSTM hold one copy); a W that is not constant is read as it is
+// on every run. Errors: the axes out of range, the two K differing, b not
+// [N].
 class FCKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -382,14 +422,20 @@ class FCKernel {
   Status Prepare(const sdk::PrepareContext& ctx) {
     std::vector<int64_t> xs, ws, bs;
     if (!ctx.InputShape(0, &xs) || !ctx.InputShape(1, &ws) || !ctx.InputShape(2, &bs)) return Status::Ok();
-    return Configure(xs, ws, bs, ctx.num_threads());
+    const bool pack = ctx.InputConstant(1).present();
+    LOOM_SDK_RETURN_IF_ERROR(Configure(xs, ws, bs, ctx.num_threads(), pack));
+    if (!pack || !prim_) return Status::Ok();
+    LOOM_SDK_RETURN_IF_ERROR(
+        PackConstantShared(ctx, 1, label_, w_plain_md_, w_md_, ctx.num_threads(), &w_pack_, &w_packed_mem_));
+    if (w_pack_.empty()) return Configure(xs, ws, bs, ctx.num_threads(), false);  // no copy made: read W as it is
+    return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     const int threads = ctx.num_threads();
     if (!ShapeIs(x, xs_) || !ShapeIs(w, ws_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
-      LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads));
+      LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads, false));
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
     if (y.num_elements() == 0) return Status::Ok();
@@ -399,19 +445,26 @@ class FCKernel {
       return Status::Ok();
     }
     x_mem_.set_data_handle(x.raw_data());
-    w_mem_.set_data_handle(w.raw_data());
+    if (w_pack_.empty()) w_mem_.set_data_handle(w.raw_data());
     b_mem_.set_data_handle(b.raw_data());
     y_mem_.set_data_handle(yp);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, x_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_BIAS, b_mem_}, {DNNL_ARG_DST, y_mem_}};
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x_mem_},
+                                            {DNNL_ARG_WEIGHTS, w_pack_.empty() ? w_mem_ : w_packed_mem_},
+                                            {DNNL_ARG_BIAS, b_mem_},
+                                            {DNNL_ARG_DST, y_mem_}};
     LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
     return DnnlExecute(label_, prim_, args, threads);
   }
 
  private:
+  // `pack`: W's layout is the matmul's choice (w_md_), for a constant W
+  // that Prepare packs; else the plain view of W [N, K] as [K, N].
   Status Configure(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
-                   int threads) {
+                   int threads, bool pack) {
     configured_ = false;
+    w_pack_.Reset();
+    w_packed_mem_ = memory();
+    prim_ = dnnl::matmul();
     std::vector<int64_t> ys;
     int64_t M = 0, K = 0, N = 0;
     if (!semantics::FCOutputShape(xs, ws, axis_, axis_w_, &ys, &M, &K, &N)) {
@@ -426,13 +479,15 @@ class FCKernel {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         // W [N, K] row-major viewed as [K, N] has strides (1, K).
         memory::desc x_md({M, K}, memory::data_type::f32, memory::dims{K, 1});
-        memory::desc w_md({K, N}, memory::data_type::f32, memory::dims{1, K});
+        w_plain_md_ = memory::desc({K, N}, memory::data_type::f32, memory::dims{1, K});
+        const memory::desc w_md = pack ? memory::desc({K, N}, memory::data_type::f32, memory::format_tag::any) : w_plain_md_;
         memory::desc y_md = PlainDesc({M, N}), b_md = PlainDesc({1, N});
         dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, w_md, b_md, y_md), UserScratchpad(), DnnlEngine());
         prim_ = dnnl::matmul(pd);
         scratchpad_.Reset(pd.scratchpad_desc());
+        w_md_ = pd.weights_desc();
         x_mem_ = UnboundMemory(x_md);
-        w_mem_ = UnboundMemory(w_md);
+        w_mem_ = UnboundMemory(w_plain_md_);
         y_mem_ = UnboundMemory(y_md);
         b_mem_ = UnboundMemory(b_md);
       }));
@@ -458,6 +513,9 @@ class FCKernel {
   dnnl::matmul prim_;
   DnnlScratchpad scratchpad_;
   memory x_mem_, w_mem_, y_mem_, b_mem_;
+  memory::desc w_plain_md_, w_md_;  // W as it is; W as the matmul reads it
+  sdk::SharedPack w_pack_;          // W packed (Prepare, constant W), shared
+  memory w_packed_mem_;             // over w_pack_
 };
 
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {

@@ -1,5 +1,5 @@
 // The prepare step of the oneDNN kernels (Conv, FusedConv, ConvTranspose,
-// Gemm, MatMul, pooling, BatchNormalization, LSTM): with initializer
+// Gemm, MatMul, FC, pooling, BatchNormalization, LSTM): with initializer
 // weights the kernels pack them once at plan time and give the same results
 // as with weights fed as inputs; weights fed as inputs may change between
 // runs and each run uses the current values (no stale packed copy); and
@@ -94,11 +94,15 @@ TEST(Prepare, ConvTransposePacksConstantWeightsOnceAndRepacksFedOnes) {
              {"x", "w", "b"}, {R({1, 3, 4, 4}, 6), R({3, 5, 3, 3}, 7), R({5}, 8)}, {1, 2}});
 }
 
-TEST(Prepare, GemmAndMatMulWithConstantAndFedB) {
+TEST(Prepare, GemmMatMulAndFCWithConstantAndFedB) {
   CheckCase({"gemm", R"(type: "Gemm" input: "x" input: "w" input: "c" output: "y" arg { name: "transB" i: 1 })",
              {"x", "w", "c"}, {R({3, 5}, 9), R({4, 5}, 10), R({4}, 11)}, {1, 2}});
   CheckCase({"matmul", R"(type: "MatMul" input: "x" input: "w" output: "y")", {"x", "w"},
              {R({2, 3, 5}, 12), R({5, 4}, 13)}, {1}});
+  // FC packs a constant W into the matmul's layout (a shared copy, ABI 8);
+  // large enough that oneDNN picks a blocked layout on AVX-512.
+  CheckCase({"fc", R"(type: "FC" input: "x" input: "w" input: "b" output: "y" arg { name: "axis" i: 2 })",
+             {"x", "w", "b"}, {R({4, 8, 64}, 23), R({128, 64}, 24), R({128}, 25)}, {1, 2}});
 }
 
 TEST(Prepare, BatchNormAndLstmWithConstantAndFedWeights) {

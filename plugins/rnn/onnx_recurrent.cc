@@ -6,10 +6,14 @@
 // Per direction the kernel prepares, in a child workspace of the op's
 // workspace, views of the weights (no copies: Caffe2's FC reads ONNX's
 // [G*H, I] layout as it is), the summed biases (once, for constant
-// weights), the initial states and a few scalar constants, and runs one
-// RecurrentNetwork (reverse = 1 for the backward direction) whose step net
-// is made of FC and standard ops (Add, Mul, Sub, Split, Concat, Clip, the
-// activation ops, Where) and, where they fit, the fused units:
+// weights), the initial states and a few scalar constants, and runs one FC
+// over the whole sequence for the input projection (x_t W^T + Wb for
+// every t at once) and one RecurrentNetwork (reverse = 1 for the backward
+// direction) whose step net is made of FC and standard ops (Add, Mul, Sub,
+// Split, Concat, Clip, the activation ops, Where) and, where they fit, the
+// fused units. With constant weights (W, R, B, P initializers) the nets
+// see them as constants: each FC packs its weights once at plan time, and
+// the step nets of all timesteps share one packed R (Prepare_SharedPack).
 //
 // LSTM (ONNX gates i, o, f, c; activations f, g, h; peepholes P = Pi, Po, Pf):
 //   gates = FC(x_t, W, Wb + Rb) + FC(h_prev, R, 0)
@@ -164,6 +168,8 @@ class OnnxRecurrentKernel {
                                   : false;
     cfg.peepholes = peepholes && !cfg.fused;
     cfg.mask = short_seq && !cfg.fused;
+    cfg.hoist_input = true;
+    cfg.constant_weights = weights_constant_;
 
     if (ws_ == nullptr) ws_ = Api().Workspace_CreateChild(Api().Ctx_Workspace(ctx.handle()));
     // X as [T, N, I]: layout 0 is that already (an alias, no copy); layout 1
@@ -198,7 +204,7 @@ class OnnxRecurrentKernel {
       LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(cfg, d, N, I, H, weights, W, R, B, H0, C0, P));
     }
     weights_key_ = weights_key;
-    std::vector<int64_t> key = {T, N, I, H, cfg.fused, cfg.peepholes, cfg.mask};
+    std::vector<int64_t> key = {T, N, I, H, cfg.fused, cfg.peepholes, cfg.mask, cfg.constant_weights};
     if (key != key_) {
       if (net_) Api().Net_Release(net_);
       net_ = nullptr;

@@ -122,8 +122,14 @@ NetSpec OnnxStepNet(const RnnAttrs& attrs, const StepConfig& cfg, int64_t d, con
     }
     return sw.Add("FC", {in, P(w), P(b.empty() ? "zero" : b)}, "", {IntArg("axis", -1)});
   };
+  // x_t W^T + bias: done before the loop with cfg.hoist_input (x_t is the
+  // projected row then).
+  auto xproj = [&](const std::string& b) { return cfg.hoist_input ? std::string("x_t") : fc("x_t", "W", b); };
   auto inputs = [&](std::vector<std::string> names) {
-    for (const std::string& n : names) step.external_inputs.push_back(P(n));
+    for (const std::string& n : names) {
+      if (cfg.hoist_input && (n == "W" || n == "Wb" || n == "b")) continue;
+      step.external_inputs.push_back(P(n));
+    }
   };
   if (attrs.cell != RnnCell::kGru) {
     inputs({"W", "R", "b"});
@@ -132,7 +138,7 @@ NetSpec OnnxStepNet(const RnnAttrs& attrs, const StepConfig& cfg, int64_t d, con
   if (attrs.cell == RnnCell::kLstm) {
     step.external_inputs.push_back("c_prev");
     // Gates in ONNX order i, o, f, c.
-    const std::string gates = sw.Add("Add", {fc("x_t", "W", "b"), fc("h_prev", "R", "")}, "gates");
+    const std::string gates = sw.Add("Add", {xproj("b"), fc("h_prev", "R", "")}, "gates");
     if (cfg.fused) {
       step.ops.push_back(Op("LSTMUnit", "unit", {"h_prev", "c_prev", gates, prefix + "seq", "timestep"},
                             {"h_next", "c_next"}, {StringArg("gate_order", "iofg")}));
@@ -155,13 +161,13 @@ NetSpec OnnxStepNet(const RnnAttrs& attrs, const StepConfig& cfg, int64_t d, con
     return step;
   }
   if (attrs.cell == RnnCell::kRnn) {
-    const std::string pre = sw.Add("Add", {fc("x_t", "W", "b"), fc("h_prev", "R", "")}, "pre");
+    const std::string pre = sw.Add("Add", {xproj("b"), fc("h_prev", "R", "")}, "pre");
     carry(sw.Act(act[0], sw.Clip(pre, has_clip, clip), state("h", "h_next")), "h_prev", "h_next");
     return step;
   }
   // GRU: ONNX gates z, r, h.
   inputs({"W", "Wb", "Rzr", "Rbzr", "Rh", "Rbh"});
-  sw.AddMulti("Split", {fc("x_t", "W", "Wb")}, {"xz", "xr", "xh"}, {IntArg("axis", -1), IntArg("num_outputs", 3)});
+  sw.AddMulti("Split", {xproj("Wb")}, {"xz", "xr", "xh"}, {IntArg("axis", -1), IntArg("num_outputs", 3)});
   sw.AddMulti("Split", {fc("h_prev", "Rzr", "Rbzr")}, {"hz", "hr"}, {IntArg("axis", -1), IntArg("num_outputs", 2)});
   const std::string z_pre = sw.Add("Add", {"xz", "hz"}, "z_pre"), r_pre = sw.Add("Add", {"xr", "hr"}, "r_pre");
   const std::string r = sw.Act(act[0], sw.Clip(r_pre, has_clip, clip), "r");
@@ -195,16 +201,32 @@ NetSpec OnnxRecurrentNetworks(const RnnAttrs& attrs, const StepConfig& cfg, cons
   const std::string X = prefix + "X", seq = prefix + "seq", M = prefix + "M";
   net.external_inputs = {X, seq};
   if (cfg.mask) net.external_inputs.push_back(M);
+  // Blobs of the enclosing workspace the nets read: declared as inputs
+  // unless they are constant (cfg.constant_weights), which makes them the
+  // nets' constants.
+  auto param = [&](const std::string& name) {
+    if (!cfg.constant_weights) net.external_inputs.push_back(name);
+  };
+  const bool hoist = cfg.hoist_input && !cfg.matmul;
   for (int64_t d = 0; d < attrs.num_directions; ++d) {
     const std::string s = std::to_string(d);
     NetSpec step = OnnxStepNet(attrs, cfg, d, prefix, consts);
+    // The input projection of every timestep as one FC: XW<d> [T, N, G*H].
+    std::string xs = X;
+    if (hoist) {
+      xs = prefix + "XW" + s;
+      const std::string b = prefix + (attrs.cell == RnnCell::kGru ? "Wb" : "b") + s;
+      net.ops.push_back(Op("FC", xs, {X, prefix + "W" + s, b}, {xs}, {IntArg("axis", 2)}));
+      param(prefix + "W" + s);
+      param(b);
+    }
     OpSpec rn;
     rn.type = "RecurrentNetwork";
     rn.name = prefix + kName + "_dir" + s;
-    rn.inputs = {X, prefix + "h0_" + s};
+    rn.inputs = {xs, prefix + "h0_" + s};
     rn.outputs = {prefix + "H" + s};
     std::vector<std::string> states = {prefix + "H" + s}, li = {"h_prev", "h_next", "x_t"},
-                             le = {prefix + "H" + s, prefix + "H" + s, X};
+                             le = {prefix + "H" + s, prefix + "H" + s, xs};
     std::vector<int64_t> ids = {1}, lo = {0, 1, 0};
     if (lstm) {
       rn.inputs.push_back(prefix + "c0_" + s);
@@ -226,7 +248,14 @@ NetSpec OnnxRecurrentNetworks(const RnnAttrs& attrs, const StepConfig& cfg, cons
         rn.inputs.push_back(in);
       }
     }
-    for (size_t i = first_param; i < rn.inputs.size(); ++i) net.external_inputs.push_back(rn.inputs[i]);
+    for (size_t i = first_param; i < rn.inputs.size(); ++i) {
+      // The step net's scalar constants (k<i>) are inputs either way.
+      if (rn.inputs[i].rfind(prefix + "c" + s + "_k", 0) == 0) {
+        net.external_inputs.push_back(rn.inputs[i]);
+      } else {
+        param(rn.inputs[i]);
+      }
+    }
     rn.inputs.push_back(seq);
     if (cfg.mask) rn.inputs.push_back(M);
     const bool reverse = attrs.reverse || d == 1;

@@ -32,12 +32,24 @@ struct StepConfig {
   // with a bias (STEPNET's prepared blobs); true, MatMul over the weights
   // transposed to [K, G*H] then Add of the bias (every op differentiable).
   bool matmul = false;
+  // The input projection x_t W^T + bias of every timestep done before the
+  // loop, as one FC over X [T, N, I] (Caffe2's recurrent helpers and ONNX
+  // Runtime's LSTM do the same): one large matmul instead of T small ones.
+  // The step net's link x_t then reads that projection's rows
+  // [1, N, G*H]. Only with matmul = false (STEPNET's float32 path).
+  bool hoist_input = false;
+  // The weight and bias blobs (and peepholes) are constant while the nets
+  // live (the op's W, R, B, P are initializers): they are not declared as
+  // inputs of the nets, so the nets' kernels see them as constants and
+  // pack them once (FC: one shared copy for all timesteps).
+  bool constant_weights = false;
 };
 
 // Scalar constants a step net reads as blobs: (name, value).
 using StepConsts = std::vector<std::pair<std::string, float>>;
 
-// The step net of direction d. Reads the links x_t, h_prev (c_prev), m_t
+// The step net of direction d. Reads the links x_t (with cfg.hoist_input:
+// the projected row, bias included), h_prev (c_prev), m_t
 // (with cfg.mask), `timestep`, and, as blobs of the enclosing workspace
 // named with `prefix`: seq, the weights (W<d>, R<d>; GRU: W, Rzr, Rh), the
 // biases (b<d>, zero<d>; GRU: Wb, Rbzr, Rbh), the peepholes (Pi, Po, Pf)
@@ -45,7 +57,8 @@ using StepConsts = std::vector<std::pair<std::string, float>>;
 nested::NetSpec OnnxStepNet(const semantics::RnnAttrs& attrs, const StepConfig& cfg, int64_t d,
                             const std::string& prefix, StepConsts* consts);
 
-// One RecurrentNetwork op per direction over blobs named with `prefix`:
+// One RecurrentNetwork op per direction over blobs named with `prefix`
+// (with cfg.hoist_input, after an FC of X per direction into XW<d>):
 // X [T, N, I], h0_<d> (c0_<d>) [S...] ([1, N, H] for STEPNET, [N, H] in
 // the graph), seq [N] int32, M [T, N, 1] bool (with cfg.mask) and the step
 // nets' blobs; writes the states H<d> (C<d>) [T + 1, S...] in run order

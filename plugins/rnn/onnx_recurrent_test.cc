@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "core/net.h"
 #include "core/plugin_loader.h"
+#include "core/workspace.h"
 #include "core/testing/op_runner.h"
 #include "gtest/gtest.h"
 
@@ -71,6 +73,33 @@ std::vector<Tensor> Inputs(const Case& c) {
   };
 }
 
+// Runs `op` with W, R, B and P (inputs 1, 2, 3, 7) as initializers (blobs
+// of the workspace, not net inputs): the STEPNET kernel's constant-weights
+// path, whose nets pack the weights once. *fills: the packed copies the
+// net's store made (core/packed_constants.h).
+absl::StatusOr<std::vector<Tensor>> RunWithConstantWeights(const OperatorDef& op, const std::vector<Tensor>& inputs,
+                                                           int64_t* fills) {
+  Workspace ws;
+  NetDef net;
+  net.set_name("constant_weights");
+  *net.add_op() = op;
+  for (int i = 0; i < op.input_size() && i < static_cast<int>(inputs.size()); ++i) {
+    if (op.input(i).empty()) continue;
+    ws.SetBlob(op.input(i), inputs[i]);
+    if (i != 1 && i != 2 && i != 3 && i != 7) net.add_external_input(op.input(i));
+  }
+  for (const std::string& o : op.output()) net.add_external_output(o);
+  auto n = Net::Create(net, &ws, RnnRegistry());
+  if (!n.ok()) return n.status();
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the packed copies
+    if (absl::Status s = (*n)->Run(); !s.ok()) return s;
+  }
+  *fills = (*n)->options().packed_constants->fills();
+  std::vector<Tensor> out;
+  for (const std::string& o : op.output()) out.push_back(*ws.GetBlob(o));
+  return out;
+}
+
 class OnnxRecurrentAgreement : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OnnxRecurrentAgreement, StepNetMatchesDnnlKernel) {
@@ -105,6 +134,15 @@ TEST_P(OnnxRecurrentAgreement, StepNetMatchesDnnlKernel) {
   auto again = testing::RunSingleOp(testing::ParseOp(op + " engine: \"STEPNET\""), in, RnnRegistry());
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_TRUE(testing::AllClose((*again)[0], (*stepnet)[0], 0, 0));
+  // Initializer weights: packed once, the same results. At most one packed
+  // copy per FC weight of the nets (the hoisted input projection's W, and
+  // R, or GRU's Rzr and Rh, per direction), not one per timestep.
+  int64_t fills = -1;
+  auto constant = RunWithConstantWeights(testing::ParseOp(op + " engine: \"STEPNET\""), in, &fills);
+  ASSERT_TRUE(constant.ok()) << constant.status();
+  for (size_t k = 0; k < dnnl->size(); ++k) EXPECT_TRUE(testing::AllClose((*constant)[k], (*dnnl)[k], 1e-4, 1e-5)) << "output " << k;
+  const int64_t D = c.direction == "bidirectional" ? 2 : 1;
+  EXPECT_LE(fills, (c.op == "GRU" ? 3 : 2) * D);
 }
 
 const std::vector<int32_t> kShort = {5, 4, 2};    // largest below T = 7

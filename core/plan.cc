@@ -286,6 +286,13 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
   PlannerState state;
   absl::Status s = InitPlannerState(net, registry, ws, num_threads, &state);
   if (!s.ok()) return s;
+  // Blobs a folded step may skip writing on later runs: written by one op
+  // only, and not an external output.
+  std::map<std::string, int> writers;
+  for (const CheckedOp& op : net.ops) {
+    for (const std::string& o : op.info->op.output()) ++writers[o];
+  }
+  for (const std::string& o : net.def.external_output()) writers[o] += 2;
   state.limits = limits;
   for (const CheckedOp& op : net.ops) {
     std::map<std::string, DataType> bindings;
@@ -305,6 +312,11 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     // The label pointer is fixed up below; folding may report an error now.
     placed.ctx.label = &op.label;
     if (s = FoldConstantOp(op, inputs_constant, &state, &placed); !s.ok()) return s;
+    bool skippable = true;
+    for (const std::string& o : op.info->op.output()) {
+      skippable = skippable && (o.empty() || (state.constants.count(o) && writers[o] == 1));
+    }
+    placed.folded = skippable && op.info->op.output_size() > 0;
   }
   plan->constants_ = std::move(state.constants);
   // Contexts hold pointers to labels in `net`, which outlives the plan; fix

@@ -37,6 +37,10 @@ struct PlanStep {
   std::vector<DeviceCopy> copies_before, copies_after;
   const KernelDef* kernel = nullptr;
   void* state = nullptr;  // from kernel->create
+  // Computed at plan time (FoldConstantOp) into outputs that nothing else
+  // writes and the caller does not take (not external outputs): runs skip
+  // the step, its outputs holding the same values from one run to the next.
+  bool folded = false;
   LoomKernelContext ctx;
   std::vector<std::optional<Shape>> inferred_shapes;  // per output
   // From the memory planner (core/memory_plan.h), done after the kernel:

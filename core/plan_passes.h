@@ -90,8 +90,10 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
 // Pass 6: when `op` is foldable (an ONNX data-movement op or Cast on the
 // host, see IsFoldable) and `inputs_constant` (every input it reads was a
 // constant before PlaceTensors), runs its placed kernel now and marks its
-// outputs constant in `state`. The step stays in the plan: later runs write
-// the same values into the same buffers. A kernel error names the op.
+// outputs constant in `state`. BuildPlan then marks the step folded (runs
+// skip it) unless an output is an external output (a caller may take or
+// change it) or another op writes it too; such a step stays and writes the
+// same values on every run. A kernel error names the op.
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step);
 
 // Ops FoldConstantOp evaluates: pure, cheap, and common around weights

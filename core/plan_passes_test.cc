@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "core/api/loom_sdk.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
@@ -247,6 +248,43 @@ TEST_F(PassesTest, FoldsDataMovementOfConstantsAtPlanTime) {
   EXPECT_EQ(Copy::copies, 0) << "an op reading an external input is not folded";
   EXPECT_FALSE(g_seen.w_constant);
   EXPECT_EQ((*plan)->constants().count("x1"), 0u);
+}
+
+// A folded step is skipped by later runs, its output keeping the value the
+// plan computed; one whose output the caller reads (an external output) or
+// another op also writes runs every time.
+TEST_F(PassesTest, RunsSkipFoldedStepsUnlessTheOutputIsTakenOrRewritten) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2.5f}));
+  struct Case {
+    const char* outputs;  // extra external outputs
+    bool folded;
+  };
+  for (const Case& c : {Case{"", true}, Case{R"(external_output: "w1")", false}}) {
+    absl::StatusOr<NetDef> def = ParseNetDefText(absl::StrCat(R"(name: "n" external_input: "x" external_output: "y" )",
+                                                              c.outputs, R"(
+             op { type: "Identity" input: "w" output: "w1" }
+             op { type: "PScale" input: "x" input: "w1" output: "y" })"));
+    ASSERT_TRUE(def.ok()) << def.status();
+    Copy::copies = 0;
+    auto net = Net::Create(*def, &ws_, &registry_);
+    ASSERT_TRUE(net.ok()) << net.status();
+    auto plan = (*net)->Prepare();
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ((*plan)->steps()[0].folded, c.folded) << c.outputs;
+    EXPECT_FALSE((*plan)->steps()[1].folded);
+    for (int run = 0; run < 2; ++run) ASSERT_TRUE((*net)->Run().ok());
+    EXPECT_EQ(Copy::copies, c.folded ? 1 : 3) << c.outputs;
+    EXPECT_FLOAT_EQ(ws_.GetBlob("w1")->data<float>()[0], 2.5f) << "the value the plan computed stays";
+  }
+  // Written by two ops: not skipped (the second write must not stick).
+  Check(R"(name: "n" external_input: "x" external_output: "y"
+           op { type: "Identity" input: "w" output: "w1" }
+           op { type: "PScale" input: "x" input: "w1" output: "y" }
+           op { type: "Identity" input: "x" output: "w1" })");
+  auto plan = BuildPlan(*net_, registry_, &ws_, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE((*plan)->steps()[0].folded);
 }
 
 // An op may write one of its own inputs only where its schema declares the

@@ -76,6 +76,7 @@ void ReleaseTimestep(Plan& plan, bool keep_intermediates) {
 }
 
 absl::Status RunPlanStep(PlanStep& step) {
+  if (step.folded) return absl::OkStatus();  // computed at plan time
   if (!step.copies_before.empty()) {
     absl::Status s = RunCopies(step.copies_before, step);
     if (!s.ok()) return s;
@@ -103,6 +104,7 @@ absl::Status RunSequential(Plan& plan, Profile* profile) {
   if (profile == nullptr) {
     const bool tracing = TraceRecorder::Active() != nullptr;  // RunPlanStep records
     for (PlanStep& step : steps) {
+      if (step.folded) continue;  // computed at plan time
       if (!tracing && step.copies_before.empty() && step.copies_after.empty()) {  // the common case, kept tight
         LoomStatus* st = step.kernel->compute(step.state, &step.ctx);
         if (!step.ctx.scratch.empty()) step.ctx.scratch.clear();

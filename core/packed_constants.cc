@@ -1,6 +1,7 @@
 #include "core/packed_constants.h"
 
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,7 @@ namespace loom {
 
 PackedConstant::PackedConstant(size_t bytes) : bytes_(bytes) {
   // aligned_alloc wants a multiple of the alignment; 0 bytes gets one line.
+  if (bytes > std::numeric_limits<size_t>::max() - 63) throw std::bad_alloc();
   const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
   data_ = std::aligned_alloc(64, rounded);
   if (data_ == nullptr) throw std::bad_alloc();

@@ -15,8 +15,9 @@
 // kernel's key, which must name everything the packed bytes depend on (the
 // layout, the shapes, the dtype). It lives while a kernel holds it: the
 // store keeps only weak references, so a constant freed and its address
-// reused later cannot meet a stale entry (the kernels of the old constant,
-// which held the entry, are gone by then).
+// reused later cannot meet a stale entry: the kernels of the old constant,
+// which held the entry, are gone by then (a kernel holding a shared pack
+// cannot let go of the constant early: Prepare_ReleaseConstant ignores it).
 #ifndef LOOM_CORE_PACKED_CONSTANTS_H_
 #define LOOM_CORE_PACKED_CONSTANTS_H_
 
@@ -64,7 +65,7 @@ class PackedConstants {
   absl::StatusOr<std::shared_ptr<PackedConstant>> GetOrFill(const Tensor& constant, const std::string& key, size_t bytes,
                                                             const Fill& fill);
 
-  // Entries alive now and their bytes (tests, loom_run --profile).
+  // Entries alive now and their bytes (tests).
   size_t live_entries() const;
   size_t live_bytes() const;
   // Entries made so far (fills that succeeded).

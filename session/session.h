@@ -127,6 +127,9 @@ class Session {
   SessionOptions options_;
   std::unique_ptr<Registry> registry_;
   Workspace weights_;  // the initializers, once; every runner's workspace reads them
+  // Packed copies of them (core/packed_constants.h), shared by the runners'
+  // kernels as the initializers are.
+  std::shared_ptr<PackedConstants> packs_ = std::make_shared<PackedConstants>();
   NetDef net_;         // initializers without their data (held in weights_)
   std::vector<TensorInfo> inputs_, outputs_;
   std::set<std::string> written_inputs_;  // inputs an op writes in place: fed as copies

@@ -553,8 +553,12 @@ typedef struct LoomApi {
    * and fill is not called. The kernel keeps the handle while it uses the
    * copy and releases it with SharedPack_Release (in its destroy); the copy
    * goes when the last holder lets go. *out is NULL (and the status OK)
-   * when input `index` is not constant. Errors: fill's status;
-   * INVALID_ARGUMENT when a live copy under the key has another size. */
+   * when input `index` is not constant. fill runs under the store's lock:
+   * it must not call Prepare_SharedPack. A kernel holding a shared pack of
+   * an input cannot let go of that input (Prepare_ReleaseConstant is then
+   * ignored for it: the copy is keyed by the constant's address). Errors:
+   * fill's status; INVALID_ARGUMENT when a live copy under the key has
+   * another size; RESOURCE_EXHAUSTED when `bytes` cannot be allocated. */
   LoomStatus* (*Prepare_SharedPack)(const LoomPrepareContext* ctx, size_t index, const char* key, size_t bytes,
                                     LoomStatus* (*fill)(void* user, void* data), void* user, LoomSharedPack** out);
   void* (*SharedPack_Data)(const LoomSharedPack* pack);

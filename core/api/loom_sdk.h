@@ -389,7 +389,13 @@ class PrepareContext {
     if (!LOOM_SDK_API_HAS(Prepare_SharedPack) || Api().Prepare_SharedPack == nullptr) return Status::Ok();
     LoomSharedPack* handle = nullptr;
     auto trampoline = [](void* user, void* data) -> LoomStatus* {
-      return (*static_cast<const std::function<Status(void*)>*>(user))(data).release();
+      try {  // no exception crosses the C ABI
+        return (*static_cast<const std::function<Status(void*)>*>(user))(data).release();
+      } catch (const std::exception& e) {
+        return Status(LOOM_INTERNAL, std::string("SharedPack fill: ") + e.what()).release();
+      } catch (...) {
+        return Status(LOOM_INTERNAL, "SharedPack fill: unknown exception").release();
+      }
     };
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().Prepare_SharedPack(
         ctx_, i, key.c_str(), bytes, trampoline, const_cast<std::function<Status(void*)>*>(&fill), &handle)));

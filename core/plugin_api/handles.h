@@ -85,6 +85,10 @@ struct LoomPrepareContext {
   const std::string* device = nullptr;  // "CPU", "CUDA"
   // Constant inputs the kernel let go of (Prepare_ReleaseConstant).
   std::vector<size_t>* released_constants = nullptr;
+  // Constant inputs the kernel holds a shared pack of (Prepare_SharedPack):
+  // never freed early, since a shared pack is keyed by the constant's
+  // address, which a freed constant would hand to another tensor.
+  mutable std::vector<size_t> shared_packs;
 };
 
 // A kernel's hold on a packed constant (Prepare_SharedPack).

@@ -102,10 +102,20 @@ inline dnnl::memory::desc PlainDesc(const std::vector<int64_t>& dims,
 }
 
 // float32 NCHW `dims` in oneDNN's channel-blocked layout nChw8c or nChw16c
-// (`block`): Loom's blocked tensor [N, C / block, H, W, block] (ops/nn_nchwc.cc).
+// (`block` 8 or 16), or channels-last nhwc (any other block: one block of
+// all C channels): Loom's blocked tensor [N, C / block, H, W, block]
+// (ops/nn_nchwc.cc). A channels-last tensor of 8 or 16 channels is the same
+// bytes as nChw8c / nChw16c, so either reading is right.
 inline dnnl::memory::desc BlockedDesc(const std::vector<int64_t>& dims, int64_t block) {
+  using tag = dnnl::memory::format_tag;
   return dnnl::memory::desc(Dims(dims), dnnl::memory::data_type::f32,
-                            block == 16 ? dnnl::memory::format_tag::nChw16c : dnnl::memory::format_tag::nChw8c);
+                            block == 16 ? tag::nChw16c : block == 8 ? tag::nChw8c : tag::nhwc);
+}
+
+// Whether a 5-D [N, C / b, H, W, b] shape is a blocked tensor Loom's
+// kernels read: b is 8 or 16, or the whole channel dim (channels-last).
+inline bool IsBlockedShape(const std::vector<int64_t>& s) {
+  return s.size() == 5 && (s[4] == 8 || s[4] == 16 || (s[1] == 1 && s[4] > 0));
 }
 
 // True when `t` has shape `dims` (no allocation: compute's check that the

@@ -47,8 +47,9 @@ class GemmKernel {
     const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
     LOOM_SDK_RETURN_IF_ERROR(Configure(as, bs, cs, ctx.num_threads(), pack));
     if (!pack || !prim_) return Status::Ok();
-    LOOM_SDK_RETURN_IF_ERROR(PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_));
-    if (b_pack_.empty()) return Configure(as, bs, cs, ctx.num_threads(), false);  // read B as it is
+    // No copy made (or packing failed): read B as it is.
+    const Status packed = PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_);
+    if (!packed.ok() || b_pack_.empty()) return Configure(as, bs, cs, ctx.num_threads(), false);
     return Status::Ok();
   }
 
@@ -233,8 +234,9 @@ class MatMulKernel {
     const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
     LOOM_SDK_RETURN_IF_ERROR(Configure(as, bs, ctx.num_threads(), pack));
     if (!pack || !ready_) return Status::Ok();
-    LOOM_SDK_RETURN_IF_ERROR(PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_));
-    if (b_pack_.empty()) return Configure(as, bs, ctx.num_threads(), false);  // read B as it is
+    // No copy made (or packing failed): read B as it is.
+    const Status packed = PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_);
+    if (!packed.ok() || b_pack_.empty()) return Configure(as, bs, ctx.num_threads(), false);
     return Status::Ok();
   }
 
@@ -425,9 +427,9 @@ class FCKernel {
     const bool pack = ctx.InputConstant(1).present();
     LOOM_SDK_RETURN_IF_ERROR(Configure(xs, ws, bs, ctx.num_threads(), pack));
     if (!pack || !prim_) return Status::Ok();
-    LOOM_SDK_RETURN_IF_ERROR(
-        PackConstantShared(ctx, 1, label_, w_plain_md_, w_md_, ctx.num_threads(), &w_pack_, &w_packed_mem_));
-    if (w_pack_.empty()) return Configure(xs, ws, bs, ctx.num_threads(), false);  // no copy made: read W as it is
+    // No copy made (or packing failed): read W as it is.
+    const Status packed = PackConstantShared(ctx, 1, label_, w_plain_md_, w_md_, ctx.num_threads(), &w_pack_, &w_packed_mem_);
+    if (!packed.ok() || w_pack_.empty()) return Configure(xs, ws, bs, ctx.num_threads(), false);
     return Status::Ok();
   }
 

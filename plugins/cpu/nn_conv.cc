@@ -68,7 +68,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     if (x.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, x, w, b);
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
-    if (block_ > 0) {
+    if (blocked_) {
       if (!ready_) return sdk::Unimplemented(label_ + ": a blocked Y from an X without elements");
       if (has_sum_) LOOM_SDK_RETURN_IF_ERROR(CopySum(ctx.Input(3), y, ctx.num_threads()));
     } else if (!ready_) {
@@ -102,13 +102,14 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
                    int threads) {
     Reset();
     std::vector<int64_t> xs = blocked_xs;
-    if (block_ > 0) {
-      if (xs.size() != 5 || xs[4] != block_ || ws.size() != 4) {
-        return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / " + std::to_string(block_) + ", H, W, " +
-                                    std::to_string(block_) + "] and W [M, C / group, kH, kW]; found X " + ShapeStr(xs) +
-                                    ", W " + ShapeStr(ws));
+    int64_t x_block = 0;
+    if (blocked_) {
+      if (!IsBlockedShape(xs) || ws.size() != 4) {
+        return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / b, H, W, b] (b 8, 16 or C) and W [M, C / "
+                                    "group, kH, kW]; found X " + ShapeStr(xs) + ", W " + ShapeStr(ws));
       }
-      xs = {xs[0], xs[1] * block_, xs[2], xs[3]};
+      x_block = xs[4];
+      xs = {xs[0], xs[1] * x_block, xs[2], xs[3]};
     }
     std::vector<int64_t> k;
     LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, xs, ws, Tensor(), attrs_.kernel, &k));
@@ -121,11 +122,12 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, spatial, k, &win));
     std::vector<int64_t> ys = {N, M};
     ys.insert(ys.end(), win.out.begin(), win.out.end());
-    if (block_ > 0 && M % block_ != 0) {
-      return sdk::InvalidArgument(label_ + ": M = " + std::to_string(M) + " output channels; expected a multiple of block " +
-                                  std::to_string(block_));
+    const int64_t y_block = block_ > 0 ? block_ : M;  // block 0: channels-last
+    if (blocked_ && (M == 0 || M % y_block != 0)) {
+      return sdk::InvalidArgument(label_ + ": M = " + std::to_string(M) + " output channels; expected a positive multiple of block " +
+                                  std::to_string(y_block));
     }
-    Configured(blocked_xs, ws, bs, block_ > 0 ? std::vector<int64_t>{N, M / block_, ys[2], ys[3], block_} : ys, threads);
+    Configured(blocked_xs, ws, bs, blocked_ ? std::vector<int64_t>{N, M / y_block, ys[2], ys[3], y_block} : ys, threads);
     if (semantics::Product(ys) == 0 || semantics::Product(xs) == 0) return Status::Ok();  // Y without a primitive
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
       // Grouped weights are oneDNN's [G, M / G, C / G, k...], which is
@@ -136,12 +138,12 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
         wdims.insert(wdims.end(), k.begin(), k.end());
       }
       memory::desc w_md = PlainDesc(wdims), b_md = PlainDesc({M});
-      memory::desc x_md = block_ > 0 ? BlockedDesc(xs, block_) : PlainDesc(xs);
-      memory::desc y_md = block_ > 0 ? BlockedDesc(ys, block_) : PlainDesc(ys);
+      memory::desc x_md = blocked_ ? BlockedDesc(xs, x_block) : PlainDesc(xs);
+      memory::desc y_md = blocked_ ? BlockedDesc(ys, y_block) : PlainDesc(ys);
       // Plain: oneDNN picks its blocked layouts (much faster than plain NCHW,
       // above all for depthwise and 1x1 convolutions) and X and Y are
       // reordered. Blocked: X and Y are in that layout already.
-      const memory::desc x_any = block_ > 0 ? x_md : Any(x_md), y_any = block_ > 0 ? y_md : Any(y_md);
+      const memory::desc x_any = blocked_ ? x_md : Any(x_md), y_any = blocked_ ? y_md : Any(y_md);
       const auto prop = dnnl::prop_kind::forward_inference;
       const auto alg = dnnl::algorithm::convolution_direct;
       auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_any, Any(w_md), b_md, y_any,
@@ -161,7 +163,8 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
 
  protected:
   Activation act_;       // kNone for Conv
-  int64_t block_ = 0;    // NchwcConv: channels per block of X and Y; 0: plain NCHW
+  bool blocked_ = false; // NchwcConv: X and Y blocked (X's block read from its shape)
+  int64_t block_ = 0;    // NchwcConv: Y's channels per block, 8 or 16; 0: channels-last (b = M)
   bool has_sum_ = false; // NchwcConv's Sum input, added before the activation
 
   // Y = Sum, which the sum post-op then adds to. Sum may broadcast to Y's
@@ -213,9 +216,10 @@ class NchwcConvKernel : public ConvKernel {
   Status Init(const KernelInfo& info) {
     LOOM_SDK_RETURN_IF_ERROR(ConvKernel::Init(info));
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("block", &block_));
-    if (block_ != 8 && block_ != 16) {
-      return sdk::InvalidArgument(label_ + ": block must be 8 or 16; found " + std::to_string(block_));
+    if (block_ != 0 && block_ != 8 && block_ != 16) {
+      return sdk::InvalidArgument(label_ + ": block must be 8, 16 or 0 (channels-last); found " + std::to_string(block_));
     }
+    blocked_ = true;
     has_sum_ = info.num_inputs() > 3 && !info.input_name(3).empty();
     return info.Has("activation") ? act_.Read(info, label_) : Status::Ok();
   }

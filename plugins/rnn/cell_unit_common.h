@@ -109,8 +109,8 @@ LOOM_CELL_CLONES inline void LstmRowGradient(const T* __restrict ai, const T* __
 
 // Calls row(b) for each batch entry b in [0, n), split over `threads`
 // OpenMP threads when the step is large enough to pay for the fork (at or
-// above 2^15 state elements; one LSTM step of N = 32, D = 512 is 2^14 x 4
-// gates).
+// above 2^14 state elements: one LSTM step of N = 32, D = 512 is 2^14
+// units, each reading 4 gates).
 template <typename F>
 inline void ForRows(int64_t n, int64_t d, int threads, const F& row) {
   if (threads <= 1 || n < 2 || n * d < (int64_t{1} << 14)) {

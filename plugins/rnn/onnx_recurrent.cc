@@ -125,8 +125,8 @@ class OnnxRecurrentKernel {
     return Status::Ok();
   }
 
-  // Whether W, R, B (and LSTM's P) are initializers: then the step nets'
-  // transposed weights are made once, not on every run.
+  // Whether W, R, B (and LSTM's P) are initializers: then the summed biases
+  // are made once, and the nets see the weights as constants (packed once).
   Status Prepare(const sdk::PrepareContext& ctx) {
     weights_constant_ = true;
     for (size_t i : {size_t{1}, size_t{2}, size_t{3}, size_t{7}}) {
@@ -206,8 +206,6 @@ class OnnxRecurrentKernel {
     weights_key_ = weights_key;
     std::vector<int64_t> key = {T, N, I, H, cfg.fused, cfg.peepholes, cfg.mask, cfg.constant_weights};
     if (key != key_) {
-      if (net_) Api().Net_Release(net_);
-      net_ = nullptr;
       key_.clear();
       StepConsts consts;
       std::string bytes = OnnxRecurrentNetworks(attrs_, cfg, "", /*forward_only=*/true, &consts).Serialize();
@@ -216,7 +214,12 @@ class OnnxRecurrentKernel {
         LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, c.first, {1}, &v));
         *v = c.second;
       }
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), ws_, bytes.data(), bytes.size(), ctx.num_threads(), &net_)));
+      // The new net is made before the old one goes, so that packed weights
+      // both use (shared, core/packed_constants.h) are not packed again.
+      LoomNet* fresh = nullptr;
+      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Create(ctx.handle(), ws_, bytes.data(), bytes.size(), ctx.num_threads(), &fresh)));
+      if (net_) Api().Net_Release(net_);
+      net_ = fresh;
       key_ = key;
     }
     LOOM_SDK_RETURN_IF_ERROR(Status(Api().Net_Run(net_)));

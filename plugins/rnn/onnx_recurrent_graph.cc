@@ -124,10 +124,11 @@ NetSpec OnnxStepNet(const RnnAttrs& attrs, const StepConfig& cfg, int64_t d, con
   };
   // x_t W^T + bias: done before the loop with cfg.hoist_input (x_t is the
   // projected row then).
-  auto xproj = [&](const std::string& b) { return cfg.hoist_input ? std::string("x_t") : fc("x_t", "W", b); };
+  const bool hoist = cfg.hoist_input && !cfg.matmul;  // as OnnxRecurrentNetworks decides
+  auto xproj = [&](const std::string& b) { return hoist ? std::string("x_t") : fc("x_t", "W", b); };
   auto inputs = [&](std::vector<std::string> names) {
     for (const std::string& n : names) {
-      if (cfg.hoist_input && (n == "W" || n == "Wb" || n == "b")) continue;
+      if (hoist && (n == "W" || n == "Wb" || n == "b")) continue;
       step.external_inputs.push_back(P(n));
     }
   };

@@ -48,11 +48,12 @@ struct StepConfig {
 // Scalar constants a step net reads as blobs: (name, value).
 using StepConsts = std::vector<std::pair<std::string, float>>;
 
-// The step net of direction d. Reads the links x_t (with cfg.hoist_input:
-// the projected row, bias included), h_prev (c_prev), m_t
-// (with cfg.mask), `timestep`, and, as blobs of the enclosing workspace
-// named with `prefix`: seq, the weights (W<d>, R<d>; GRU: W, Rzr, Rh), the
-// biases (b<d>, zero<d>; GRU: Wb, Rbzr, Rbh), the peepholes (Pi, Po, Pf)
+// The step net of direction d. Reads the links x_t (with cfg.hoist_input
+// and not cfg.matmul: the projected row, bias included), h_prev (c_prev),
+// m_t (with cfg.mask), `timestep`, and, as blobs of the enclosing workspace
+// named with `prefix`: seq, the weights (W<d> unless hoisted, R<d>; GRU:
+// W unless hoisted, Rzr, Rh), the biases (b<d> unless hoisted, zero<d>;
+// GRU: Wb unless hoisted, Rbzr, Rbh), the peepholes (Pi, Po, Pf)
 // and the constants it appends to `consts`. Writes h_next (c_next).
 nested::NetSpec OnnxStepNet(const semantics::RnnAttrs& attrs, const StepConfig& cfg, int64_t d,
                             const std::string& prefix, StepConsts* consts);

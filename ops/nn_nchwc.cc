@@ -4,7 +4,9 @@
 // that runs of convolutions keep oneDNN's blocked layout nChw<b>c between
 // them. A blocked tensor is float32 [N, C / b, H, W, b]: element (n, c, h, w)
 // of the plain NCHW tensor is at [n, c / b, h, w, c % b]. C is a multiple of
-// b (no padding). Default domain, like FusedConv.
+// b (no padding). b is 8 or 16 (nChw8c, nChw16c), or C itself: one block
+// of all channels, [N, 1, H, W, C], which is channels-last NHWC (attribute
+// block = 0). Default domain, like FusedConv.
 #include <string>
 #include <vector>
 
@@ -22,11 +24,14 @@ int64_t Block(sdk::InferenceContext& ctx) {
   return ctx.info().GetInt("block", &b).ok() ? b : 0;
 }
 
-// [N, C, H, W] -> [N, C / b, H, W, b].
+// [N, C, H, W] or blocked [N, C / a, H, W, a] -> [N, C / b, H, W, b] (b =
+// C for block 0).
 sdk::Status ReorderInputInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> x;
-  const int64_t b = Block(ctx);
-  if (!ctx.InputShape(0, &x) || x.size() != 4 || b <= 0 || x[1] % b != 0) return sdk::Status::Ok();
+  if (!ctx.InputShape(0, &x) || (x.size() != 4 && x.size() != 5)) return sdk::Status::Ok();
+  if (x.size() == 5) x = {x[0], x[1] * x[4], x[2], x[3]};
+  const int64_t b = Block(ctx) > 0 ? Block(ctx) : x[1];
+  if (b <= 0 || x[1] % b != 0) return sdk::Status::Ok();
   ctx.SetOutputShape(0, {x[0], x[1] / b, x[2], x[3], b});
   return sdk::Status::Ok();
 }
@@ -39,16 +44,15 @@ sdk::Status ReorderOutputInfer(sdk::InferenceContext& ctx) {
   return sdk::Status::Ok();
 }
 
-// Conv's output shape on the plain view, blocked.
+// Conv's output shape on the plain view, blocked (X's block is its own;
+// Y's is `block`, or M for block 0).
 sdk::Status NchwcConvInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> x, w, out;
-  const int64_t b = Block(ctx);
-  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() != 5 || w.size() != 4 || b <= 0 || x[4] != b ||
-      w[0] % b != 0) {
-    return sdk::Status::Ok();
-  }
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() != 5 || w.size() != 4) return sdk::Status::Ok();
+  const int64_t b = Block(ctx) > 0 ? Block(ctx) : w[0];
+  if (b <= 0 || w[0] % b != 0) return sdk::Status::Ok();
   semantics::WindowAttrs attrs;
-  const std::vector<int64_t> plain = {x[0], x[1] * b, x[2], x[3]};
+  const std::vector<int64_t> plain = {x[0], x[1] * x[4], x[2], x[3]};
   if (!attrs.Read(ctx.info(), "").ok() || !attrs.InferOutputShape(plain, w[0], {w.begin() + 2, w.end()}, &out)) {
     return sdk::Status::Ok();
   }
@@ -59,11 +63,14 @@ sdk::Status NchwcConvInfer(sdk::InferenceContext& ctx) {
 }  // namespace
 
 sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
-  const std::string block = "block:int!|channels per block b (8 or 16: oneDNN's nChw8c or nChw16c)";
+  const std::string block =
+      "block:int!|channels per block b of the output: 8 or 16 (oneDNN's nChw8c, nChw16c), or 0 for channels-last "
+      "(b = C, [N, 1, H, W, C], oneDNN's nhwc)";
   OpSpec in = {"ReorderInput", 1,
-               "Plain NCHW to the blocked layout: X float32 [N, C, H, W] (C a multiple of `block`) to Y [N, C / b, "
-               "H, W, b] (ONNX Runtime's com.microsoft.nchwc.ReorderInput).",
-               {"X:T|[N, C, H, W]"}, {"Y:T|[N, C / b, H, W, b]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {block},
+               "Plain NCHW (or another blocked layout) to the blocked layout: X float32 [N, C, H, W] or [N, C / a, "
+               "H, W, a] (C a multiple of `block`) to Y [N, C / b, H, W, b] (ONNX Runtime's "
+               "com.microsoft.nchwc.ReorderInput).",
+               {"X:T|[N, C, H, W] or [N, C / a, H, W, a]"}, {"Y:T|[N, C / b, H, W, b]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {block},
                Fn<&ReorderInputInfer>()};
   OpSpec out = {"ReorderOutput", 1,
                 "The blocked layout back to plain NCHW: X float32 [N, C / b, H, W, b] to Y [N, C, H, W] (ONNX "
@@ -72,8 +79,9 @@ sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
                 Fn<&ReorderOutputInfer>()};
   OpSpec conv = ConvSpec(
       "NchwcConv", 1,
-      "2-D Conv (ONNX Conv-11 attributes) on blocked tensors: X [N, C / b, H, W, b] with the plain W [M, C / "
-      "group, kH, kW] and optional B [M] gives Y [N, M / b, H', W', b] = activation(conv(X) + B + Sum), where the "
+      "2-D Conv (ONNX Conv-11 attributes) on blocked tensors: X [N, C / a, H, W, a] (any block a) with the plain "
+      "W [M, C / group, kH, kW] and optional B [M] gives Y [N, M / b, H', W', b] (b = `block`, or M for block 0) = "
+      "activation(conv(X) + B + Sum), where the "
       "optional Sum is a blocked tensor of Y's shape (a residual Add fused in, oneDNN's sum post-op) and "
       "activation is FusedConv's (none when absent). ONNX Runtime's com.microsoft.nchwc.Conv.",
       "[M, C / group, kH, kW]", "number of groups; C and M divisible by it", Fn<&NchwcConvInfer>());

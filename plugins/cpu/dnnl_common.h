@@ -112,6 +112,12 @@ inline dnnl::memory::desc BlockedDesc(const std::vector<int64_t>& dims, int64_t 
                             block == 16 ? tag::nChw16c : block == 8 ? tag::nChw8c : tag::nhwc);
 }
 
+// float32 NCHW `dims` stored channels-last (oneDNN's nhwc): Loom's blocked
+// tensor [N, 1, H, W, C].
+inline dnnl::memory::desc ChannelsLastDesc(const std::vector<int64_t>& dims) {
+  return dnnl::memory::desc(Dims(dims), dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc);
+}
+
 // Whether a 5-D [N, C / b, H, W, b] shape is a blocked tensor Loom's
 // kernels read: b is 8 or 16, or the whole channel dim (channels-last).
 inline bool IsBlockedShape(const std::vector<int64_t>& s) {

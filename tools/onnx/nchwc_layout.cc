@@ -30,17 +30,18 @@ void NestedReads(const OperatorDef& op, std::set<std::string>* out) {
 
 // Which 2-D Conv/FusedConv may run blocked: one with inputs X, W and an
 // optional B (ONNX Runtime's FusedConv may carry a fourth input Z), a
-// constant float32 W, and channel counts that are multiples of `block`,
-// either pointwise (1x1, group 1) or grouped (depthwise: one input and one
-// output channel per group; or groups of whole blocks: oneDNN has no fast
-// blocked kernel for others, such as ResNeXt's 4 channels per group). Dense
-// convolutions with larger windows stay plain: for them oneDNN's brgemm
-// kernels, in the channels-last layout they pick themselves, beat its
-// nChw16c kernels (ResNet-18's 3x3 convs: 0.52 ms against 0.65 ms each,
-// ONEDNN_VERBOSE).
-enum class Blockable { kNo, kPointwise, kGrouped };
+// constant float32 W, and either pointwise (1x1, group 1) or grouped
+// (depthwise: one input and one output channel per group; or groups of
+// whole blocks: oneDNN has no fast blocked kernel for others, such as
+// ResNeXt's 4 channels per group) with channel counts that are multiples of
+// `block`; or, with `dense` (AVX-512), a dense conv with a larger window,
+// which runs channels-last (block 0): oneDNN's brgemm kernels want that
+// layout and beat its nChw16c kernels there (ResNet-18's 3x3 convs: 0.52 ms
+// against 0.65 ms each, ONEDNN_VERBOSE). Without `dense` (AVX2: no brgemm
+// convolutions in oneDNN 2.6) dense convs stay plain.
+enum class Blockable { kNo, kPointwise, kGrouped, kDense };
 
-Blockable Classify(const NetDef& net, const OperatorDef& op, int64_t block) {
+Blockable Classify(const NetDef& net, const OperatorDef& op, int64_t block, bool dense) {
   if ((op.type() != "Conv" && op.type() != "FusedConv") || op.output_size() != 1 || op.input_size() < 2 ||
       op.input_size() > 3) {
     return Blockable::kNo;
@@ -53,15 +54,17 @@ Blockable Classify(const NetDef& net, const OperatorDef& op, int64_t block) {
   const Argument* g = FindArg(op, "group");
   const int64_t group = g != nullptr && g->has_i() ? g->i() : 1;
   const int64_t m = w->dims(0), c = w->dims(1) * group;
+  const bool pointwise = group == 1 && w->dims(2) == 1 && w->dims(3) == 1;
+  if (dense && group == 1 && !pointwise && m > 0 && c > 0) return Blockable::kDense;
   if (m % block != 0 || c % block != 0) return Blockable::kNo;
-  if (group == 1) return w->dims(2) == 1 && w->dims(3) == 1 ? Blockable::kPointwise : Blockable::kNo;
+  if (group == 1) return pointwise ? Blockable::kPointwise : Blockable::kNo;
   const bool depthwise = w->dims(1) == 1 && m == group;
   return depthwise || (w->dims(1) % block == 0 && (m / group) % block == 0) ? Blockable::kGrouped : Blockable::kNo;
 }
 
 class Rewriter {
  public:
-  Rewriter(const NetDef& net, int64_t block) : net_(net), block_(block) {}
+  Rewriter(const NetDef& net, int64_t block) : net_(net), block_(block), dense_(block == 16) {}
 
   int Run(std::vector<OperatorDef>* out) {
     out_ = out;
@@ -70,32 +73,41 @@ class Rewriter {
       std::set<std::string> nested;
       NestedReads(op, &nested);
       for (const std::string& name : nested) Plain(name);
-      const Blockable conv = Classify(net_, op, block_);
+      const Blockable conv = Classify(net_, op, block_, dense_);
       const size_t blocked_operands = IsBinary(op) ? blocked_.count(op.input(0)) + blocked_.count(op.input(1)) : 0;
-      // A run starts at a grouped (depthwise) conv: a pointwise one on a
-      // plain input would be an island with reorders on both sides
-      // (ResNet's downsampling 1x1 convs between plain 3x3 ones).
-      if (conv == Blockable::kGrouped || (conv == Blockable::kPointwise && blocked_.count(op.input(0)))) {
-        ToNchwcConv(&op);
+      // A run starts at a grouped (depthwise) or dense conv: a pointwise one
+      // on a plain input would be an island with reorders on both sides
+      // (ResNet's downsampling 1x1 convs between plain 3x3 ones on AVX2). A
+      // dense conv alone costs what the plain Conv does (it reorders into
+      // channels-last itself).
+      if (conv == Blockable::kGrouped || conv == Blockable::kDense ||
+          (conv == Blockable::kPointwise && blocked_.count(op.input(0)))) {
+        // Dense convs run channels-last; a pointwise one keeps its input's
+        // layout (ResNet's downsampling 1x1 convs between channels-last 3x3
+        // ones, whose outputs they are added to); grouped ones nChw<b>c.
+        const int64_t layout = conv == Blockable::kDense ? 0
+                               : conv == Blockable::kPointwise && blocked_.count(op.input(0)) ? blocked_[op.input(0)].block
+                                                                                               : block_;
+        ToNchwcConv(&op, layout);
       } else if (UnaryElementwise().count(op.type()) && op.input_size() >= 1 && op.output_size() == 1 &&
                  blocked_.count(op.input(0))) {
         for (int i = 1; i < op.input_size(); ++i) Plain(op.input(i));  // Clip's scalar bounds
-        op.set_input(0, blocked_[op.input(0)]);
-        MakeBlockedOutput(&op);
+        const Form in = blocked_[op.input(0)];
+        op.set_input(0, in.name);
+        MakeBlockedOutput(&op, in.block);
       } else if (IsBinary(op) && BlockedOrScalar(op.input(0)) && BlockedOrScalar(op.input(1)) &&
                  (blocked_operands == 1 || (blocked_operands == 2 && op.type() == "Add"))) {
         if (!FuseSum(op)) {
+          // Both operands in the first blocked one's layout.
+          const int64_t b = blocked_.count(op.input(0)) ? blocked_[op.input(0)].block : blocked_[op.input(1)].block;
           for (int i = 0; i < 2; ++i) {
-            if (blocked_.count(op.input(i))) op.set_input(i, blocked_[op.input(i)]);
+            if (blocked_.count(op.input(i))) op.set_input(i, Blocked(op.input(i), b));
           }
-          MakeBlockedOutput(&op);
+          MakeBlockedOutput(&op, b);
         }
       } else {
         for (const std::string& in : op.input()) Plain(in);
-        for (const std::string& out : op.output()) {  // a name written again: its blocked form is stale
-          blocked_.erase(out);
-          blocked_only_.erase(out);
-        }
+        for (const std::string& out : op.output()) Forget(out);  // a name written again: its blocked forms are stale
         out_->push_back(op);
       }
     }
@@ -104,6 +116,13 @@ class Rewriter {
   }
 
  private:
+  // A blocked form of a tensor: its blob and its block (8, 16; 0:
+  // channels-last).
+  struct Form {
+    std::string name;
+    int64_t block = 0;
+  };
+
   static bool IsBinary(const OperatorDef& op) {
     return (op.type() == "Add" || op.type() == "Sub" || op.type() == "Mul" || op.type() == "Div") &&
            op.input_size() == 2 && op.output_size() == 1;
@@ -120,54 +139,76 @@ class Rewriter {
     OperatorDef r;
     r.set_type("ReorderOutput");
     r.set_name(name + "__reorder_output");
-    r.add_input(blocked_[name]);
+    r.add_input(blocked_[name].name);
     r.add_output(name);
     out_->push_back(r);
     blocked_only_.erase(name);
   }
 
-  // `name`'s blocked form, made by a ReorderInput when it has none.
-  std::string Blocked(const std::string& name) {
+  // `name` in layout `block`: its blocked form when it has that layout,
+  // else one made by a ReorderInput from its plain or (re-blocking) its
+  // blocked form.
+  std::string Blocked(const std::string& name, int64_t block) {
     auto it = blocked_.find(name);
-    if (it != blocked_.end()) return it->second;
+    if (it != blocked_.end() && it->second.block == block) return it->second.name;
+    auto alt = reblocked_.find({name, block});
+    if (alt != reblocked_.end()) return alt->second;
     OperatorDef r;
     r.set_type("ReorderInput");
-    r.set_name(name + "__reorder_input");
-    r.add_input(name);
-    r.add_output(name + "__nchwc");
+    const bool primary = it == blocked_.end();
+    const std::string out = name + (primary ? "__nchwc" : block == 0 ? "__nchwc_cl" : "__nchwc" + std::to_string(block));
+    r.set_name(out + "__reorder_input");
+    r.add_input(primary ? name : it->second.name);
+    r.add_output(out);
     Argument* b = r.add_arg();
     b->set_name("block");
-    b->set_i(block_);
-    producer_[name] = static_cast<int>(out_->size());
+    b->set_i(block);
+    if (primary) {
+      producer_[name] = static_cast<int>(out_->size());
+      blocked_[name] = {out, block};
+    } else {
+      reblocked_[{name, block}] = out;
+    }
     out_->push_back(r);
-    return blocked_[name] = name + "__nchwc";
+    return out;
   }
 
-  // Renames op's output to its blocked form and emits op.
-  void MakeBlockedOutput(OperatorDef* op) {
+  // Drops every blocked form of `name` (written again by a plain op).
+  void Forget(const std::string& name) {
+    blocked_.erase(name);
+    blocked_only_.erase(name);
+    for (auto it = reblocked_.begin(); it != reblocked_.end();) {
+      it = it->first.first == name ? reblocked_.erase(it) : std::next(it);
+    }
+  }
+
+  // Renames op's output to its blocked form (layout `block`) and emits op.
+  void MakeBlockedOutput(OperatorDef* op, int64_t block) {
     const std::string plain = op->output(0);
+    Forget(plain);
     op->set_output(0, plain + "__nchwc");
-    blocked_[plain] = plain + "__nchwc";
+    blocked_[plain] = {plain + "__nchwc", block};
     blocked_only_.insert(plain);
     producer_[plain] = static_cast<int>(out_->size());
     out_->push_back(*op);
   }
 
-  void ToNchwcConv(OperatorDef* op) {
+  void ToNchwcConv(OperatorDef* op, int64_t block) {
     const bool fused = op->type() == "FusedConv";
     op->set_type("NchwcConv");
-    op->set_input(0, Blocked(op->input(0)));
+    op->set_input(0, Blocked(op->input(0), block));
     for (int i = 1; i < op->input_size(); ++i) Plain(op->input(i));
     Argument* b = op->add_arg();
     b->set_name("block");
-    b->set_i(block_);
+    b->set_i(block);
     if (!fused) sum_candidates_.insert(op->output(0));
     ++convs_;
-    MakeBlockedOutput(op);
+    MakeBlockedOutput(op, block);
   }
 
   // Add(conv, other) into conv's Sum input, when the conv's output is read
-  // only by this Add and `other`'s blocked form is written before the conv.
+  // only by this Add and `other`'s blocked form, in the conv's layout, is
+  // written before the conv.
   bool FuseSum(const OperatorDef& add) {
     if (add.type() != "Add" || !blocked_.count(add.input(0)) || !blocked_.count(add.input(1))) return false;
     if (reads_.empty()) CollectReads(net_, &reads_);
@@ -177,17 +218,19 @@ class Rewriter {
       // The conv must come after the op writing `other` (a shortcut conv
       // may come later in the net than the branch's last conv).
       if (!sum_candidates_.count(conv_out) || reads_[conv_out] != 1 || conv_out == other ||
-          !producer_.count(other) || producer_[other] >= producer_[conv_out]) {
+          !producer_.count(other) || producer_[other] >= producer_[conv_out] ||
+          blocked_[other].block != blocked_[conv_out].block) {
         continue;
       }
+      const int64_t block = blocked_[conv_out].block;
       OperatorDef& conv = (*out_)[producer_[conv_out]];
       while (conv.input_size() < 3) conv.add_input("");  // B absent
-      conv.add_input(blocked_[other]);
+      conv.add_input(blocked_[other].name);
       conv.set_output(0, add.output(0) + "__nchwc");
-      blocked_.erase(conv_out);
-      blocked_only_.erase(conv_out);
+      Forget(conv_out);
       sum_candidates_.erase(conv_out);
-      blocked_[add.output(0)] = add.output(0) + "__nchwc";
+      Forget(add.output(0));
+      blocked_[add.output(0)] = {add.output(0) + "__nchwc", block};
       blocked_only_.insert(add.output(0));
       producer_[add.output(0)] = producer_[conv_out];
       return true;
@@ -197,11 +240,13 @@ class Rewriter {
 
   const NetDef& net_;
   const int64_t block_;
+  const bool dense_;  // dense convs run channels-last (AVX-512)
   std::vector<OperatorDef>* out_ = nullptr;
-  std::map<std::string, std::string> blocked_;  // plain name -> its blocked form
-  std::set<std::string> blocked_only_;          // blocked, with no plain form yet
-  std::map<std::string, int> producer_;         // plain name -> index in out_ of the op writing its blocked form
-  std::set<std::string> sum_candidates_;        // NchwcConv outputs without Sum or activation
+  std::map<std::string, Form> blocked_;                            // plain name -> its blocked form
+  std::map<std::pair<std::string, int64_t>, std::string> reblocked_;  // (plain name, block) -> a re-blocked copy
+  std::set<std::string> blocked_only_;                             // blocked, with no plain form yet
+  std::map<std::string, int> producer_;  // plain name -> index in out_ of the op writing its blocked form
+  std::set<std::string> sum_candidates_;  // NchwcConv outputs without Sum or activation
   std::map<std::string, int> reads_;
   int convs_ = 0;
 };

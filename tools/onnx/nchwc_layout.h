@@ -26,12 +26,16 @@ int64_t NchwcBlockForThisCpu();
 //     or groups of whole blocks) with inputs X, W and an optional B, one
 //     output, and a W that is a float32 rank-4 initializer and not a net
 //     input, with input and output channels multiples of `block`, becomes
-//     NchwcConv (same inputs and
-//     attributes, plus `block`) on X's blocked form. A ReorderInput makes
-//     that form when X has none, except for a pointwise conv, which would
-//     be an island between plain ops: runs start at grouped convs. Dense
-//     convs with larger windows stay plain: oneDNN's brgemm kernels in the
-//     channels-last layout they choose beat its blocked ones there;
+//     NchwcConv (same inputs and attributes, plus `block`) on X's blocked
+//     form. A ReorderInput makes that form when X has none, except for a
+//     pointwise conv, which would be an island between plain ops: runs
+//     start at grouped (and dense) convs. A pointwise conv keeps its
+//     input's layout. With block 16 (AVX-512), a dense conv with a larger
+//     window becomes NchwcConv with block 0: channels-last [N, 1, H, W, C],
+//     the layout oneDNN's brgemm kernels want (they beat its nChw16c
+//     kernels there); with block 8 (AVX2, no brgemm convolutions) dense
+//     convs stay plain. Where a conv wants another layout than its input
+//     has, a ReorderInput re-blocks the blocked tensor (one reorder);
 //   - an element-wise op of one tensor input (Relu, LeakyRelu, Clip,
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Softplus, Abs, Neg,
 //     Exp, Sqrt; Clip's bounds are scalars) whose input is blocked works on
@@ -39,16 +43,18 @@ int64_t NchwcBlockForThisCpu();
 //   - Add, Sub, Mul or Div of a blocked tensor and a one-element float32
 //     initializer of rank <= 4 (not a net input) stays blocked, as does an Add of two blocked tensors (broadcasting
 //     between blocked forms is the same as between plain ones: the channel
-//     dim is never 1). Such an Add whose one operand is an NchwcConv output
+//     dim is never 1), the second re-blocked to the first's layout when they
+//     differ. Such an Add whose one operand is an NchwcConv output
 //     read only there (no Sum or activation yet), written after the other
-//     operand, becomes that conv's Sum input (oneDNN's sum post-op; Sum may
+//     operand in the same layout, becomes that conv's Sum input (oneDNN's sum post-op; Sum may
 //     broadcast to the conv's output as the Add did, and one larger than it
 //     is a run-time error). Mul of two blocked tensors (a
 //     squeeze-excitation gate) stays plain: the broadcast over 16-element
 //     rows is slower than the reorders;
 //   - any other reader of a blocked tensor (and a net output) gets its plain
 //     form from one ReorderOutput.
-// Blocked tensors are named "<name>__nchwc". A name written again by a plain
+// Blocked tensors are named "<name>__nchwc" (re-blocked copies
+// "<name>__nchwc16", "<name>__nchwc8", "<name>__nchwc_cl"). A name written again by a plain
 // op loses its blocked form. Returns how many convolutions run blocked (0:
 // `net` is unchanged, also for a `block` other than 8 or 16).
 int PropagateNchwcLayout(NetDef* net, int64_t block);

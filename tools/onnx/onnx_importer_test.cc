@@ -5,6 +5,7 @@
 // checked against values computed in the test.
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/testing/op_runner.h"
@@ -167,6 +168,15 @@ onnx::TensorProto FloatTensor(const std::string& name, const Tensor& t) {
   return p;
 }
 
+// The fusion tests check the graph the folds and fusions leave, on any
+// machine: without the NCHWc pass, which on AVX-512 also rewrites dense
+// convolutions (nchwc_layout.h).
+absl::StatusOr<NetDef> ImportWithoutLayoutPass(const std::string& model) {
+  onnx_import::ImportOptions o;
+  o.nchwc_block = 0;
+  return onnx_import::ImportOnnxModel(model, o);
+}
+
 // Conv (weights from a Constant op, bias an initializer) -> BatchNormalization
 // is folded into one Conv, with the result of the two ops run one by one.
 TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {
@@ -193,7 +203,7 @@ TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {
   eps->set_name("epsilon");
   eps->set_type(onnx::AttributeProto::FLOAT);
   eps->set_f(0.01f);
-  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  auto net = ImportWithoutLayoutPass(Serialize(g, 13));
   ASSERT_TRUE(net.ok()) << net.status();
   ASSERT_EQ(net->op_size(), 1);
   EXPECT_EQ(net->op(0).type(), "Conv");
@@ -232,7 +242,7 @@ TEST(OnnxImporterTest, ConvScalarAffineAndHardSwishChainBecomeOneFusedConv) {
   AddNode(&g, "Clip", {"a3", "zero", "six"}, {"cl"});
   AddNode(&g, "Mul", {"a", "cl"}, {"m"});
   AddNode(&g, "Div", {"m", "six"}, {"y"});
-  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  auto net = ImportWithoutLayoutPass(Serialize(g, 13));
   ASSERT_TRUE(net.ok()) << net.status();
   ASSERT_EQ(net->op_size(), 1);
   EXPECT_EQ(net->op(0).type(), "FusedConv");
@@ -338,6 +348,63 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   }
 }
 
+// With block 16 (AVX-512) dense convs run channels-last (NchwcConv block
+// 0); a pointwise conv keeps its input's layout, so the residual Add fuses
+// into it; a depthwise conv after them wants nChw16c, so its input is
+// re-blocked (a ReorderInput of a blocked tensor), and an Add of the two
+// layouts re-blocks one operand. A stem from 3 channels and 16-channel
+// tensors (one block: channels-last and nChw16c are the same bytes) are
+// covered. The outputs equal the plain import's.
+TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 3, 10, 9}, 80);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 3, 10, 9});
+  AddOutput(&g, "y");
+  int seed = 81;
+  auto weight = [&](const char* name, std::vector<int64_t> dims) {
+    *g.add_initializer() = FloatTensor(name, testing::RandomTensor(DataType::kFloat32, Shape(dims), seed++, -0.5, 0.5));
+  };
+  weight("w0", {16, 3, 3, 3});
+  weight("w1", {16, 16, 3, 3});
+  weight("w2", {16, 16, 1, 1});
+  weight("w3", {16, 1, 3, 3});
+  auto pads = [](onnx::NodeProto* n) {
+    auto* a = n->add_attribute();
+    a->set_name("pads");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t p : {1, 1, 1, 1}) a->add_ints(p);
+    return n;
+  };
+  pads(AddNode(&g, "Conv", {"x", "w0"}, {"c0"}));  // the stem: dense, channels-last
+  AddNode(&g, "Relu", {"c0"}, {"a0"});
+  pads(AddNode(&g, "Conv", {"a0", "w1"}, {"c1"}));  // dense
+  AddNode(&g, "Conv", {"a0", "w2"}, {"sc"});        // pointwise on a channels-last input
+  AddNode(&g, "Add", {"c1", "sc"}, {"s"});          // fused into the later conv, sc's
+  IntAttr(pads(AddNode(&g, "Conv", {"s", "w3"}, {"d"})), "group", 16);  // depthwise: nChw16c
+  AddNode(&g, "Add", {"d", "s"}, {"y"});            // two layouts
+  const std::string model = Serialize(g, 13);
+  onnx_import::ImportOptions blocked;
+  blocked.nchwc_block = 16;
+  auto net = onnx_import::ImportOnnxModel(model, blocked);
+  ASSERT_TRUE(net.ok()) << net.status();
+  int channels_last = 0, reblocks = 0;
+  for (const OperatorDef& op : net->op()) {
+    const Argument* b = onnx_import::FindArg(op, "block");
+    if (op.type() == "NchwcConv" && b != nullptr && b->i() == 0) ++channels_last;
+    if (op.type() == "ReorderInput" && absl::EndsWith(op.input(0), "__nchwc")) ++reblocks;
+    if (op.type() == "NchwcConv" && op.output(0) == "s__nchwc") EXPECT_EQ(op.input(3), "c1__nchwc");  // Sum
+  }
+  EXPECT_EQ(channels_last, 3) << "the two dense convs and the pointwise one";
+  EXPECT_EQ(reblocks, 1) << "s to nChw16c, once, for the depthwise conv and the Add";
+  ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
+  // On AVX2 (block 8) dense convs stay plain Conv.
+  blocked.nchwc_block = 8;
+  auto avx2 = onnx_import::ImportOnnxModel(model, blocked);
+  ASSERT_TRUE(avx2.ok()) << avx2.status();
+  EXPECT_EQ(avx2->op(0).type(), "FusedConv");
+  ExpectSameAsPlainImport(model, *avx2, {{"x", x}}, "y");
+}
+
 // A residual block whose shortcut conv comes after the branch's last conv
 // (as ResNet's downsampling blocks): the Add fuses into the shortcut conv
 // (whose Sum is the branch, written before it), never into a conv that
@@ -417,7 +484,7 @@ TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {
     *g.add_initializer() = FloatTensor("b", b);
     pads(AddNode(&g, "Conv", {"x", "w", "b"}, {"c"}));
     AddNode(&g, "Relu", {"c"}, {"y"});
-    auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+    auto net = ImportWithoutLayoutPass(Serialize(g, 13));
     ASSERT_TRUE(net.ok()) << net.status();
     ASSERT_EQ(net->op_size(), 1);
     EXPECT_EQ(net->op(0).type(), "FusedConv");
@@ -439,7 +506,7 @@ TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {
       if (constant_max) *g.add_initializer() = FloatTensor("hi", Tensor::FromVector<float>({}, {0.25f}));
       pads(AddNode(&g, "Conv", {"x", "w", "b"}, {"c"}));
       AddNode(&g, "Clip", {"c", "lo", "hi"}, {"y"});
-      auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+      auto net = ImportWithoutLayoutPass(Serialize(g, 13));
       ASSERT_TRUE(net.ok()) << net.status();
       ASSERT_EQ(net->op_size(), constant_max ? 1 : 2);
       EXPECT_EQ(net->op(0).type(), constant_max ? "FusedConv" : "Conv");
@@ -463,7 +530,7 @@ TEST(OnnxImporterTest, ConvThenActivationIsFusedIntoFusedConv) {
     *g.add_initializer() = FloatTensor("w", w);
     AddNode(&g, "Conv", {"x", "w"}, {"c"});
     AddNode(&g, "Sigmoid", {"c"}, {"y"});
-    auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+    auto net = ImportWithoutLayoutPass(Serialize(g, 13));
     ASSERT_TRUE(net.ok()) << net.status();
     ASSERT_EQ(net->op_size(), 2);
     EXPECT_EQ(net->op(0).type(), "Conv");

@@ -53,7 +53,7 @@ int FoldBatchNormIntoConv(NetDef* net) {
     const OperatorDef& conv = net->op(p->second);
     Tensor W, B;
     if (conv.output_size() != 1 || reads[conv.output(0)] != 1 || !ConstantConvParams(*net, conv, &W, &B)) continue;
-    const int64_t M = W.dim(0);
+    const int64_t M = ConvOutputChannels(conv, W);
     // scale, shift, mean, variance: float32 initializers of M values.
     Tensor params[4];
     bool ok = true;

@@ -25,7 +25,8 @@ namespace onnx_import {
 // Returns how many were turned.
 int ConstantsToInitializers(NetDef* net);
 
-// Folds every eligible Conv -> BatchNormalization pair of `net` (its top
+// Folds every eligible Conv (or ConvTranspose of group 1) ->
+// BatchNormalization pair of `net` (its top
 // level; nested nets are left as they are). Returns how many were folded.
 int FoldBatchNormIntoConv(NetDef* net);
 

@@ -34,7 +34,7 @@ bool FoldOne(NetDef* net, int* counter) {
     if (!conv_first && (op.type() == "Div" || op.type() == "Sub")) continue;
     std::optional<float> c = ScalarInitializer(*net, op.input(conv_first ? 1 : 0), static_cast<int>(W.rank()));
     if (!c || (op.type() == "Div" && *c == 0.0f)) continue;
-    const int64_t M = W.dim(0);
+    const int64_t M = ConvOutputChannels(conv, W);
     const double s = !mul ? 1.0 : op.type() == "Mul" ? *c : 1.0 / *c;
     const double d = mul ? 0.0 : op.type() == "Add" ? *c : -*c;
     const std::string name = absl::StrCat(conv.name().empty() ? absl::StrCat("conv_", i) : conv.name(), "__affine",

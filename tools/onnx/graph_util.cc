@@ -52,16 +52,28 @@ bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi
   return true;
 }
 
+// ConvTranspose's W is [C, M / group, k...]: its output channel is axis 1
+// (group 1 only here).
+bool IsConvTranspose(const OperatorDef& conv) { return conv.type() == "ConvTranspose"; }
+
+int64_t ConvOutputChannels(const OperatorDef& conv, const Tensor& w) {
+  return IsConvTranspose(conv) ? (w.rank() > 1 ? w.dim(1) : 0) : w.dim(0);
+}
+
 bool ConstantConvParams(const NetDef& net, const OperatorDef& conv, Tensor* w, Tensor* b) {
-  if (conv.type() != "Conv" || conv.input_size() < 2) return false;
+  if ((conv.type() != "Conv" && !IsConvTranspose(conv)) || conv.input_size() < 2) return false;
+  if (IsConvTranspose(conv)) {
+    const Argument* g = FindArg(conv, "group");
+    if (g != nullptr && g->i() != 1) return false;
+  }
   const TensorProto* wp = FindInitializer(net, conv.input(1));
   const bool has_b = conv.input_size() > 2 && !conv.input(2).empty();
   const TensorProto* bp = has_b ? FindInitializer(net, conv.input(2)) : nullptr;
   const int f32 = static_cast<int>(DataType::kFloat32);
   if (wp == nullptr || wp->data_type() != f32 || (has_b && (bp == nullptr || bp->data_type() != f32))) return false;
   auto W = TensorFromProto(*wp);
-  if (!W.ok() || W->dims().empty()) return false;
-  const int64_t M = W->dim(0);
+  if (!W.ok() || W->dims().empty() || (IsConvTranspose(conv) && W->rank() < 2)) return false;
+  const int64_t M = ConvOutputChannels(conv, *W);
   absl::StatusOr<Tensor> B = has_b ? TensorFromProto(*bp) : absl::StatusOr<Tensor>(Tensor::Zeros(DataType::kFloat32, {M}));
   if (!B.ok() || B->num_elements() != M) return false;
   *w = *std::move(W);
@@ -71,14 +83,19 @@ bool ConstantConvParams(const NetDef& net, const OperatorDef& conv, Tensor* w, T
 
 void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tensor& b, const std::vector<double>& scale,
                         const std::vector<double>& shift, const std::string& output, const std::string& name) {
-  const int64_t M = w.dim(0), per = M > 0 ? w.num_elements() / M : 0;
+  const OperatorDef& op = net->op(conv_index);
+  const int64_t M = ConvOutputChannels(op, w);
+  // W as [outer, M, inner]: Conv's [M, ...] (outer 1), ConvTranspose's [C, M, ...].
+  const int64_t outer = IsConvTranspose(op) ? w.dim(0) : 1;
+  const int64_t inner = M > 0 && outer > 0 ? w.num_elements() / (M * outer) : 0;
   Tensor W2 = Tensor::Zeros(DataType::kFloat32, w.dims()), B2 = Tensor::Zeros(DataType::kFloat32, {M});
-  for (int64_t o = 0; o < M; ++o) {
-    for (int64_t i = 0; i < per; ++i) {
-      W2.data<float>()[o * per + i] = static_cast<float>(w.data<float>()[o * per + i] * scale[o]);
+  for (int64_t c = 0; c < outer; ++c) {
+    for (int64_t o = 0; o < M; ++o) {
+      const int64_t at = (c * M + o) * inner;
+      for (int64_t i = 0; i < inner; ++i) W2.data<float>()[at + i] = static_cast<float>(w.data<float>()[at + i] * scale[o]);
     }
-    B2.data<float>()[o] = static_cast<float>(b.data<float>()[o] * scale[o] + shift[o]);
   }
+  for (int64_t o = 0; o < M; ++o) B2.data<float>()[o] = static_cast<float>(b.data<float>()[o] * scale[o] + shift[o]);
   *net->add_initializer() = TensorToProto(W2, name + "_W");
   *net->add_initializer() = TensorToProto(B2, name + "_B");
   OperatorDef* conv = net->mutable_op(conv_index);

@@ -82,12 +82,16 @@ void RemoveOps(NetDef* net, const std::set<int>& removed);
 // absent ones are the float range. False if a bound input is not a constant.
 bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi);
 
-// The weights W [M, ...] and bias B [M] (zeros when absent) of a Conv when
-// both are float32 initializers; false otherwise.
+// The weights W and bias B [M] (zeros when absent) of a Conv (W [M, ...])
+// or a ConvTranspose of group 1 (W [C, M, ...]) when both are float32
+// initializers; false otherwise.
 bool ConstantConvParams(const NetDef& net, const OperatorDef& conv, Tensor* w, Tensor* b);
 
+// M, the output channels of `conv` (a Conv or ConvTranspose) with weights w.
+int64_t ConvOutputChannels(const OperatorDef& conv, const Tensor& w);
+
 // Folds a per-output-channel affine map that follows op `conv_index` (a Conv
-// whose W and B are `w`, `b`) into it: W[o] * scale[o] and
+// or ConvTranspose whose W and B are `w`, `b`) into it: W[o] * scale[o] and
 // B[o] * scale[o] + shift[o] become new initializers "<name>_W" / "<name>_B",
 // and the Conv writes `output`.
 void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tensor& b, const std::vector<double>& scale,

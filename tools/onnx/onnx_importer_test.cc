@@ -218,6 +218,48 @@ TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {
   EXPECT_TRUE(testing::AllClose(y, (*ref)[0], 1e-5, 1e-5));
 }
 
+// ConvTranspose (stride 2, as PP-OCR's detection head) -> BatchNormalization
+// -> Mul by a scalar folds into one ConvTranspose: its W [C, M, kH, kW] is
+// scaled along M. The result equals the ops run one by one.
+TEST(OnnxImporterTest, BatchNormAndScalarAfterConvTransposeAreFolded) {
+  Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 2, 4, 5}, 130);
+  Tensor w = testing::RandomTensor(DataType::kFloat32, {2, 3, 2, 2}, 131), b = testing::RandomTensor(DataType::kFloat32, {3}, 132);
+  Tensor s = testing::RandomTensor(DataType::kFloat32, {3}, 133), sh = testing::RandomTensor(DataType::kFloat32, {3}, 134);
+  Tensor m = testing::RandomTensor(DataType::kFloat32, {3}, 135), v = testing::RandomTensor(DataType::kFloat32, {3}, 136, 0.1, 2);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 2, 4, 5});
+  AddOutput(&g, "y");
+  for (const auto& [name, t] : std::vector<std::pair<std::string, Tensor>>{
+           {"w", w}, {"b", b}, {"s", s}, {"sh", sh}, {"m", m}, {"v", v}}) {
+    *g.add_initializer() = FloatTensor(name, t);
+  }
+  *g.add_initializer() = FloatTensor("k", Tensor::FromVector<float>({}, {1.5f}));
+  onnx::NodeProto* ct = AddNode(&g, "ConvTranspose", {"x", "w", "b"}, {"c"});
+  auto* strides = ct->add_attribute();
+  strides->set_name("strides");
+  strides->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v2 : {2, 2}) strides->add_ints(v2);
+  AddNode(&g, "BatchNormalization", {"c", "s", "sh", "m", "v"}, {"n"});
+  AddNode(&g, "Mul", {"n", "k"}, {"y"});
+  auto net = ImportWithoutLayoutPass(Serialize(g, 13));
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_EQ(net->op_size(), 1);
+  EXPECT_EQ(net->op(0).type(), "ConvTranspose");
+  Tensor y = RunModel(Serialize(g, 13), {{"x", x}}, "y");
+  auto conv = testing::RunSingleOp(
+      testing::ParseOp("type: 'ConvTranspose' input: 'x' input: 'w' input: 'b' output: 'c' "
+                       "arg { name: 'strides' ints: 2 ints: 2 }"),
+      {x, w, b});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto bn = testing::RunSingleOp(
+      testing::ParseOp("type: 'BatchNormalization' input: 'c' input: 's' input: 'sh' input: 'm' input: 'v' output: 'y'"),
+      {(*conv)[0], s, sh, m, v});
+  ASSERT_TRUE(bn.ok()) << bn.status();
+  Tensor ref = *(*bn)[0].Clone();
+  for (int64_t i = 0; i < ref.num_elements(); ++i) ref.data<float>()[i] *= 1.5f;
+  EXPECT_TRUE(testing::AllClose(y, ref, 1e-5, 1e-5));
+}
+
 // paddle2onnx's block: Conv -> Mul(s) -> Add(b) -> Add(3) -> Clip(0, 6) ->
 // Mul -> Div(6) becomes one FusedConv(HardSwish) with the scalars folded
 // into the weights; the result equals the ops run one by one.

@@ -1,5 +1,6 @@
 // Schemas of the blocked-layout ops (ONNX Runtime's NCHWc transformer and
-// its com.microsoft.nchwc ops): ReorderInput, ReorderOutput and NchwcConv.
+// its com.microsoft.nchwc ops): ReorderInput, ReorderOutput, NchwcConv and
+// NchwcMaxPool.
 // Not ONNX ops: the ONNX importer makes them (tools/onnx/nchwc_layout.h) so
 // that runs of convolutions keep oneDNN's blocked layout nChw<b>c between
 // them. A blocked tensor is float32 [N, C / b, H, W, b]: element (n, c, h, w)
@@ -60,6 +61,19 @@ sdk::Status NchwcConvInfer(sdk::InferenceContext& ctx) {
   return sdk::Status::Ok();
 }
 
+// MaxPool's output shape on the plain view, in X's layout.
+sdk::Status NchwcMaxPoolInfer(sdk::InferenceContext& ctx) {
+  std::vector<int64_t> x, out;
+  if (!ctx.InputShape(0, &x) || x.size() != 5 || x[4] <= 0) return sdk::Status::Ok();
+  const std::vector<int64_t> plain = {x[0], x[1] * x[4], x[2], x[3]};
+  semantics::WindowAttrs attrs;
+  if (!attrs.Read(ctx.info(), "").ok() || !attrs.InferOutputShape(plain, plain[1], attrs.kernel, &out)) {
+    return sdk::Status::Ok();
+  }
+  ctx.SetOutputShape(0, {out[0], x[1], out[2], out[3], x[4]});
+  return sdk::Status::Ok();
+}
+
 }  // namespace
 
 sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
@@ -94,7 +108,14 @@ sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
   conv.attrs.insert(conv.attrs.end(),
                     {block, "activation:string?|FusedConv's activation (Relu, LeakyRelu, Clip, ...); absent: none",
                      "activation_params:floats?|as FusedConv's"});
-  return RegisterOps(reg, {in, out, conv});
+  OpSpec pool = PoolSpec("NchwcMaxPool", 1,
+                         "2-D MaxPool (ONNX MaxPool-12 attributes, no Indices) on a blocked tensor: X [N, C / b, H, W, "
+                         "b] to Y [N, C / b, H', W', b], the same layout (ONNX Runtime's com.microsoft.nchwc.MaxPool).",
+                         {LOOM_DTYPE_FLOAT});
+  pool.inputs[0] = "X:T|[N, C / b, H, W, b]";
+  pool.outputs[0] = "Y:T|[N, C / b, H', W', b]";
+  pool.infer = Fn<&NchwcMaxPoolInfer>();
+  return RegisterOps(reg, {in, out, conv, pool});
 }
 
 }  // namespace ops

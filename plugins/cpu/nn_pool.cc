@@ -87,6 +87,7 @@ class PoolKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
+    nchwc_ = info.op_type() == "NchwcMaxPool";
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Read(info, label_));
     if (attrs_.kernel.empty()) return sdk::InvalidArgument(label_ + ": attribute kernel_shape is required");
     include_pad_ = info.IntOr("count_include_pad", 0) != 0;
@@ -158,7 +159,7 @@ class PoolKernel {
     if (blocked_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
     }
-    if (!rescale_.empty()) Rescale(y.data<float>(), xs[0] * xs[1], threads);
+    if (!rescale_.empty()) Rescale(y.data<float>(), xs[0] * xs[1], threads);  // AveragePool only: never blocked
     return Status::Ok();
   }
 
@@ -166,8 +167,16 @@ class PoolKernel {
   // Checks X's rank, resolves the window and sizes Y; builds the oneDNN
   // primitive too unless Indices are asked for (computed by hand) or either
   // side is empty.
-  Status Configure(const std::vector<int64_t>& xs, LoomDataType dt, int threads) {
+  Status Configure(const std::vector<int64_t>& blocked_xs, LoomDataType dt, int threads) {
     configured_ = ready_ = false;
+    std::vector<int64_t> xs = blocked_xs;
+    if (nchwc_) {  // the window on the plain view [N, C, H, W]
+      if (!IsBlockedShape(xs)) {
+        return sdk::InvalidArgument(label_ + ": input X must be blocked [N, C / b, H, W, b] (b 8, 16 or C); found " +
+                                    ShapeStr(xs));
+      }
+      xs = {xs[0], xs[1] * xs[4], xs[2], xs[3]};
+    }
     if (xs.size() < 3 || xs.size() > 5) {
       return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
     }
@@ -175,6 +184,12 @@ class PoolKernel {
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, attrs_.kernel, &win));
     std::vector<int64_t> ys = {xs[0], xs[1]};
     ys.insert(ys.end(), win.out.begin(), win.out.end());
+    plain_xs_ = xs;
+    plain_ys_ = ys;
+    if (nchwc_) {
+      xs = blocked_xs;
+      ys = {xs[0], xs[1], ys[2], ys[3], xs[4]};
+    }
     xs_ = xs;
     ys_ = ys;
     win_ = win;
@@ -190,11 +205,14 @@ class PoolKernel {
 
   // The pooling primitive (and reorders) for xs_, ys_, win_.
   Status Build(int threads) {
-    const std::vector<int64_t>&xs = xs_, &ys = ys_;
+    const std::vector<int64_t>&xs = plain_xs_, &ys = plain_ys_;
     const Window& win = win_;
     const LoomDataType dt = dt_;
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-      const memory::desc x_md = PlainDesc(xs, DnnlType(dt)), y_md = PlainDesc(ys, DnnlType(dt));
+      // NchwcMaxPool: X and Y in X's blocked layout, no reorders.
+      const int64_t b = nchwc_ ? xs_[4] : 0;
+      const memory::desc x_md = !nchwc_ ? PlainDesc(xs, DnnlType(dt)) : BlockedDesc(xs, b);
+      const memory::desc y_md = !nchwc_ ? PlainDesc(ys, DnnlType(dt)) : BlockedDesc(ys, b);
       const auto alg = kMax ? dnnl::algorithm::pooling_max
                             : (include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
                                             : dnnl::algorithm::pooling_avg_exclude_padding);
@@ -214,7 +232,7 @@ class PoolKernel {
                                              : xs.size() == 4 ? memory::format_tag::nChw8c
                                              : xs.size() == 5 ? memory::format_tag::nCdhw8c
                                                               : memory::format_tag::undef;
-      if (dt == LOOM_DTYPE_FLOAT && blocked_tag != memory::format_tag::undef) {
+      if (!nchwc_ && dt == LOOM_DTYPE_FLOAT && blocked_tag != memory::format_tag::undef) {
         const memory::desc xb(x_md.dims(), x_md.data_type(), blocked_tag), yb(y_md.dims(), y_md.data_type(), blocked_tag);
         auto bpd = make(xb, yb);
         const std::string impl = bpd.impl_info_str();
@@ -232,7 +250,7 @@ class PoolKernel {
       x_mem_ = UnboundMemory(x_md);
       y_mem_ = UnboundMemory(y_md);
     }));
-    ComputeRescale(xs, win);
+    ComputeRescale(plain_xs_, win);
     ready_ = true;
     return Status::Ok();
   }
@@ -279,11 +297,13 @@ class PoolKernel {
   }
 
   std::string label_;
+  bool nchwc_ = false;  // NchwcMaxPool: X and Y blocked [N, C / b, H, W, b]
   WindowAttrs attrs_;
   bool include_pad_ = false, col_major_ = false;
   bool with_indices_ = false;  // MaxPool's Indices output is asked for
   // What the primitive was configured for.
-  std::vector<int64_t> xs_, ys_;
+  std::vector<int64_t> xs_, ys_;               // as given (blocked for NchwcMaxPool)
+  std::vector<int64_t> plain_xs_, plain_ys_;   // their plain [N, C, D...] views
   Window win_;
   LoomDataType dt_ = LOOM_DTYPE_UNDEFINED;
   int threads_ = 0;
@@ -356,6 +376,7 @@ sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
                                                                  LOOM_DTYPE_UINT8}}}}));
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<PoolKernel<false>>("AveragePool", f32_f64));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolKernel<true>>("NchwcMaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32_f64));
   return reg.Kernel<GlobalPoolKernel<true>>("GlobalMaxPool", f32_f64);
 }

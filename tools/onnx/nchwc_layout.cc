@@ -89,6 +89,15 @@ class Rewriter {
                                : conv == Blockable::kPointwise && blocked_.count(op.input(0)) ? blocked_[op.input(0)].block
                                                                                                : block_;
         ToNchwcConv(&op, layout);
+      } else if (op.type() == "MaxPool" && op.input_size() == 1 && op.output_size() == 1 && blocked_.count(op.input(0))) {
+        // Pooled in the input's layout (ResNet's stem: no reorders around it).
+        const Form in = blocked_[op.input(0)];
+        op.set_type("NchwcMaxPool");
+        op.set_input(0, in.name);
+        for (int i = op.arg_size() - 1; i >= 0; --i) {
+          if (op.arg(i).name() == "storage_order") op.mutable_arg()->DeleteSubrange(i, 1);  // Indices only
+        }
+        MakeBlockedOutput(&op, in.block);
       } else if (UnaryElementwise().count(op.type()) && op.input_size() >= 1 && op.output_size() == 1 &&
                  blocked_.count(op.input(0))) {
         for (int i = 1; i < op.input_size(); ++i) Plain(op.input(i));  // Clip's scalar bounds

@@ -36,6 +36,8 @@ int64_t NchwcBlockForThisCpu();
 //     kernels there); with block 8 (AVX2, no brgemm convolutions) dense
 //     convs stay plain. Where a conv wants another layout than its input
 //     has, a ReorderInput re-blocks the blocked tensor (one reorder);
+//   - a MaxPool (one output, no Indices) of a blocked tensor becomes
+//     NchwcMaxPool in the same layout;
 //   - an element-wise op of one tensor input (Relu, LeakyRelu, Clip,
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Softplus, Abs, Neg,
 //     Exp, Sqrt; Clip's bounds are scalars) whose input is blocked works on

@@ -341,9 +341,10 @@ void ExpectSameAsPlainImport(const std::string& model, const NetDef& blocked,
 // A residual block (depthwise Conv + Relu, pointwise Conv, Add of the first
 // conv's output, Relu) then MaxPool: with the blocked layout
 // (nchwc_layout.h) the convolutions run as NchwcConv, the Add and the last
-// Relu fold into the second one (its Sum input and activation), one
-// ReorderInput starts the run and one ReorderOutput ends it before MaxPool;
-// the outputs equal the plain import's.
+// Relu fold into the second one (its Sum input and activation), MaxPool
+// runs blocked too (NchwcMaxPool), one ReorderInput starts the run and a
+// ReorderOutput gives each net output (r, y) its plain form; the outputs
+// equal the plain import's.
 TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   const Tensor x = testing::RandomTensor(DataType::kFloat32, {2, 16, 9, 7}, 50);
   const Tensor w1 = testing::RandomTensor(DataType::kFloat32, {16, 1, 3, 3}, 51, -0.5, 0.5);
@@ -380,7 +381,8 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
     ASSERT_TRUE(net.ok()) << net.status();
     std::vector<std::string> types;
     for (const OperatorDef& op : net->op()) types.push_back(op.type());
-    EXPECT_EQ(types, (std::vector<std::string>{"ReorderInput", "NchwcConv", "NchwcConv", "ReorderOutput", "MaxPool"}));
+    EXPECT_EQ(types, (std::vector<std::string>{"ReorderInput", "NchwcConv", "NchwcConv", "NchwcMaxPool", "ReorderOutput",
+                                               "ReorderOutput"}));
     const OperatorDef& second = net->op(2);
     ASSERT_EQ(second.input_size(), 4);  // X, W, B and the residual as Sum
     EXPECT_EQ(second.input(3), "a1__nchwc");
@@ -394,9 +396,9 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
 // 0); a pointwise conv keeps its input's layout, so the residual Add fuses
 // into it; a depthwise conv after them wants nChw16c, so its input is
 // re-blocked (a ReorderInput of a blocked tensor), and an Add of the two
-// layouts re-blocks one operand. A stem from 3 channels and 16-channel
-// tensors (one block: channels-last and nChw16c are the same bytes) are
-// covered. The outputs equal the plain import's.
+// layouts re-blocks one operand. A stem from 3 channels, a channels-last
+// MaxPool and 16-channel tensors (one block: channels-last and nChw16c are
+// the same bytes) are covered. The outputs equal the plain import's.
 TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 3, 10, 9}, 80);
   onnx::GraphProto g;
@@ -419,8 +421,13 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   };
   pads(AddNode(&g, "Conv", {"x", "w0"}, {"c0"}));  // the stem: dense, channels-last
   AddNode(&g, "Relu", {"c0"}, {"a0"});
-  pads(AddNode(&g, "Conv", {"a0", "w1"}, {"c1"}));  // dense
-  AddNode(&g, "Conv", {"a0", "w2"}, {"sc"});        // pointwise on a channels-last input
+  onnx::NodeProto* pool = pads(AddNode(&g, "MaxPool", {"a0"}, {"p"}));  // channels-last NchwcMaxPool
+  auto* k = pool->add_attribute();
+  k->set_name("kernel_shape");
+  k->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : {3, 3}) k->add_ints(v);
+  pads(AddNode(&g, "Conv", {"p", "w1"}, {"c1"}));  // dense
+  AddNode(&g, "Conv", {"p", "w2"}, {"sc"});        // pointwise on a channels-last input
   AddNode(&g, "Add", {"c1", "sc"}, {"s"});          // fused into the later conv, sc's
   IntAttr(pads(AddNode(&g, "Conv", {"s", "w3"}, {"d"})), "group", 16);  // depthwise: nChw16c
   AddNode(&g, "Add", {"d", "s"}, {"y"});            // two layouts
@@ -431,6 +438,7 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   ASSERT_TRUE(net.ok()) << net.status();
   int channels_last = 0, reblocks = 0;
   for (const OperatorDef& op : net->op()) {
+    EXPECT_NE(op.type(), "MaxPool") << "pooled in the blocked layout";
     const Argument* b = onnx_import::FindArg(op, "block");
     if (op.type() == "NchwcConv" && b != nullptr && b->i() == 0) ++channels_last;
     if (op.type() == "ReorderInput" && absl::EndsWith(op.input(0), "__nchwc")) ++reblocks;

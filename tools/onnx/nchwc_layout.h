@@ -33,8 +33,9 @@ int64_t NchwcBlockForThisCpu();
 //     input's layout. With block 16 (AVX-512), a dense conv with a larger
 //     window becomes NchwcConv with block 0: channels-last [N, 1, H, W, C],
 //     the layout oneDNN's brgemm kernels want (they beat its nChw16c
-//     kernels there); with block 8 (AVX2, no brgemm convolutions) dense
-//     convs stay plain. Where a conv wants another layout than its input
+//     kernels there), and so does a pointwise or depthwise conv whose
+//     channels are not multiples of 16; with block 8 (AVX2, no brgemm
+//     convolutions) such convs stay plain. Where a conv wants another layout than its input
 //     has, a ReorderInput re-blocks the blocked tensor (one reorder);
 //   - a MaxPool (one output, no Indices) of a blocked tensor becomes
 //     NchwcMaxPool in the same layout;

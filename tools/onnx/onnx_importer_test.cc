@@ -455,6 +455,41 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   ExpectSameAsPlainImport(model, *avx2, {{"x", x}}, "y");
 }
 
+// Pointwise and depthwise convs whose channels are not multiples of the
+// block (24 and 40 here, as in PP-OCR's classifier) run channels-last on
+// AVX-512 (block 16) and stay plain with block 8.
+TEST(OnnxImporterTest, ConvsWithPartialBlocksRunChannelsLast) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 24, 7, 6}, 90);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 24, 7, 6});
+  AddOutput(&g, "y");
+  *g.add_initializer() = FloatTensor("w1", testing::RandomTensor(DataType::kFloat32, {24, 1, 3, 3}, 91, -0.5, 0.5));
+  *g.add_initializer() = FloatTensor("w2", testing::RandomTensor(DataType::kFloat32, {40, 24, 1, 1}, 92, -0.5, 0.5));
+  onnx::NodeProto* dw = AddNode(&g, "Conv", {"x", "w1"}, {"d"});
+  IntAttr(dw, "group", 24);
+  auto* pads = dw->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int64_t p : {1, 1, 1, 1}) pads->add_ints(p);
+  AddNode(&g, "Relu", {"d"}, {"a"});
+  AddNode(&g, "Conv", {"a", "w2"}, {"y"});
+  const std::string model = Serialize(g, 13);
+  for (int64_t block : {16, 8}) {
+    SCOPED_TRACE(block);
+    onnx_import::ImportOptions o;
+    o.nchwc_block = block;
+    auto net = onnx_import::ImportOnnxModel(model, o);
+    ASSERT_TRUE(net.ok()) << net.status();
+    int channels_last = 0;
+    for (const OperatorDef& op : net->op()) {
+      const Argument* b = onnx_import::FindArg(op, "block");
+      channels_last += op.type() == "NchwcConv" && b != nullptr && b->i() == 0;
+    }
+    EXPECT_EQ(channels_last, block == 16 ? 2 : 0);
+    ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
+  }
+}
+
 // A residual block whose shortcut conv comes after the branch's last conv
 // (as ResNet's downsampling blocks): the Add fuses into the shortcut conv
 // (whose Sum is the branch, written before it), never into a conv that

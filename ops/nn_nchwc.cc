@@ -1,6 +1,6 @@
 // Schemas of the blocked-layout ops (ONNX Runtime's NCHWc transformer and
-// its com.microsoft.nchwc ops): ReorderInput, ReorderOutput, NchwcConv and
-// NchwcMaxPool.
+// its com.microsoft.nchwc ops): ReorderInput, ReorderOutput, NchwcConv,
+// NchwcMaxPool and NchwcGlobalAveragePool.
 // Not ONNX ops: the ONNX importer makes them (tools/onnx/nchwc_layout.h) so
 // that runs of convolutions keep oneDNN's blocked layout nChw<b>c between
 // them. A blocked tensor is float32 [N, C / b, H, W, b]: element (n, c, h, w)
@@ -74,6 +74,14 @@ sdk::Status NchwcMaxPoolInfer(sdk::InferenceContext& ctx) {
   return sdk::Status::Ok();
 }
 
+// [N, C / b, H, W, b] -> [N, C / b, 1, 1, b].
+sdk::Status NchwcGlobalPoolInfer(sdk::InferenceContext& ctx) {
+  std::vector<int64_t> x;
+  if (!ctx.InputShape(0, &x) || x.size() != 5) return sdk::Status::Ok();
+  ctx.SetOutputShape(0, {x[0], x[1], 1, 1, x[4]});
+  return sdk::Status::Ok();
+}
+
 }  // namespace
 
 sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
@@ -115,7 +123,12 @@ sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
   pool.inputs[0] = "X:T|[N, C / b, H, W, b]";
   pool.outputs[0] = "Y:T|[N, C / b, H', W', b]";
   pool.infer = Fn<&NchwcMaxPoolInfer>();
-  return RegisterOps(reg, {in, out, conv, pool});
+  OpSpec gap = {"NchwcGlobalAveragePool", 1,
+                "ONNX GlobalAveragePool on a blocked tensor: X [N, C / b, H, W, b] to Y [N, C / b, 1, 1, b], the mean "
+                "over H and W in X's layout (ONNX Runtime's com.microsoft.nchwc.GlobalAveragePool).",
+                {"X:T|[N, C / b, H, W, b]"}, {"Y:T|[N, C / b, 1, 1, b]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {},
+                Fn<&NchwcGlobalPoolInfer>()};
+  return RegisterOps(reg, {in, out, conv, pool, gap});
 }
 
 }  // namespace ops

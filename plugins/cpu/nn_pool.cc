@@ -367,6 +367,40 @@ class GlobalPoolKernel {
   std::string label_;
 };
 
+// NchwcGlobalAveragePool (ops/nn_nchwc.cc), float32: X [N, G, H, W, b]
+// (any block b; channels-last is G = 1, b = C) -> Y [N, G, 1, 1, b], the
+// mean over H and W of each channel, summed in double as GlobalAveragePool
+// does. Errors: X not 5-D.
+class NchwcGlobalAveragePoolKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> xs = x.shape();
+    if (xs.size() != 5) return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / b, H, W, b]; found " + ShapeStr(xs));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {xs[0], xs[1], 1, 1, xs[4]}, &y));
+    const int64_t blocks = xs[0] * xs[1], size = xs[2] * xs[3], b = xs[4];
+    const float* in = x.data<float>();
+    float* out = y.data<float>();
+    ParallelFor(blocks, ctx.num_threads(), [&](int64_t p) {
+      std::vector<double> acc(static_cast<size_t>(b), 0.0);
+      const float* block = in + p * size * b;
+      for (int64_t i = 0; i < size; ++i) {
+        for (int64_t k = 0; k < b; ++k) acc[k] += block[i * b + k];
+      }
+      for (int64_t k = 0; k < b; ++k) out[p * b + k] = static_cast<float>(acc[k] / static_cast<double>(size));
+    }, size * b);
+    return Status::Ok();
+  }
+
+ private:
+  std::string label_;
+};
+
 }  // namespace
 
 sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
@@ -378,6 +412,8 @@ sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
       reg.Kernel<PoolKernel<false>>("AveragePool", f32_f64));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolKernel<true>>("NchwcMaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32_f64));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<NchwcGlobalAveragePoolKernel>("NchwcGlobalAveragePool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   return reg.Kernel<GlobalPoolKernel<true>>("GlobalMaxPool", f32_f64);
 }
 

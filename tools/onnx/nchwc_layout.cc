@@ -97,30 +97,57 @@ class Rewriter {
                                : conv == Blockable::kPointwise && blocked_.count(op.input(0)) ? blocked_[op.input(0)].block
                                                                                                : block_;
         ToNchwcConv(&op, layout);
+      } else if (op.type() == "GlobalAveragePool" && op.input_size() == 1 && op.output_size() == 1 &&
+                 blocked_.count(op.input(0))) {
+        // Squeeze-and-excitation: the pooled channels feed 1x1 convs, blocked.
+        const Form in = blocked_[op.input(0)];
+        const std::string x = op.input(0);
+        op.set_type("NchwcGlobalAveragePool");
+        op.set_input(0, in.name);
+        MakeBlockedOutput(&op, in.block);
+        SameChannels(x, original.output(0));
       } else if (op.type() == "MaxPool" && op.input_size() == 1 && op.output_size() == 1 && blocked_.count(op.input(0))) {
         // Pooled in the input's layout (ResNet's stem: no reorders around it).
         const Form in = blocked_[op.input(0)];
+        const std::string x = op.input(0);
         op.set_type("NchwcMaxPool");
         op.set_input(0, in.name);
         for (int i = op.arg_size() - 1; i >= 0; --i) {
           if (op.arg(i).name() == "storage_order") op.mutable_arg()->DeleteSubrange(i, 1);  // Indices only
         }
         MakeBlockedOutput(&op, in.block);
+        SameChannels(x, original.output(0));
       } else if (UnaryElementwise().count(op.type()) && op.input_size() >= 1 && op.output_size() == 1 &&
                  blocked_.count(op.input(0))) {
         for (int i = 1; i < op.input_size(); ++i) Plain(op.input(i));  // Clip's scalar bounds
         const Form in = blocked_[op.input(0)];
+        const std::string x = op.input(0);
         op.set_input(0, in.name);
         MakeBlockedOutput(&op, in.block);
+        SameChannels(x, original.output(0));
       } else if (IsBinary(op) && BlockedOrScalar(op.input(0)) && BlockedOrScalar(op.input(1)) &&
-                 (blocked_operands == 1 || (blocked_operands == 2 && op.type() == "Add"))) {
+                 (blocked_operands == 1 || (blocked_operands == 2 && (op.type() == "Add" || ChannelsLastMul(op))))) {
         if (!FuseSum(op)) {
-          // Both operands in the first blocked one's layout.
-          const int64_t b = blocked_.count(op.input(0)) ? blocked_[op.input(0)].block : blocked_[op.input(1)].block;
+          // Both operands in one layout: the blocked one's; when two differ,
+          // one that an operand already has a re-blocked copy in, else
+          // channels-last (any channel count re-blocks to it, and one
+          // channel broadcasts there as in NCHW).
+          int64_t b = blocked_.count(op.input(0)) ? blocked_[op.input(0)].block : blocked_[op.input(1)].block;
+          if (blocked_operands == 2 && blocked_[op.input(0)].block != blocked_[op.input(1)].block) {
+            const int64_t b0 = blocked_[op.input(0)].block, b1 = blocked_[op.input(1)].block;
+            b = reblocked_.count({op.input(1), b0}) ? b0 : reblocked_.count({op.input(0), b1}) ? b1 : 0;
+          }
+          // The output's channels: the operands' when they agree (a scalar
+          // has none), else unknown.
+          const auto c0 = channels_.find(op.input(0)), c1 = channels_.find(op.input(1));
+          int64_t c = -1;
+          if (c0 != channels_.end() && (c1 == channels_.end() ? !blocked_.count(op.input(1)) : c1->second == c0->second)) c = c0->second;
+          if (c1 != channels_.end() && c0 == channels_.end() && !blocked_.count(op.input(0))) c = c1->second;
           for (int i = 0; i < 2; ++i) {
             if (blocked_.count(op.input(i))) op.set_input(i, Blocked(op.input(i), b));
           }
           MakeBlockedOutput(&op, b);
+          if (c > 0) channels_[original.output(0)] = c;
         }
       } else {
         for (const std::string& in : op.input()) Plain(in);
@@ -143,6 +170,13 @@ class Rewriter {
   static bool IsBinary(const OperatorDef& op) {
     return (op.type() == "Add" || op.type() == "Sub" || op.type() == "Mul" || op.type() == "Div") &&
            op.input_size() == 2 && op.output_size() == 1;
+  }
+
+  // Mul of two channels-last tensors (a squeeze-excitation gate [N, 1, 1,
+  // 1, C] times X [N, 1, H, W, C]): the broadcast runs over rows of C
+  // values. In nChw16c its rows are 16 values, slower than the reorders.
+  bool ChannelsLastMul(const OperatorDef& op) {
+    return op.type() == "Mul" && blocked_.at(op.input(0)).block == 0 && blocked_.at(op.input(1)).block == 0;
   }
 
   bool BlockedOrScalar(const std::string& name) const {
@@ -194,6 +228,7 @@ class Rewriter {
   void Forget(const std::string& name) {
     blocked_.erase(name);
     blocked_only_.erase(name);
+    channels_.erase(name);
     for (auto it = reblocked_.begin(); it != reblocked_.end();) {
       it = it->first.first == name ? reblocked_.erase(it) : std::next(it);
     }
@@ -212,6 +247,8 @@ class Rewriter {
 
   void ToNchwcConv(OperatorDef* op, int64_t block) {
     const bool fused = op->type() == "FusedConv";
+    const std::string plain = op->output(0);
+    const int64_t m = FindInitializer(net_, op->input(1))->dims(0);  // Classify checked W
     op->set_type("NchwcConv");
     op->set_input(0, Blocked(op->input(0), block));
     for (int i = 1; i < op->input_size(); ++i) Plain(op->input(i));
@@ -221,6 +258,13 @@ class Rewriter {
     if (!fused) sum_candidates_.insert(op->output(0));
     ++convs_;
     MakeBlockedOutput(op, block);
+    channels_[plain] = m;
+  }
+
+  // `out` has the channels of `in` (when known).
+  void SameChannels(const std::string& in, const std::string& out) {
+    auto it = channels_.find(in);
+    if (it != channels_.end()) channels_[out] = it->second;
   }
 
   // Add(conv, other) into conv's Sum input, when the conv's output is read
@@ -236,10 +280,11 @@ class Rewriter {
       // may come later in the net than the branch's last conv).
       if (!sum_candidates_.count(conv_out) || reads_[conv_out] != 1 || conv_out == other ||
           !producer_.count(other) || producer_[other] >= producer_[conv_out] ||
-          blocked_[other].block != blocked_[conv_out].block) {
-        continue;
+          blocked_[other].block != blocked_[conv_out].block || !channels_.count(other) ||
+          channels_[other] != channels_[conv_out]) {
+        continue;  // Sum must be Y's shape or broadcast to it: same channels, known
       }
-      const int64_t block = blocked_[conv_out].block;
+      const int64_t block = blocked_[conv_out].block, channels = channels_[conv_out];
       OperatorDef& conv = (*out_)[producer_[conv_out]];
       while (conv.input_size() < 3) conv.add_input("");  // B absent
       conv.add_input(blocked_[other].name);
@@ -250,6 +295,7 @@ class Rewriter {
       blocked_[add.output(0)] = {add.output(0) + "__nchwc", block};
       blocked_only_.insert(add.output(0));
       producer_[add.output(0)] = producer_[conv_out];
+      channels_[add.output(0)] = channels;
       return true;
     }
     return false;
@@ -265,6 +311,7 @@ class Rewriter {
   std::map<std::string, int> producer_;  // plain name -> index in out_ of the op writing its blocked form
   std::set<std::string> sum_candidates_;  // NchwcConv outputs without Sum or activation
   std::map<std::string, int> reads_;
+  std::map<std::string, int64_t> channels_;  // plain name -> its channel count, where known
   int convs_ = 0;
 };
 

@@ -38,7 +38,8 @@ int64_t NchwcBlockForThisCpu();
 //     convolutions) such convs stay plain. Where a conv wants another layout than its input
 //     has, a ReorderInput re-blocks the blocked tensor (one reorder);
 //   - a MaxPool (one output, no Indices) of a blocked tensor becomes
-//     NchwcMaxPool in the same layout;
+//     NchwcMaxPool, a GlobalAveragePool NchwcGlobalAveragePool, in the same
+//     layout;
 //   - an element-wise op of one tensor input (Relu, LeakyRelu, Clip,
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Softplus, Abs, Neg,
 //     Exp, Sqrt; Clip's bounds are scalars) whose input is blocked works on
@@ -49,11 +50,12 @@ int64_t NchwcBlockForThisCpu();
 //     dim is never 1), the second re-blocked to the first's layout when they
 //     differ. Such an Add whose one operand is an NchwcConv output
 //     read only there (no Sum or activation yet), written after the other
-//     operand in the same layout, becomes that conv's Sum input (oneDNN's sum post-op; Sum may
+//     operand in the same layout with the same number of channels (known
+//     from the convs' weights), becomes that conv's Sum input (oneDNN's sum post-op; Sum may
 //     broadcast to the conv's output as the Add did, and one larger than it
-//     is a run-time error). Mul of two blocked tensors (a
-//     squeeze-excitation gate) stays plain: the broadcast over 16-element
-//     rows is slower than the reorders;
+//     is a run-time error). Mul of two channels-last tensors (a
+//     squeeze-excitation gate) stays blocked; of two nChw<b>c ones, plain:
+//     the broadcast over 16-element rows is slower than the reorders;
 //   - any other reader of a blocked tensor (and a net output) gets its plain
 //     form from one ReorderOutput.
 // Blocked tensors are named "<name>__nchwc" (re-blocked copies

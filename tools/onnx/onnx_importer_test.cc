@@ -3,6 +3,7 @@
 // PRelu-6), If branches whose outputs declare no type and read outer-scope
 // values, and the one error listing every unsupported op. Results are
 // checked against values computed in the test.
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/match.h"
@@ -488,6 +489,51 @@ TEST(OnnxImporterTest, ConvsWithPartialBlocksRunChannelsLast) {
     EXPECT_EQ(channels_last, block == 16 ? 2 : 0);
     ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
   }
+}
+
+// A squeeze-excitation block on channels-last tensors (24 channels, block
+// 16): GlobalAveragePool runs blocked (NchwcGlobalAveragePool), its 1x1
+// convs too, and the gate's Mul broadcasts [1, 1, 1, 1, C] over [1, 1, H,
+// W, C] without reorders. Then a 1-channel conv's output is added to X: two
+// layouts meet in channels-last, where one channel broadcasts as in NCHW.
+// The outputs equal the plain import's.
+TEST(OnnxImporterTest, SqueezeExcitationStaysChannelsLast) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 24, 5, 6}, 100);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 24, 5, 6});
+  AddOutput(&g, "y");
+  int seed = 101;
+  auto weight = [&](const char* name, std::vector<int64_t> dims) {
+    *g.add_initializer() = FloatTensor(name, testing::RandomTensor(DataType::kFloat32, Shape(dims), seed++, -0.5, 0.5));
+  };
+  weight("w0", {24, 24, 1, 1});
+  weight("w1", {8, 24, 1, 1});
+  weight("w2", {24, 8, 1, 1});
+  weight("w3", {1, 24, 3, 3});
+  AddNode(&g, "Conv", {"x", "w0"}, {"c0"});  // channels-last (24 is not a multiple of 16)
+  AddNode(&g, "GlobalAveragePool", {"c0"}, {"p"});
+  AddNode(&g, "Conv", {"p", "w1"}, {"q"});
+  AddNode(&g, "Relu", {"q"}, {"r"});
+  AddNode(&g, "Conv", {"r", "w2"}, {"e"});
+  AddNode(&g, "Sigmoid", {"e"}, {"gate"});
+  AddNode(&g, "Mul", {"c0", "gate"}, {"m"});
+  onnx::NodeProto* one = AddNode(&g, "Conv", {"m", "w3"}, {"o"});  // M = 1
+  auto* pads = one->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int64_t p : {1, 1, 1, 1}) pads->add_ints(p);
+  AddNode(&g, "Add", {"m", "o"}, {"y"});
+  const std::string model = Serialize(g, 13);
+  onnx_import::ImportOptions o;
+  o.nchwc_block = 16;
+  auto net = onnx_import::ImportOnnxModel(model, o);
+  ASSERT_TRUE(net.ok()) << net.status();
+  std::vector<std::string> types;
+  for (const OperatorDef& op : net->op()) types.push_back(op.type());
+  EXPECT_EQ(std::count(types.begin(), types.end(), "NchwcGlobalAveragePool"), 1);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "ReorderOutput"), 1) << "only y's";
+  EXPECT_EQ(types.back(), "ReorderOutput");
+  ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
 }
 
 // A residual block whose shortcut conv comes after the branch's last conv

@@ -74,7 +74,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     } else if (!ready_) {
       return FillBias(b, ys_[0], ys_[1], act_, y);  // no input channels or all-padding windows
     }
-    return Execute(ctx, x, w, b, y.raw_data(), ctx.num_threads());
+    return Execute(ctx, x, w, b, y.raw_data(), run_threads_);
   }
 
   // float64 (Conv only; oneDNN convolves float32): plain loops
@@ -128,8 +128,15 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
                                   std::to_string(y_block));
     }
     Configured(blocked_xs, ws, bs, blocked_ ? std::vector<int64_t>{N, M / y_block, ys[2], ys[3], y_block} : ys, threads);
+    // A small convolution runs on one thread: below about 2^18
+    // multiply-adds (a few microseconds on one core) OpenMP's fork and join
+    // and oneDNN's split cost more than the second core gives back (Silero
+    // VAD's 1-D convs of 12 to 100 thousand MACs: the model ran 0.27 ms at
+    // 2 threads, 0.17 ms at 1).
+    const int64_t macs = semantics::Product(ys) * (G > 0 ? C / G : 0) * semantics::Product(k);
+    run_threads_ = macs < (int64_t{1} << 18) ? 1 : threads;
     if (semantics::Product(ys) == 0 || semantics::Product(xs) == 0) return Status::Ok();  // Y without a primitive
-    LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
+    LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, run_threads_, [&] {
       // Grouped weights are oneDNN's [G, M / G, C / G, k...], which is
       // exactly the row-major [M, C / G, k...] buffer.
       std::vector<int64_t> wdims = ws;

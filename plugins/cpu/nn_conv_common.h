@@ -82,6 +82,7 @@ class ConvLikeKernel {
     bs_ = bs;
     ys_ = ys;
     threads_ = threads;
+    run_threads_ = threads;
     configured_ = true;
   }
 
@@ -143,7 +144,7 @@ class ConvLikeKernel {
   // Reorders W into the primitive's weight layout.
   Status PackWeights(const Tensor& w) {
     w_mem_.set_data_handle(w.raw_data());
-    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, w_to_blk_, {{DNNL_ARG_FROM, w_mem_}, {DNNL_ARG_TO, w_blk_}}, threads_));
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, w_to_blk_, {{DNNL_ARG_FROM, w_mem_}, {DNNL_ARG_TO, w_blk_}}, run_threads_));
     w_packed_ = true;
     return Status::Ok();
   }
@@ -157,7 +158,8 @@ class ConvLikeKernel {
   Attrs attrs_;
   // What the primitive was configured for.
   std::vector<int64_t> xs_, ws_, bs_, ys_;
-  int threads_ = 0;
+  int threads_ = 0;      // the context's (the configuration's key)
+  int run_threads_ = 0;  // what the primitives were made and run with (Conv: 1 for a small one)
   bool configured_ = false;  // shapes checked and Y sized
   bool ready_ = false;       // primitive built (something is computed)
   bool w_constant_ = false;  // W is an initializer: packed once per configuration

@@ -46,8 +46,9 @@ ABSL_FLAG(bool, plan_memory, true,
           "Memory planner: intermediates share one arena by liveness, run-time sizes come from a pool (false: every "
           "blob keeps its own memory).");
 ABSL_FLAG(int, nchwc_block, -1,
-          "ONNX models: keep oneDNN's blocked layout between convolutions with this block (8 or 16; 0: off; -1: the "
-          "block this CPU prefers; off with a --device other than CPU). tools/onnx/nchwc_layout.h.");
+          "ONNX models: keep oneDNN's blocked layout between convolutions with this block (8 or 16; with 16, dense "
+          "convs run channels-last; 0: off; -1: the block this CPU prefers; off with a --device other than CPU). "
+          "tools/onnx/nchwc_layout.h.");
 ABSL_FLAG(bool, static_shape, true,
           "The net runs one input signature (loom_run's), so initializers its kernels packed are freed after planning "
           "(NetOptions::static_shape).");

@@ -22,7 +22,7 @@ sdk::Status RegisterMathEinsumSchemas(sdk::Registrar& reg);            // math_e
 sdk::Status RegisterMathTopKHardmaxCumSumSchemas(sdk::Registrar& reg);  // math_topk_hardmax_cumsum.cc: TopK, Hardmax, CumSum
 sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg);           // nn_conv.cc: Conv, FusedConv
 sdk::Status RegisterNnConvTransposeSchemas(sdk::Registrar& reg);  // nn_conv_transpose.cc: ConvTranspose
-sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg);          // nn_nchwc.cc: ReorderInput, ReorderOutput, NchwcConv
+sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg);          // nn_nchwc.cc: ReorderInput, ReorderOutput, NchwcConv, NchwcMaxPool, NchwcGlobalAveragePool
 // nn_pool.cc: MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
 sdk::Status RegisterNnPoolSchemas(sdk::Registrar& reg);
 sdk::Status RegisterNnLpPoolSchemas(sdk::Registrar& reg);     // nn_lp_pool.cc: LpPool, GlobalLpPool

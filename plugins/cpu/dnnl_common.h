@@ -41,8 +41,9 @@ inline dnnl::stream& DnnlStream() {
 // oneDNN here runs on OpenMP: a primitive splits its work (and sizes its
 // per-thread scratch) for omp_get_max_threads() at creation, and must not
 // run with more threads than that. Kernels call this with the context's
-// thread count before creating a primitive and before executing it, and key
-// their primitive cache on the count.
+// thread count (Conv: 1 for a small convolution) before creating a
+// primitive and with the same count before executing it, and key their
+// primitive cache on the context's count.
 // OpenMP may give fewer threads than asked (OMP_THREAD_LIMIT, a limit of
 // the process): a primitive made for more threads than its regions get
 // leaves part of its work undone, so the count is clamped to the limit.

@@ -22,7 +22,8 @@ sdk::Status RegisterMathTopKHardmaxCumSumKernels(sdk::Registrar& reg);  // math_
 sdk::Status RegisterNnConvKernels(sdk::Registrar& reg);           // nn_conv.cc (oneDNN): Conv, FusedConv, NchwcConv
 sdk::Status RegisterNnNchwcKernels(sdk::Registrar& reg);          // nn_nchwc.cc (oneDNN): ReorderInput, ReorderOutput
 sdk::Status RegisterNnConvTransposeKernels(sdk::Registrar& reg);  // nn_conv_transpose.cc (oneDNN): ConvTranspose
-// nn_pool.cc (oneDNN): MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
+// nn_pool.cc (oneDNN): MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, NchwcMaxPool,
+// NchwcGlobalAveragePool
 sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg);
 sdk::Status RegisterNnLpPoolKernels(sdk::Registrar& reg);     // nn_lp_pool.cc: LpPool, GlobalLpPool
 sdk::Status RegisterNnBatchNormKernels(sdk::Registrar& reg);  // nn_batch_norm.cc (oneDNN): BatchNormalization

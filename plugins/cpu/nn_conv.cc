@@ -1,8 +1,9 @@
 // Conv and FusedConv (float32, 1-D to 3-D; Conv also float64, in plain loops) on oneDNN's convolution_forward
 // in oneDNN's blocked layouts (reorders in and out), built at plan time for
 // the planned shapes, with constant weights reordered once. NchwcConv
-// (ops/nn_nchwc.cc) is the same kernel on X and Y already in nChw8c/16c, no
-// reorders, with its Sum input through oneDNN's sum post-op.
+// (ops/nn_nchwc.cc) is the same kernel on X and Y already in nChw8c/16c or
+// channels-last nhwc, no reorders, with its Sum input through oneDNN's sum
+// post-op. A convolution under 2^18 multiply-adds runs on one thread.
 // FusedConv's activation is a oneDNN eltwise post-op, applied while the
 // output is still in cache.
 #include <algorithm>

@@ -33,7 +33,7 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
     LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, x, w, b, &y));
     if (y.num_elements() == 0) return Status::Ok();
     if (!ready_) return FillBias(b, y);  // no input channels, or padding trims every computed output
-    LOOM_SDK_RETURN_IF_ERROR(Execute(ctx, x, w, b, direct_ ? y.raw_data() : scratch_.data(), ctx.num_threads()));
+    LOOM_SDK_RETURN_IF_ERROR(Execute(ctx, x, w, b, direct_ ? y.raw_data() : scratch_.data(), run_threads_));
     if (!direct_) CopyShifted(b, ts_, pb_, pl_, y);
     return Status::Ok();
   }
@@ -122,10 +122,17 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
       // 320x320 -> 640x640, against 1.70 ms in the nChw16c layout oneDNN
       // picks, which pads M to 16), else channels-last (0.46 ms against
       // 0.64 ms for 24 -> 24 at 160x160). Otherwise oneDNN's choice.
+      // (Channels-last only where oneDNN runs AVX-512 kernels: measured there.)
       memory::desc x_use = Any(x_md), y_use = Any(y_md);
-      if (n == 2 && G == 1) {
-        x_use = M < 8 ? x_md : ChannelsLastDesc(xs);
-        y_use = M < 8 ? y_md : ChannelsLastDesc(ts);
+      // oneDNN's ISA values are nested bit masks (avx2_vnni is not above avx512_core).
+      const auto core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+      const bool avx512 = (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) & core) == core;
+      if (n == 2 && G == 1 && M < 8) {
+        x_use = x_md;
+        y_use = y_md;
+      } else if (n == 2 && G == 1 && avx512) {
+        x_use = ChannelsLastDesc(xs);
+        y_use = ChannelsLastDesc(ts);
       }
       auto d = has_b_ ? dnnl::deconvolution_forward::desc(prop, alg, x_use, Any(w_md), b_md, y_use,
                                                            Dims(strides), dnnl_dil, Dims(pl), Dims(pr))

@@ -1,8 +1,9 @@
 // MaxPool and AveragePool on oneDNN's pooling_v2_forward (float32 data pooled
 // on the channel-blocked layout with reorders, other dtypes on the plain one;
 // primitives cached per input shape; float64 in plain loops, nn_pool_naive.h);
-// MaxPool's Indices output, GlobalAveragePool and GlobalMaxPool as plain
-// OpenMP loops.
+// NchwcMaxPool the same on blocked X and Y (ops/nn_nchwc.cc), no reorders;
+// MaxPool's Indices output, GlobalAveragePool, GlobalMaxPool and
+// NchwcGlobalAveragePool as plain OpenMP loops.
 #include <cmath>
 #include <limits>
 
@@ -159,7 +160,7 @@ class PoolKernel {
     if (blocked_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, y_from_blk_, {{DNNL_ARG_FROM, y_blk_}, {DNNL_ARG_TO, y_mem_}}, threads));
     }
-    if (!rescale_.empty()) Rescale(y.data<float>(), xs[0] * xs[1], threads);  // AveragePool only: never blocked
+    if (!rescale_.empty()) Rescale(y.data<float>(), xs[0] * xs[1], threads);  // AveragePool only (Y plain NCHW)
     return Status::Ok();
   }
 

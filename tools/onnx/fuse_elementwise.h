@@ -2,7 +2,8 @@
 // (paddle2onnx's PP-OCR models: every block is Conv -> Mul(scale) ->
 // Add(shift) -> Add(3) -> Clip(0, 6) -> Mul -> Div(6)):
 //
-// FoldConvScalarAffine: a Conv whose output only feeds Mul (or Add, Sub,
+// FoldConvScalarAffine: a Conv (or ConvTranspose of group 1) whose output
+// only feeds Mul (or Add, Sub,
 // Div) by a scalar float32 constant is rewritten to compute that directly:
 // W and B scaled for Mul/Div, B shifted for Add/Sub (new initializers).
 // Repeats, so a Mul then Add chain folds completely.

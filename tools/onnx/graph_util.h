@@ -91,7 +91,8 @@ bool ConstantConvParams(const NetDef& net, const OperatorDef& conv, Tensor* w, T
 int64_t ConvOutputChannels(const OperatorDef& conv, const Tensor& w);
 
 // Folds a per-output-channel affine map that follows op `conv_index` (a Conv
-// or ConvTranspose whose W and B are `w`, `b`) into it: W[o] * scale[o] and
+// or ConvTranspose of group 1 whose W and B are `w`, `b`) into it: W[o] (a
+// ConvTranspose's W[:, o]) * scale[o] and
 // B[o] * scale[o] + shift[o] become new initializers "<name>_W" / "<name>_B",
 // and the Conv writes `output`.
 void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tensor& b, const std::vector<double>& scale,

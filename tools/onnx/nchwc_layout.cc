@@ -83,11 +83,11 @@ class Rewriter {
       for (const std::string& name : nested) Plain(name);
       const Blockable conv = Classify(net_, op, block_, dense_);
       const size_t blocked_operands = IsBinary(op) ? blocked_.count(op.input(0)) + blocked_.count(op.input(1)) : 0;
-      // A run starts at a grouped (depthwise) or dense conv: a pointwise one
-      // on a plain input would be an island with reorders on both sides
-      // (ResNet's downsampling 1x1 convs between plain 3x3 ones on AVX2). A
-      // dense conv alone costs what the plain Conv does (it reorders into
-      // channels-last itself).
+      // A run starts at a grouped (depthwise) or channels-last conv: a
+      // pointwise one (with whole blocks) on a plain input would be an
+      // island with reorders on both sides (ResNet's downsampling 1x1 convs
+      // between plain 3x3 ones on AVX2). A channels-last conv alone costs
+      // what the plain Conv does (it reorders into that layout itself).
       if (conv == Blockable::kGrouped || conv == Blockable::kDense ||
           (conv == Blockable::kPointwise && blocked_.count(op.input(0)))) {
         // Dense convs run channels-last; a pointwise one keeps its input's
@@ -106,6 +106,7 @@ class Rewriter {
         op.set_input(0, in.name);
         MakeBlockedOutput(&op, in.block);
         SameChannels(x, original.output(0));
+        reduced_.insert(original.output(0));
       } else if (op.type() == "MaxPool" && op.input_size() == 1 && op.output_size() == 1 && blocked_.count(op.input(0))) {
         // Pooled in the input's layout (ResNet's stem: no reorders around it).
         const Form in = blocked_[op.input(0)];
@@ -146,8 +147,11 @@ class Rewriter {
           for (int i = 0; i < 2; ++i) {
             if (blocked_.count(op.input(i))) op.set_input(i, Blocked(op.input(i), b));
           }
+          const bool reduced = (!blocked_.count(original.input(0)) || reduced_.count(original.input(0))) &&
+                               (!blocked_.count(original.input(1)) || reduced_.count(original.input(1)));
           MakeBlockedOutput(&op, b);
           if (c > 0) channels_[original.output(0)] = c;
+          if (reduced) reduced_.insert(original.output(0));
         }
       } else {
         for (const std::string& in : op.input()) Plain(in);
@@ -229,6 +233,8 @@ class Rewriter {
     blocked_.erase(name);
     blocked_only_.erase(name);
     channels_.erase(name);
+    reduced_.erase(name);
+    sum_candidates_.erase(name);
     for (auto it = reblocked_.begin(); it != reblocked_.end();) {
       it = it->first.first == name ? reblocked_.erase(it) : std::next(it);
     }
@@ -247,7 +253,7 @@ class Rewriter {
 
   void ToNchwcConv(OperatorDef* op, int64_t block) {
     const bool fused = op->type() == "FusedConv";
-    const std::string plain = op->output(0);
+    const std::string plain = op->output(0), x = op->input(0);
     const int64_t m = FindInitializer(net_, op->input(1))->dims(0);  // Classify checked W
     op->set_type("NchwcConv");
     op->set_input(0, Blocked(op->input(0), block));
@@ -255,16 +261,19 @@ class Rewriter {
     Argument* b = op->add_arg();
     b->set_name("block");
     b->set_i(block);
-    if (!fused) sum_candidates_.insert(op->output(0));
     ++convs_;
     MakeBlockedOutput(op, block);
+    if (!fused) sum_candidates_.insert(plain);
     channels_[plain] = m;
+    if (reduced_.count(x)) reduced_.insert(plain);  // a conv of a pooled 1 x 1 tensor (padding aside)
   }
 
-  // `out` has the channels of `in` (when known).
+  // `out` has the channels of `in` (when known), and its spatial extent:
+  // reduced to 1 x 1 by a global pool when `in`'s is.
   void SameChannels(const std::string& in, const std::string& out) {
     auto it = channels_.find(in);
     if (it != channels_.end()) channels_[out] = it->second;
+    if (reduced_.count(in)) reduced_.insert(out);
   }
 
   // Add(conv, other) into conv's Sum input, when the conv's output is read
@@ -281,10 +290,13 @@ class Rewriter {
       if (!sum_candidates_.count(conv_out) || reads_[conv_out] != 1 || conv_out == other ||
           !producer_.count(other) || producer_[other] >= producer_[conv_out] ||
           blocked_[other].block != blocked_[conv_out].block || !channels_.count(other) ||
-          channels_[other] != channels_[conv_out]) {
-        continue;  // Sum must be Y's shape or broadcast to it: same channels, known
+          channels_[other] != channels_[conv_out] || (reduced_.count(conv_out) && !reduced_.count(other))) {
+        // Sum must be Y's shape or broadcast to it: the same, known channels,
+        // and not a full tensor added to a globally pooled one.
+        continue;
       }
       const int64_t block = blocked_[conv_out].block, channels = channels_[conv_out];
+      const bool reduced = reduced_.count(conv_out) > 0;
       OperatorDef& conv = (*out_)[producer_[conv_out]];
       while (conv.input_size() < 3) conv.add_input("");  // B absent
       conv.add_input(blocked_[other].name);
@@ -296,6 +308,7 @@ class Rewriter {
       blocked_only_.insert(add.output(0));
       producer_[add.output(0)] = producer_[conv_out];
       channels_[add.output(0)] = channels;
+      if (reduced) reduced_.insert(add.output(0));
       return true;
     }
     return false;
@@ -312,6 +325,7 @@ class Rewriter {
   std::set<std::string> sum_candidates_;  // NchwcConv outputs without Sum or activation
   std::map<std::string, int> reads_;
   std::map<std::string, int64_t> channels_;  // plain name -> its channel count, where known
+  std::set<std::string> reduced_;            // plain names of globally pooled (1 x 1) tensors and what follows them
   int convs_ = 0;
 };
 

@@ -29,8 +29,8 @@ int64_t NchwcBlockForThisCpu();
 //     NchwcConv (same inputs and attributes, plus `block`) on X's blocked
 //     form. A ReorderInput makes that form when X has none, except for a
 //     pointwise conv, which would be an island between plain ops: runs
-//     start at grouped (and dense) convs. A pointwise conv keeps its
-//     input's layout. With block 16 (AVX-512), a dense conv with a larger
+//     start at grouped (and, on AVX-512, channels-last) convs. A pointwise
+//     conv keeps its input's layout. With block 16 (AVX-512), a dense conv with a larger
 //     window becomes NchwcConv with block 0: channels-last [N, 1, H, W, C],
 //     the layout oneDNN's brgemm kernels want (they beat its nChw16c
 //     kernels there), and so does a pointwise or depthwise conv whose
@@ -45,13 +45,16 @@ int64_t NchwcBlockForThisCpu();
 //     Exp, Sqrt; Clip's bounds are scalars) whose input is blocked works on
 //     the blocked tensor;
 //   - Add, Sub, Mul or Div of a blocked tensor and a one-element float32
-//     initializer of rank <= 4 (not a net input) stays blocked, as does an Add of two blocked tensors (broadcasting
-//     between blocked forms is the same as between plain ones: the channel
-//     dim is never 1), the second re-blocked to the first's layout when they
-//     differ. Such an Add whose one operand is an NchwcConv output
+//     initializer of rank <= 4 (not a net input) stays blocked, as does an
+//     Add of two blocked tensors (broadcasting between blocked forms is the
+//     same as between plain ones: an nChw<b>c tensor's channel dim is never
+//     1, and channels-last only moves C last). Operands in two layouts meet
+//     in one that an operand already has a copy in, else channels-last.
+//     Such an Add whose one operand is an NchwcConv output
 //     read only there (no Sum or activation yet), written after the other
 //     operand in the same layout with the same number of channels (known
-//     from the convs' weights), becomes that conv's Sum input (oneDNN's sum post-op; Sum may
+//     from the convs' weights), and not a full tensor added to a globally
+//     pooled one, becomes that conv's Sum input (oneDNN's sum post-op; Sum may
 //     broadcast to the conv's output as the Add did, and one larger than it
 //     is a run-time error). Mul of two channels-last tensors (a
 //     squeeze-excitation gate) stays blocked; of two nChw<b>c ones, plain:

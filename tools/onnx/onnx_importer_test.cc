@@ -458,7 +458,8 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
 
 // Pointwise and depthwise convs whose channels are not multiples of the
 // block (24 and 40 here, as in PP-OCR's classifier) run channels-last on
-// AVX-512 (block 16) and stay plain with block 8.
+// AVX-512 (block 16); with block 8 (24 and 40 are multiples of 8) they run
+// nChw8c.
 TEST(OnnxImporterTest, ConvsWithPartialBlocksRunChannelsLast) {
   const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 24, 7, 6}, 90);
   onnx::GraphProto g;
@@ -487,6 +488,8 @@ TEST(OnnxImporterTest, ConvsWithPartialBlocksRunChannelsLast) {
       channels_last += op.type() == "NchwcConv" && b != nullptr && b->i() == 0;
     }
     EXPECT_EQ(channels_last, block == 16 ? 2 : 0);
+    EXPECT_EQ(std::count_if(net->op().begin(), net->op().end(),
+                            [](const OperatorDef& op) { return op.type() == "NchwcConv"; }), 2);
     ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
   }
 }
@@ -534,6 +537,34 @@ TEST(OnnxImporterTest, SqueezeExcitationStaysChannelsLast) {
   EXPECT_EQ(std::count(types.begin(), types.end(), "ReorderOutput"), 1) << "only y's";
   EXPECT_EQ(types.back(), "ReorderOutput");
   ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
+}
+
+// x + Conv1x1(GlobalAveragePool(x)) (a GCNet-style context block): the 1x1
+// conv's output is 1 x 1, so the Add must not fuse into it as its Sum (x
+// would have to broadcast the other way); it stays an Add that broadcasts.
+TEST(OnnxImporterTest, AddOfAPooledBranchIsNotFusedIntoItsConv) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 16, 5, 4}, 120);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 16, 5, 4});
+  AddOutput(&g, "y");
+  *g.add_initializer() = FloatTensor("w0", testing::RandomTensor(DataType::kFloat32, {16, 1, 1, 1}, 121, -0.5, 0.5));
+  *g.add_initializer() = FloatTensor("w1", testing::RandomTensor(DataType::kFloat32, {16, 16, 1, 1}, 122, -0.5, 0.5));
+  IntAttr(AddNode(&g, "Conv", {"x", "w0"}, {"c"}), "group", 16);  // depthwise: blocked with 8 and 16
+  AddNode(&g, "GlobalAveragePool", {"c"}, {"p"});
+  AddNode(&g, "Conv", {"p", "w1"}, {"q"});
+  AddNode(&g, "Add", {"c", "q"}, {"y"});
+  const std::string model = Serialize(g, 13);
+  for (int64_t block : {16, 8}) {
+    SCOPED_TRACE(block);
+    onnx_import::ImportOptions o;
+    o.nchwc_block = block;
+    auto net = onnx_import::ImportOnnxModel(model, o);
+    ASSERT_TRUE(net.ok()) << net.status();
+    bool add = false;
+    for (const OperatorDef& op : net->op()) add = add || op.type() == "Add";
+    EXPECT_TRUE(add) << "the Add stays";
+    ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
+  }
 }
 
 // A residual block whose shortcut conv comes after the branch's last conv

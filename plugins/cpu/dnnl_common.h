@@ -113,10 +113,13 @@ inline dnnl::memory::desc BlockedDesc(const std::vector<int64_t>& dims, int64_t 
                             block == 16 ? tag::nChw16c : block == 8 ? tag::nChw8c : tag::nhwc);
 }
 
-// float32 NCHW `dims` stored channels-last (oneDNN's nhwc): Loom's blocked
-// tensor [N, 1, H, W, C].
+// float32 [N, C, spatial...] `dims` stored channels-last (oneDNN's nwc,
+// nhwc, ndhwc for ranks 3, 4, 5): for rank 4, Loom's blocked tensor
+// [N, 1, H, W, C].
 inline dnnl::memory::desc ChannelsLastDesc(const std::vector<int64_t>& dims) {
-  return dnnl::memory::desc(Dims(dims), dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc);
+  using tag = dnnl::memory::format_tag;
+  const tag t = dims.size() == 3 ? tag::nwc : dims.size() == 5 ? tag::ndhwc : tag::nhwc;
+  return dnnl::memory::desc(Dims(dims), dnnl::memory::data_type::f32, t);
 }
 
 // Whether a 5-D [N, C / b, H, W, b] shape is a blocked tensor Loom's

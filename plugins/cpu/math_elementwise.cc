@@ -14,6 +14,7 @@
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
+#include "plugins/cpu/vector_math.h"
 
 namespace loom {
 namespace cpu {
@@ -84,6 +85,10 @@ class UnaryKernel {
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) {
+    if constexpr (kVector) {
+      const Tensor x = ctx.Input(0);
+      if (x.dtype() == LOOM_DTYPE_FLOAT && VectorMathAvailable()) return ComputeVector(ctx, x);
+    }
     return MapUnary(ctx, label_, [&](auto tag) {
       using C = typename Num<decltype(tag)>::C;
       const C a = static_cast<C>(alpha_), b = static_cast<C>(beta_), g = static_cast<C>(gamma_);
@@ -92,6 +97,37 @@ class UnaryKernel {
   }
 
  private:
+  // float32 exp, log, tanh, erf and sigmoid (through exp) run on glibc's
+  // vector math library (vector_math.h) instead of a scalar libm loop.
+  static constexpr bool kVector = K == U::kExp || K == U::kLog || K == U::kTanh || K == U::kErf || K == U::kSigmoid;
+
+  Status ComputeVector(KernelContext& ctx, const Tensor& x) {
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, x.dims_data(), x.rank(), &y));
+    const float* in = x.data<float>();
+    float* out = y.data<float>();  // may be `in` (an in-place op)
+    const int64_t n = x.num_elements();
+    ParallelRange(n, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
+      if constexpr (K == U::kExp) VectorMath<VectorFn::kExp>(in + lo, out + lo, hi - lo);
+      if constexpr (K == U::kLog) VectorMath<VectorFn::kLog>(in + lo, out + lo, hi - lo);
+      if constexpr (K == U::kTanh) VectorMath<VectorFn::kTanh>(in + lo, out + lo, hi - lo);
+      if constexpr (K == U::kErf) VectorMath<VectorFn::kErf>(in + lo, out + lo, hi - lo);
+      if constexpr (K == U::kSigmoid) {
+        // As ApplyUnary: exp of -|x| only (no overflow), in chunks so that
+        // an in-place op reads each x before writing its y.
+        constexpr int64_t kChunk = 256;
+        float e[kChunk];
+        for (int64_t c = lo; c < hi; c += kChunk) {
+          const int64_t m = std::min(kChunk, hi - c);
+          for (int64_t j = 0; j < m; ++j) e[j] = -std::abs(in[c + j]);
+          VectorMath<VectorFn::kExp>(e, e, m);
+          for (int64_t j = 0; j < m; ++j) out[c + j] = in[c + j] >= 0.0f ? 1.0f / (1.0f + e[j]) : e[j] / (1.0f + e[j]);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
   std::string label_;
   float alpha_ = 0, beta_ = 0, gamma_ = 0;
 };

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <vector>
 
 #include "core/api/loom_sdk.h"
 #include "core/testing/op_runner.h"
@@ -282,6 +283,38 @@ TEST(UnaryTest, ExtremeInputsStayFinite) {
   ASSERT_TRUE(sp.ok()) << sp.status();
   EXPECT_TRUE(AllClose((*sp)[0], Map(x, [](double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }),
                        1e-6, 1e-30));
+}
+
+// float32 Exp, Log, Tanh, Erf and Sigmoid run on glibc's vector math
+// (vector_math.h) 8 lanes at a time, the rest in libm: zeros, negatives,
+// infinities, NaN, denormals and overflow give what libm gives, in the
+// vector lanes (the first 16 values) and the scalar tail (the last 3).
+TEST(UnaryTest, Float32SpecialValuesMatchLibm) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> v = {0.0f, -0.0f, -1.0f, inf, -inf, nan, 1e-40f, 88.8f,
+                                -104.0f, 1.0f, 1.0001f, 0.5f, 20.0f, -20.0f, 3.0f, 1e30f, nan, -2.0f, 7.5f};
+  Tensor x = Tensor::FromVector<float>({static_cast<int64_t>(v.size())}, v);
+  const std::vector<std::pair<std::string, std::function<float(float)>>> ops = {
+      {"Exp", [](float a) { return std::exp(a); }},
+      {"Log", [](float a) { return std::log(a); }},
+      {"Tanh", [](float a) { return std::tanh(a); }},
+      {"Erf", [](float a) { return std::erf(a); }},
+      {"Sigmoid", [](float a) { return static_cast<float>(1 / (1 + std::exp(-static_cast<double>(a)))); }}};
+  for (const auto& [op, f] : ops) {
+    auto out = RunSingleOp(ParseOp("type: \"" + op + "\" input: \"x\" output: \"y\""), {x});
+    ASSERT_TRUE(out.ok()) << op << ": " << out.status();
+    const float* y = (*out)[0].data<float>();
+    for (size_t i = 0; i < v.size(); ++i) {
+      const float want = f(v[i]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y[i])) << op << "(" << v[i] << ") = " << y[i];
+      } else if (std::isinf(want) || want == 0.0f) {
+        EXPECT_EQ(y[i], want) << op << "(" << v[i] << ")";
+      } else {
+        EXPECT_NEAR(y[i], want, 1e-6 * std::abs(want) + 1e-30) << op << "(" << v[i] << ")";
+      }
+    }
+  }
 }
 
 TEST(BinaryTest, IntegerDivisionEdgeCases) {

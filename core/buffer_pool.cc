@@ -75,6 +75,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
   size_t taken = size;  // the bytes of the buffer handed out
   void* data = nullptr;
   std::vector<void*> stale;  // back to the device before allocating
+  uint64_t signature = 0;
   {
     absl::MutexLock lock(&mu_);
     // The smallest free buffer of at least `size` and at most twice it
@@ -82,11 +83,17 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
     // allocate); else a stale one of up to 8x; else make room.
     data = TakeFree(device, size, Times(size, 2), /*stale_only=*/false, &taken);
     if (data == nullptr) data = TakeFree(device, Times(size, 2), Times(size, 8), /*stale_only=*/true, &taken);
-    if (data == nullptr) TakeStale(device, size, &stale);
+    if (data != nullptr) {
+      // The common case (a run like the last) takes the lock once.
+      in_use_ += taken;
+      if (in_use_ > high_water_) high_water_ = in_use_;
+      signature = signature_;
+    } else {
+      TakeStale(device, size, &stale);
+    }
   }
-  for (void* p : stale) device->Free(p);
-  const bool from_device = data == nullptr;
-  if (from_device) {
+  if (data == nullptr) {
+    for (void* p : stale) device->Free(p);
     absl::StatusOr<void*> p = device->Allocate(size);
     if (!p.ok()) {
       // Memory waiting in the free lists may be what the device lacks.
@@ -105,11 +112,8 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(Device* device, siz
       if (!p.ok()) return p.status();
     }
     data = *p;
-  }
-  uint64_t signature;
-  {
     absl::MutexLock lock(&mu_);
-    if (from_device) ++device_allocations_;
+    ++device_allocations_;
     in_use_ += taken;
     if (in_use_ > high_water_) high_water_ = in_use_;
     signature = signature_;

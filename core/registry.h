@@ -136,6 +136,9 @@ class RegistrationTransaction {
 
 class Registry {
  public:
+  // The first Registry of a process turns off Abseil's debug-build Mutex
+  // deadlock detection for the process (see registry.cc: it costs about
+  // 50 ns per lock on the run path).
   Registry();
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;

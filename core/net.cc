@@ -32,7 +32,6 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   }
   absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, options.outer_constants);
   if (!checked.ok()) return checked.status();
-  options.outer_constants.clear();  // kept in CheckedNet::constants
   if (const char* poison = std::getenv("LOOM_POISON_RELEASED_MEMORY"); poison != nullptr && poison[0] == '1') {
     options.poison_released_memory = true;
   }
@@ -66,10 +65,16 @@ Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* reg
   ResetProfile();
   multi_stream_ = checked_->def.type() == "multi_stream";
   // A static_shape net's constants are freed once packed: its signatures
-  // are its other inputs'.
+  // are its other inputs'. A nested net's outer constants are fixed while
+  // it lives (NetOptions::outer_constants), so they are left out of its
+  // signature too: a body reading forty weights of the enclosing graph
+  // looked each up again on every run.
   for (const std::string& name : checked_->inputs) {
-    if (!options_.static_shape || !checked_->constants.count(name)) signature_inputs_.push_back(name);
+    const bool constant = checked_->constants.count(name) > 0;
+    if (constant && (options_.static_shape || options_.outer_constants.count(name))) continue;
+    signature_inputs_.push_back(name);
   }
+  options_.outer_constants.clear();  // kept in CheckedNet::constants
   for (const Argument& a : checked_->def.arg()) {
     if (a.name() == "max_streams") max_streams_ = static_cast<int>(std::max<int64_t>(1, a.i()));
   }

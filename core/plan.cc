@@ -1,6 +1,5 @@
 #include "core/plan.h"
 
-#include <algorithm>
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
@@ -262,39 +261,8 @@ bool InputsConstant(const CheckedOp& op, const PlannerState& state) {
   return true;
 }
 
-absl::Status FoldShapeOp(const CheckedOp& op, PlannerState* state, PlanStep* step) {
-  const OperatorDef& def = op.info->op;
-  if (def.type() != "Shape" || !(def.domain().empty() || def.domain() == "ai.onnx") || op.device_type != "CPU" ||
-      def.input_size() != 1 || def.output_size() != 1 || def.output(0).empty() || step->ctx.outputs.size() != 1 ||
-      step->ctx.outputs[0] == nullptr || !step->copies_before.empty() || !step->copies_after.empty()) {
-    return absl::OkStatus();
-  }
-  auto known = state->shapes.find(def.input(0));
-  if (known == state->shapes.end()) return absl::OkStatus();
-  // ONNX Shape-15: dims [start, end), negative values counting from the
-  // end, both clamped to [0, rank].
-  const Shape& dims = known->second;
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  int64_t start = 0, end = rank;
-  for (const Argument& a : def.arg()) {
-    if (a.name() == "start") start = a.i() < 0 ? a.i() + rank : a.i();
-    if (a.name() == "end") end = a.i() < 0 ? a.i() + rank : a.i();
-  }
-  start = std::clamp<int64_t>(start, 0, rank);
-  end = std::clamp<int64_t>(end, 0, rank);
-  const int64_t n = std::max<int64_t>(0, end - start);
-  Tensor* y = step->ctx.outputs[0];
-  if (absl::Status s = y->Resize(DataType::kInt64, {n}); !s.ok()) {
-    return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
-  }
-  for (int64_t i = 0; i < n; ++i) y->data<int64_t>()[i] = dims[start + i];
-  state->constants.insert(def.output(0));
-  return absl::OkStatus();
-}
-
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step) {
   const OperatorDef& def = op.info->op;
-  if (def.type() == "Shape") return FoldShapeOp(op, state, step);
   if (!inputs_constant || !IsFoldable(def.type()) || op.device_type != "CPU") return absl::OkStatus();
   if (!step->copies_before.empty() || !step->copies_after.empty()) return absl::OkStatus();
   LoomStatus* folded = step->kernel->compute(step->state, &step->ctx);

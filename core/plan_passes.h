@@ -94,10 +94,6 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
 // skip it) unless an output is an external output (a caller may take or
 // change it) or another op writes it too; such a step stays and writes the
 // same values on every run. A kernel error names the op.
-// ONNX Shape folds too when the plan knows its input's shape, constant or
-// not: a plan is built for one input signature (core/net.h), so the shapes
-// it infers hold for every run of it; the Gather / Concat / Reshape chains
-// that exporters build on Shape then fold or get static shapes.
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step);
 
 // Ops FoldConstantOp evaluates: pure, cheap, and common around weights

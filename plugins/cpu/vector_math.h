@@ -1,7 +1,7 @@
 // float32 exp, log, tanh and erf over arrays through glibc's vector math
 // library (libmvec, GLIBC_2.22 / 2.35): its 8-wide AVX2 variants, which glibc
-// itself dispatches to AVX-512 where the CPU has it. The scalar libm loop
-// they replace took 13 us for Silero VAD's Log of 2.7 thousand elements.
+// itself dispatches to AVX-512 where the CPU has it. Log of 2.7 thousand
+// elements (Silero VAD's): 0.9 against 5.4-7.2 us for the scalar libm loop.
 // libmvec's float functions are accurate to a few ulp (glibc's manual, "Known
 // Maximum Errors in Math Functions"); special values (0, negatives, inf, NaN)
 // give what the scalar functions give.

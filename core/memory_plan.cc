@@ -89,6 +89,7 @@ absl::flat_hash_set<const Tensor*> PinnedBlobs(const CheckedNet& net, const Work
   for (const std::string& n : net.def.external_input()) pin(n);
   for (const std::string& n : net.def.external_output()) pin(n);
   for (const std::string& n : plan.constants()) pin(n);
+  for (const Plan::SignatureValue& v : plan.signature_values()) pinned.insert(v.blob);
   for (const std::string& n : net.constants) pin(n);
   std::set<std::string> nested;
   NestedNetNames(net, &nested);

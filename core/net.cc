@@ -229,9 +229,19 @@ void Net::UnplanMemory(Plan* plan) {
   ClearMemoryPlan(plan);
 }
 
+absl::Status Net::UseSignatureValues(const Plan& plan) {
+  if (&plan == values_plan_) return absl::OkStatus();
+  if (absl::Status s = RestoreSignatureValues(plan); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("net '", checked_->def.name(), "': ", s.message()));
+  }
+  values_plan_ = &plan;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Plan*> Net::Prepare() {
   absl::StatusOr<Plan*> plan = PrepareCached();
   if (!plan.ok()) return plan;
+  if (absl::Status s = UseSignatureValues(**plan); !s.ok()) return s;
   if (absl::Status s = BindMemory(*plan); !s.ok()) return s;
   return plan;
 }
@@ -255,7 +265,10 @@ absl::StatusOr<Plan*> Net::PrepareTimestep() {
     }
     arenas_.clear();
   }
-  return PrepareCached();
+  absl::StatusOr<Plan*> plan = PrepareCached();
+  if (!plan.ok()) return plan;
+  if (absl::Status s = UseSignatureValues(**plan); !s.ok()) return s;
+  return plan;
 }
 
 absl::StatusOr<Plan*> Net::PrepareCached() {
@@ -282,6 +295,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     }
     plans_.clear();
     last_plan_ = nullptr;  // freed with them
+    values_plan_ = nullptr;
     plans_generation_ = registry_->generation();
   }
   auto it = plans_.find(signature_);
@@ -300,6 +314,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   if (static_cast<int>(plans_.size()) >= options_.max_cached_plans && !options_.static_shape) {
     plans_.clear();
     last_plan_ = nullptr;  // freed with them
+    values_plan_ = nullptr;
   }
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_,
                                                                options_.packed_constants);
@@ -321,6 +336,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     profile_.ops[i].output_bytes = bytes;
   }
   Plan* built = (plans_[signature_] = *std::move(plan)).get();
+  values_plan_ = built;  // its folds just wrote its signature values
   if (!planning_buckets_) ReleasePackedConstants();
   return built;
 }

@@ -180,6 +180,9 @@ class Net {
   uint64_t plans_generation_ = 0;
   int64_t plans_built_ = 0;
   Plan* last_plan_ = nullptr;
+  // The plan whose signature values (Plan::signature_values) the blobs hold
+  // now; another plan writes its own back before it runs (UseSignatureValues).
+  const Plan* values_plan_ = nullptr;
   Profile profile_;
   std::string signature_;  // scratch, reused to avoid allocating per run
   std::vector<std::string> signature_inputs_;  // the inputs whose dtype and dims make the signature
@@ -193,6 +196,7 @@ class Net {
   // Memory plans' arenas (one per device, shared by every cached plan and
   // grown to the largest) and the pool for run-time sizes.
   absl::StatusOr<Plan*> PrepareCached();
+  absl::Status UseSignatureValues(const Plan& plan);
   absl::Status BindMemory(Plan* plan);
   void UnplanMemory(Plan* plan);
   // static_shape: frees the initializers every kernel of every cached plan

@@ -1,5 +1,7 @@
 #include "core/plan.h"
 
+#include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
@@ -166,9 +168,15 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
 }
 
 absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PackedConstants* packs,
-                           PlanStep* step) {
+                           PlanStep* step, const std::set<std::string>* signature_constants) {
   if (step->kernel->prepare == nullptr) return absl::OkStatus();
   LoomPrepareContext pctx;
+  if (signature_constants != nullptr) {
+    const OperatorDef& def = op.info->op;
+    for (int k = 0; k < def.input_size(); ++k) {
+      if (signature_constants->count(def.input(k))) pctx.signature_inputs.push_back(k);
+    }
+  }
   pctx.inference = &ictx;
   pctx.packs = packs;
   pctx.num_threads = num_threads;
@@ -219,6 +227,7 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
       state->shapes.erase(name);
     }
     state->constants.erase(name);
+    state->signature_constants.erase(name);
     state->replicas.erase(name);
     if (!device->is_host() && state->external_outputs.count(name)) {
       Tensor* on_device = replica_blob(name, device, ictx->output_dtypes[k]);
@@ -261,8 +270,45 @@ bool InputsConstant(const CheckedOp& op, const PlannerState& state) {
   return true;
 }
 
+absl::Status FoldShapeOp(const CheckedOp& op, PlannerState* state, PlanStep* step) {
+  const OperatorDef& def = op.info->op;
+  if (op.device_type != "CPU" || def.input_size() != 1 || def.output_size() != 1 || def.output(0).empty() ||
+      step->ctx.outputs.size() != 1 || step->ctx.outputs[0] == nullptr || !step->copies_before.empty() ||
+      !step->copies_after.empty()) {
+    return absl::OkStatus();
+  }
+  auto known = state->shapes.find(def.input(0));
+  if (known == state->shapes.end()) return absl::OkStatus();
+  // ONNX Shape-15: dims [start, end), negative values counting from the
+  // end, both clamped to [0, rank].
+  const Shape& dims = known->second;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t start = 0, end = rank;
+  for (const Argument& a : def.arg()) {
+    if (a.name() == "start") start = a.i() < 0 ? a.i() + rank : a.i();
+    if (a.name() == "end") end = a.i() < 0 ? a.i() + rank : a.i();
+  }
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  const int64_t n = std::max<int64_t>(0, end - start);
+  Tensor* y = step->ctx.outputs[0];
+  if (absl::Status s = y->Resize(DataType::kInt64, {n}); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
+  }
+  std::copy(dims.begin() + start, dims.begin() + start + n, y->data<int64_t>());
+  state->constants.insert(def.output(0));
+  // A constant input's shape holds for every signature.
+  if (!state->constants.count(def.input(0))) state->signature_constants.insert(def.output(0));
+  return absl::OkStatus();
+}
+
+bool IsOnnxOp(const OperatorDef& def, const char* type) {
+  return def.type() == type && (def.domain().empty() || def.domain() == "ai.onnx");
+}
+
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step) {
   const OperatorDef& def = op.info->op;
+  if (IsOnnxOp(def, "Shape")) return FoldShapeOp(op, state, step);
   if (!inputs_constant || !IsFoldable(def.type()) || op.device_type != "CPU") return absl::OkStatus();
   if (!step->copies_before.empty() || !step->copies_after.empty()) return absl::OkStatus();
   LoomStatus* folded = step->kernel->compute(step->state, &step->ctx);
@@ -271,8 +317,20 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
     absl::Status s = FromLoomStatus(st);
     return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
   }
+  const bool per_signature = std::any_of(def.input().begin(), def.input().end(),
+                                         [&](const std::string& n) { return state->signature_constants.count(n) > 0; });
   for (const std::string& name : def.output()) {
-    if (!name.empty()) state->constants.insert(name);
+    if (name.empty()) continue;
+    state->constants.insert(name);
+    if (per_signature) state->signature_constants.insert(name);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RestoreSignatureValues(const Plan& plan) {
+  for (const Plan::SignatureValue& v : plan.signature_values()) {
+    if (absl::Status s = v.blob->Resize(v.value.dtype(), v.value.dims()); !s.ok()) return s;
+    std::memcpy(v.blob->raw_data(), v.value.raw_data(), v.value.nbytes());
   }
   return absl::OkStatus();
 }
@@ -306,7 +364,9 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     // still destroys it.
     plan->steps_.push_back(std::move(step));
     PlanStep& placed = plan->steps_.back();
-    if (s = PrepareKernel(op, ictx, num_threads, packs.get(), &placed); !s.ok()) return s;
+    if (s = PrepareKernel(op, ictx, num_threads, packs.get(), &placed, &state.signature_constants); !s.ok()) {
+      return s;
+    }
     const bool inputs_constant = InputsConstant(op, state);
     PlaceTensors(op, &ictx, &state, &placed);
     // The label pointer is fixed up below; folding may report an error now.
@@ -317,7 +377,16 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
       skippable = skippable && (o.empty() || (state.constants.count(o) && writers[o] == 1));
     }
     placed.folded = skippable && op.info->op.output_size() > 0;
+    if (!placed.folded) continue;
+    for (size_t k = 0; k < placed.ctx.outputs.size(); ++k) {
+      if (!state.signature_constants.count(op.info->op.output(k))) continue;
+      Tensor* blob = placed.ctx.outputs[k];
+      absl::StatusOr<Tensor> value = blob->Clone();
+      if (!value.ok()) return value.status();
+      plan->signature_values_.push_back({blob, *std::move(value)});
+    }
   }
+  for (const std::string& name : state.signature_constants) state.constants.erase(name);
   plan->constants_ = std::move(state.constants);
   // Contexts hold pointers to labels in `net`, which outlives the plan; fix
   // up after the vector stopped moving. Nested nets inherit the plan's

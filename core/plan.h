@@ -65,8 +65,20 @@ class Plan {
   const std::vector<PlanStep>& steps() const { return steps_; }
   // Blobs whose value is fixed while the plan lives: the net's constants and
   // the outputs of ops folded at plan time (FoldConstantOp), less anything an
-  // op writes otherwise. Nets nested in this plan's ops inherit them.
+  // op writes otherwise and less the signature values below. Nets nested in
+  // this plan's ops inherit them.
   const std::set<std::string>& constants() const { return constants_; }
+  // Values folded from the shapes of this plan's inputs (ONNX Shape, and
+  // what folds from it: the Gather / Concat chains exporters build on it).
+  // They hold for this plan's input signature only, while a net's plans
+  // share their blobs, so the net writes them back when it runs this plan
+  // after another (RestoreSignatureValues). Nested nets do not see them as
+  // constants: a nested plan lives across the outer net's plan switches.
+  struct SignatureValue {
+    Tensor* blob = nullptr;  // in the workspace; its folded step is skipped
+    Tensor value;            // this plan's value of it (a copy)
+  };
+  const std::vector<SignatureValue>& signature_values() const { return signature_values_; }
   // Where the intermediates live (core/memory_plan.h).
   MemoryPlan& memory() { return memory_; }
   const MemoryPlan& memory() const { return memory_; }
@@ -76,8 +88,14 @@ class Plan {
                                                          const NetLimits*, std::shared_ptr<PackedConstants>);
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
+  std::vector<SignatureValue> signature_values_;
   MemoryPlan memory_;
 };
+
+// Writes `plan`'s signature values (Plan::signature_values) back into their
+// blobs; a net calls it when it runs `plan` after another of its plans.
+// Errors: a blob that cannot be resized (out of memory).
+absl::Status RestoreSignatureValues(const Plan& plan);
 
 // Builds a plan for the current dtypes and shapes of `net.inputs` in `ws`.
 //

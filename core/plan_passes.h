@@ -45,6 +45,9 @@ struct PlannerState {
   absl::flat_hash_map<std::string, DataType> dtypes;
   absl::node_hash_map<std::string, Shape> shapes;  // node map: contexts point into it
   std::set<std::string> constants;                 // blobs whose value is fixed now (CheckedNet::constants, folded outputs)
+  // The constants above that hold for this input signature only: folded
+  // from an input's shape (Plan::signature_values).
+  std::set<std::string> signature_constants;
   std::set<std::string> external_outputs;
   // Where each blob's current value lives, and its copies on other devices.
   absl::flat_hash_map<std::string, Device*> home;
@@ -79,9 +82,11 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
 
 // Pass 4: runs the kernel's prepare, if it has one. Its error names the op.
 // `packs`: the net's packed-constant store (Prepare_SharedPack); nullptr:
-// a kernel's shared pack is its own.
+// a kernel's shared pack is its own. Inputs named in `signature_constants`
+// (PlannerState::signature_constants) are packed for the kernel alone and
+// never released (LoomPrepareContext::signature_inputs).
 absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PackedConstants* packs,
-                           PlanStep* step);
+                           PlanStep* step, const std::set<std::string>* signature_constants = nullptr);
 
 // Pass 5: resolves the op's tensors and device copies into `step` (see
 // BuildPlan for the copy rules) and records its outputs in `state`.
@@ -94,6 +99,12 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
 // skip it) unless an output is an external output (a caller may take or
 // change it) or another op writes it too; such a step stays and writes the
 // same values on every run. A kernel error names the op.
+// ONNX Shape (opset 15: start, end) folds too when the plan knows its
+// input's shape, constant or not: a plan is built for one input signature
+// (core/net.h), so that shape holds for every run of it; the Gather /
+// Concat / Reshape chains exporters build on Shape then fold or get static
+// shapes. Such values, and what folds from them, are signature constants
+// (PlannerState::signature_constants), kept per plan.
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step);
 
 // Ops FoldConstantOp evaluates: pure, cheap, and common around weights

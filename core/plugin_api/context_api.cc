@@ -126,6 +126,8 @@ const LoomTensor* Prepare_InputConstant(const LoomPrepareContext* c, size_t i) {
 void Prepare_ReleaseConstant(const LoomPrepareContext* c, size_t i) {
   const auto& shared = c->shared_packs;
   if (std::find(shared.begin(), shared.end(), i) != shared.end()) return;  // see LoomPrepareContext::shared_packs
+  const auto& per_plan = c->signature_inputs;
+  if (std::find(per_plan.begin(), per_plan.end(), i) != per_plan.end()) return;
   if (c->released_constants != nullptr && Infer_InputConstant(c->inference, i) != nullptr) {
     c->released_constants->push_back(i);
   }
@@ -137,7 +139,10 @@ LoomStatus* Prepare_SharedPack(const LoomPrepareContext* c, size_t i, const char
   const LoomTensor* constant = Infer_InputConstant(c->inference, i);
   if (constant == nullptr) return nullptr;
   PackedConstants local;  // no store (a plan built outside a Net): the pack is the kernel's alone
-  PackedConstants* store = c->packs != nullptr ? c->packs : &local;
+  // A signature value (LoomPrepareContext::signature_inputs) is packed for this kernel alone.
+  const auto& per_plan = c->signature_inputs;
+  const bool shareable = std::find(per_plan.begin(), per_plan.end(), i) == per_plan.end();
+  PackedConstants* store = c->packs != nullptr && shareable ? c->packs : &local;
   absl::StatusOr<std::shared_ptr<PackedConstant>> pack =
       store->GetOrFill(*FromHandle(constant), key, bytes, [&](void* data) { return FromLoomStatus(fill(user, data)); });
   if (!pack.ok()) return ToLoomStatus(pack.status());

@@ -89,6 +89,11 @@ struct LoomPrepareContext {
   // never freed early, since a shared pack is keyed by the constant's
   // address, which a freed constant would hand to another tensor.
   mutable std::vector<size_t> shared_packs;
+  // Constant inputs whose value holds for this plan's input signature only
+  // (Plan::signature_values): another plan of the net writes another value
+  // at the same address, so their packs are the kernel's alone and they are
+  // never released.
+  std::vector<size_t> signature_inputs;
 };
 
 // A kernel's hold on a packed constant (Prepare_SharedPack).

@@ -114,6 +114,47 @@ std::string Int(const std::string& name, int64_t v) {
 }
 
 // ---- Reshape ------------------------------------------------------------------
+// Shape folds when the plan is built for its input's shape: the Gather /
+// Unsqueeze / Concat chain an exporter builds on it folds too, and the
+// Reshape it feeds gets a static output shape. Plans are per input
+// signature and share their blobs, so running the first shape again after
+// another must bring back the first plan's values (a stale "r" would
+// reshape [2, 3, 4] to [4, 6]).
+TEST(Shape, FoldsAtPlanTimeForEachPlansInputShape) {
+  Workspace ws;
+  ws.SetBlob("i0", Tensor::FromVector<int64_t>({}, {0}));
+  ws.SetBlob("axes", Tensor::FromVector<int64_t>({1}, {0}));
+  ws.SetBlob("minus1", Tensor::FromVector<int64_t>({1}, {-1}));
+  absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "n" external_input: "x" external_output: "y"
+      external_output: "mid"
+      op { type: "Shape" input: "x" output: "s" }
+      op { type: "Shape" input: "x" output: "mid" arg { name: "start" i: 1 } arg { name: "end" i: -1 } }
+      op { type: "Gather" input: "s" input: "i0" output: "n" }
+      op { type: "Unsqueeze" input: "n" input: "axes" output: "n1" }
+      op { type: "Concat" input: "n1" input: "minus1" output: "r" arg { name: "axis" i: 0 } }
+      op { type: "Reshape" input: "x" input: "r" output: "y" })");
+  ASSERT_TRUE(def.ok()) << def.status();
+  auto net = Net::Create(*def, &ws, CpuRegistry());
+  ASSERT_TRUE(net.ok()) << net.status();
+  for (const Shape& xs : {Shape{2, 3, 4}, Shape{4, 3, 1}, Shape{2, 3, 4}, Shape{4, 3, 1}}) {
+    ws.SetBlob("x", Tensor::Zeros(DataType::kFloat32, xs));
+    ASSERT_TRUE((*net)->Run().ok());
+    const Plan& plan = *(*net)->last_plan();
+    for (int k : {0, 2, 3, 4}) EXPECT_TRUE(plan.steps()[k].folded) << "step " << k << " for x " << ShapeToString(xs);
+    EXPECT_FALSE(plan.steps()[1].folded) << "an external output is written on every run";
+    EXPECT_FALSE(plan.steps()[5].folded) << "Reshape reads x";
+    ASSERT_TRUE(plan.steps()[5].inferred_shapes[0].has_value());
+    EXPECT_EQ(*plan.steps()[5].inferred_shapes[0], (Shape{xs[0], xs[1] * xs[2]}));
+    EXPECT_EQ(ws.GetBlob("y")->dims(), (Shape{xs[0], xs[1] * xs[2]})) << "x " << ShapeToString(xs);
+    EXPECT_TRUE(SameTensor(*ws.GetBlob("mid"), Tensor::FromVector<int64_t>({1}, {3})));
+    EXPECT_EQ(plan.signature_values().size(), 4u) << "s, n, n1 and r";
+    for (const char* name : {"s", "n", "n1", "r", "mid"}) {
+      EXPECT_EQ(plan.constants().count(name), 0u) << name << " holds for this plan only, not for nested nets";
+    }
+  }
+  EXPECT_EQ((*net)->plans_built(), 2);
+}
+
 TEST(Reshape, AllDtypesMatchReference) {
   const OperatorDef op = ParseOp(R"(type: "Reshape" name: "r" input: "x" input: "s" output: "y")");
   struct Case { Shape in; std::vector<int64_t> shape; Shape want; };

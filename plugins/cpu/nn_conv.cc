@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/dnnl_common.h"
@@ -160,9 +161,9 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
       const memory::desc x_any = blocked_ ? x_md : Any(x_md), y_any = blocked_ ? y_md : Any(y_md);
       dnnl::primitive_attr attr;
       if (act_.kind != Activation::kNone || has_sum_) attr.set_post_ops(act_.PostOps(has_sum_));
-      const auto make_pd = [&](const memory::desc& x_d, const memory::desc& y_d) {
+      const auto make_pd = [&](const memory::desc& x_d, const memory::desc& y_d,
+                               dnnl::algorithm alg = dnnl::algorithm::convolution_direct) {
         const auto prop = dnnl::prop_kind::forward_inference;
-        const auto alg = dnnl::algorithm::convolution_direct;
         auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), b_md, y_d, Dims(win.strides),
                                                            win.DnnlDilations(), Dims(win.pads_begin),
                                                            Dims(win.dnnl_pads_end))
@@ -171,7 +172,15 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
                                                            Dims(win.dnnl_pads_end));
         return dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine());
       };
-      auto pd = make_pd(x_any, y_any);
+      std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+      if (winograd_) {
+        try {
+          chosen = make_pd(x_any, y_any, dnnl::algorithm::convolution_winograd);
+        } catch (const dnnl::error&) {
+          // no Winograd kernel for this conv on this CPU: direct
+        }
+      }
+      auto pd = chosen ? *chosen : make_pd(x_any, y_any);
       if (!blocked_ && G > 1 && G == C && SlowImpl(pd)) {
         // Depthwise with oneDNN's choice of layouts: oneDNN 2.6 takes its
         // gemm (or reference) kernel and plain layouts, notably for 1-D
@@ -196,6 +205,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
   bool blocked_ = false; // NchwcConv: X and Y blocked (X's block read from its shape)
   int64_t block_ = 0;    // NchwcConv: Y's channels per block, 8 or 16; 0: channels-last (b = M)
   bool has_sum_ = false; // NchwcConv's Sum input, added before the activation
+  bool winograd_ = false; // NchwcConv algorithm "winograd": try oneDNN's Winograd kernels first
 
   // Y = Sum, which the sum post-op then adds to. Sum may broadcast to Y's
   // shape (numpy rules over the same rank: its dims are Y's or 1), as the
@@ -257,6 +267,14 @@ class NchwcConvKernel : public ConvKernel {
     }
     blocked_ = true;
     has_sum_ = info.num_inputs() > 3 && !info.input_name(3).empty();
+    if (info.Has("algorithm")) {
+      std::string algorithm;
+      LOOM_SDK_RETURN_IF_ERROR(info.GetString("algorithm", &algorithm));
+      if (algorithm != "direct" && algorithm != "winograd") {
+        return sdk::InvalidArgument(label_ + ": algorithm must be \"direct\" or \"winograd\"; found \"" + algorithm + "\"");
+      }
+      winograd_ = algorithm == "winograd";
+    }
     return info.Has("activation") ? act_.Read(info, label_) : Status::Ok();
   }
 };

@@ -171,6 +171,55 @@ TEST(ConvKnownTest, NoInputChannelsGivesBias) {
   for (int i = 0; i < 32; ++i) EXPECT_EQ((*out)[0].data<float>()[i], i < 16 ? 1.5f : -2.0f) << i;
 }
 
+// NCHW [N, C, H, W] <-> nChw16c [N, C / 16, H, W, 16] for NchwcConv.
+Tensor Blocked16(const Tensor& x, bool to_blocked) {
+  const Shape& d = x.dims();
+  const int64_t N = d[0], C = to_blocked ? d[1] : d[1] * 16, H = d[2], W = d[3];
+  Tensor y = Tensor::Zeros(DataType::kFloat32, to_blocked ? Shape{N, C / 16, H, W, 16} : Shape{N, C, H, W});
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      for (int64_t hw = 0; hw < H * W; ++hw) {
+        const int64_t plain = (n * C + c) * H * W + hw, blocked = ((n * (C / 16) + c / 16) * H * W + hw) * 16 + c % 16;
+        if (to_blocked) {
+          y.data<float>()[blocked] = x.data<float>()[plain];
+        } else {
+          y.data<float>()[plain] = x.data<float>()[blocked];
+        }
+      }
+    }
+  }
+  return y;
+}
+
+// NchwcConv's algorithm "winograd" (oneDNN's Winograd kernels, 3x3 stride 1
+// on nChw16c; direct where the CPU has none) computes the conv of the naive
+// reference within Winograd's rounding, "direct" within direct's; another
+// value is an error naming the op and the attribute.
+TEST(NchwcConvTest, WinogradAndDirectMatchReference) {
+  ConvCase c{"wino", {2, 32, 9, 8}, {48, 32, 3, 3}, 1, {}, {}, {1, 1, 1, 1}};
+  const Tensor x = RandomTensor(DataType::kFloat32, c.x, 61), w = RandomTensor(DataType::kFloat32, c.w, 62, -0.5, 0.5);
+  const Tensor b = RandomTensor(DataType::kFloat32, {48}, 63);
+  const Tensor ref = ConvRef(c, x, w, b);
+  auto op = [&](const std::string& algorithm) {
+    return ParseOp("type: \"NchwcConv\" name: \"conv\" input: \"X\" input: \"W\" input: \"B\" output: \"Y\" "
+                   "arg { name: \"block\" i: 16 } arg { name: \"algorithm\" s: \"" + algorithm + "\" } " +
+                   IntsArg("pads", c.pads));
+  };
+  for (const char* algorithm : {"winograd", "direct"}) {
+    auto out = RunSingleOp(op(algorithm), {Blocked16(x, true), w, b});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].dims(), (Shape{2, 3, 9, 8, 16}));
+    const double tol = std::string(algorithm) == "winograd" ? 1e-4 : 1e-5;
+    EXPECT_TRUE(AllClose(Blocked16((*out)[0], false), ref, tol, tol)) << algorithm;
+  }
+  auto bad = RunSingleOp(op("fft"), {Blocked16(x, true), w, b});
+  ASSERT_FALSE(bad.ok());
+  const std::string m(bad.status().message());
+  EXPECT_NE(m.find("conv"), std::string::npos) << m;
+  EXPECT_NE(m.find("algorithm"), std::string::npos) << m;
+  EXPECT_NE(m.find("fft"), std::string::npos) << m;
+}
+
 TEST(ConvErrorTest, BadShapesNameTheOp) {
   auto check = [](const ConvCase& c, const Shape& bias_shape, const std::string& part) {
     auto out = RunSingleOp(ConvOp(c), {RandomTensor(DataType::kFloat32, c.x, 1), RandomTensor(DataType::kFloat32, c.w, 2),

@@ -436,7 +436,7 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
     FoldConvScalarAffine(&*net);
     FuseHardSwish(&*net);
     FuseConvActivation(&*net);
-    if (options.nchwc_block > 0 && PropagateNchwcLayout(&*net, options.nchwc_block) > 0) {
+    if (options.nchwc_block > 0 && PropagateNchwcLayout(&*net, options.nchwc_block, options.winograd) > 0) {
       FuseConvActivation(&*net);  // activations after fused residual Adds
     }
   }

@@ -38,6 +38,10 @@ struct ImportOptions {
   // layout nChw<b>c between them (nchwc_layout.h), b = this value (8 or 16;
   // 0: off). Default: the block this CPU's oneDNN prefers.
   int64_t nchwc_block = NchwcBlockForThisCpu();
+  // With nchwc_block 16: 3x3 stride-1 convs run oneDNN's Winograd kernels
+  // (nchwc_layout.h); off: every conv runs direct (the closest to a plain
+  // convolution's rounding).
+  bool winograd = true;
 };
 
 // Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that

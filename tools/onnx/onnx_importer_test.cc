@@ -5,6 +5,10 @@
 // checked against values computed in the test.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "core/net.h"
@@ -318,9 +322,11 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
 }
 
 // Runs `blocked` (`model` imported with the NCHWc pass) and the plain import
-// of `model` on `feeds` and expects their output `out` within 1e-5.
+// of `model` on `feeds` and expects their output `out` within `tol`
+// (relative and absolute).
 void ExpectSameAsPlainImport(const std::string& model, const NetDef& blocked,
-                             const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& out) {
+                             const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& out,
+                             double tol = 1e-5) {
   onnx_import::ImportOptions plain;
   plain.nchwc_block = 0;
   auto reference = onnx_import::ImportOnnxModel(model, plain);
@@ -336,7 +342,7 @@ void ExpectSameAsPlainImport(const std::string& model, const NetDef& blocked,
   ASSERT_TRUE((*a)->Run().ok());
   absl::Status s = (*b)->Run();
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob(out), *ws_plain.GetBlob(out), 1e-5, 1e-5)) << out;
+  EXPECT_TRUE(testing::AllClose(*ws_blocked.GetBlob(out), *ws_plain.GetBlob(out), tol, tol)) << out;
 }
 
 // A residual block (depthwise Conv + Relu, pointwise Conv, Add of the first
@@ -435,6 +441,7 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   const std::string model = Serialize(g, 13);
   onnx_import::ImportOptions blocked;
   blocked.nchwc_block = 16;
+  blocked.winograd = false;  // w1 would run Winograd (the next test)
   auto net = onnx_import::ImportOnnxModel(model, blocked);
   ASSERT_TRUE(net.ok()) << net.status();
   int channels_last = 0, reblocks = 0;
@@ -454,6 +461,57 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   ASSERT_TRUE(avx2.ok()) << avx2.status();
   EXPECT_EQ(avx2->op(0).type(), "FusedConv");
   ExpectSameAsPlainImport(model, *avx2, {{"x", x}}, "y");
+}
+
+// With block 16 a dense 3x3 conv of stride 1 with 16 to 256 channels runs
+// nChw16c with algorithm "winograd"; one of stride 2, or with more than 256
+// channels, runs channels-last and direct, as every conv does with
+// ImportOptions::winograd off. The output equals the plain import's within
+// Winograd's rounding (direct's without it).
+TEST(OnnxImporterTest, Dense3x3ConvsOfUpTo256ChannelsRunWinograd) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 16, 12, 10}, 70);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 16, 12, 10});
+  AddOutput(&g, "y");
+  int seed = 71;
+  auto conv = [&](const char* in, const char* out, std::vector<int64_t> w, int64_t stride) {
+    const std::string name = std::string(out) + "_w";
+    *g.add_initializer() = FloatTensor(name, testing::RandomTensor(DataType::kFloat32, Shape(w), seed++, -0.2, 0.2));
+    onnx::NodeProto* n = AddNode(&g, "Conv", {in, name}, {out});
+    auto ints = [&](const char* attr, std::vector<int64_t> values) {
+      auto* a = n->add_attribute();
+      a->set_name(attr);
+      a->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : values) a->add_ints(v);
+    };
+    ints("pads", {1, 1, 1, 1});
+    ints("strides", {stride, stride});
+  };
+  conv("x", "c1", {32, 16, 3, 3}, 1);    // Winograd
+  AddNode(&g, "Relu", {"c1"}, {"a1"});
+  conv("a1", "c2", {32, 32, 3, 3}, 2);   // stride 2: channels-last
+  conv("c2", "c3", {272, 32, 3, 3}, 1);  // 272 channels: channels-last
+  AddNode(&g, "Relu", {"c3"}, {"y"});
+  const std::string model = Serialize(g, 13);
+  for (bool winograd : {true, false}) {
+    SCOPED_TRACE(winograd);
+    onnx_import::ImportOptions options;
+    options.nchwc_block = 16;
+    options.winograd = winograd;
+    auto net = onnx_import::ImportOnnxModel(model, options);
+    ASSERT_TRUE(net.ok()) << net.status();
+    std::map<std::string, std::pair<int64_t, std::string>> convs;  // weight -> (block, algorithm)
+    for (const OperatorDef& op : net->op()) {
+      if (op.type() != "NchwcConv") continue;
+      const Argument* a = onnx_import::FindArg(op, "algorithm");
+      convs[op.input(1)] = {onnx_import::FindArg(op, "block")->i(), a != nullptr ? a->s() : ""};
+    }
+    using P = std::pair<int64_t, std::string>;
+    EXPECT_EQ(convs["c1_w"], winograd ? P(16, "winograd") : P(0, ""));
+    EXPECT_EQ(convs["c2_w"], P(0, ""));
+    EXPECT_EQ(convs["c3_w"], P(0, ""));
+    ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y", winograd ? 1e-4 : 1e-5);
+  }
 }
 
 // Pointwise and depthwise convs whose channels are not multiples of the

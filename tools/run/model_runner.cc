@@ -102,6 +102,7 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
   const bool is_onnx = absl::EndsWith(r.model, ".onnx");
   onnx_import::ImportOptions import;
   if (options.nchwc_block >= 0) import.nchwc_block = options.nchwc_block;
+  import.winograd = options.winograd;
   // Blocked layouts are a CPU matter: NchwcConv has no kernel elsewhere.
   if (options.device_option && options.device_option->device_type() != "CPU") import.nchwc_block = 0;
   auto net_def = is_onnx ? onnx_import::ImportOnnxFile(r.model, import) : ReadNetDef(r.model);

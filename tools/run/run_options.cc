@@ -49,6 +49,9 @@ ABSL_FLAG(int, nchwc_block, -1,
           "ONNX models: keep oneDNN's blocked layout between convolutions with this block (8 or 16; with 16, dense "
           "convs run channels-last; 0: off; -1: the block this CPU prefers; off with a --device other than CPU). "
           "tools/onnx/nchwc_layout.h.");
+ABSL_FLAG(bool, winograd, true,
+          "ONNX models with --nchwc_block 16: 3x3 stride-1 convs run oneDNN's Winograd kernels (faster, about ten "
+          "times direct's rounding error); false: every conv runs direct. tools/onnx/nchwc_layout.h.");
 ABSL_FLAG(bool, static_shape, true,
           "The net runs one input signature (loom_run's), so initializers its kernels packed are freed after planning "
           "(NetOptions::static_shape).");
@@ -160,6 +163,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.plan_memory = absl::GetFlag(FLAGS_plan_memory);
   o.static_shape = absl::GetFlag(FLAGS_static_shape);
   o.nchwc_block = absl::GetFlag(FLAGS_nchwc_block);
+  o.winograd = absl::GetFlag(FLAGS_winograd);
   if (o.nchwc_block != -1 && o.nchwc_block != 0 && o.nchwc_block != 8 && o.nchwc_block != 16) {
     return absl::InvalidArgumentError(absl::StrCat("--nchwc_block ", o.nchwc_block, ": expected -1, 0, 8 or 16"));
   }

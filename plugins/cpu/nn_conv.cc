@@ -139,12 +139,29 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     run_threads_ = macs < (int64_t{1} << 18) ? 1 : threads;
     if (semantics::Product(ys) == 0 || semantics::Product(xs) == 0) return Status::Ok();  // Y without a primitive
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, run_threads_, [&] {
+      // A 1-D depthwise conv goes to oneDNN as 2-D with H = 1 (the same
+      // bytes): oneDNN 2.6's 1-D depthwise kernels are its gemm or its
+      // generic jit one, its 2-D ones brdgmm_dw / jit_dw. Silero VAD's
+      // 258 channels x 24, kernel 5: 112 us (gemm, plain) or 18-21 us (jit,
+      // channels-last) against 2.0 us as 2-D (standalone, one thread).
+      std::vector<int64_t> xv = xs, yv = ys, kv = k;
+      memory::dims strides = Dims(win.strides), dilations = win.DnnlDilations(), pads_begin = Dims(win.pads_begin),
+                   pads_end = Dims(win.dnnl_pads_end);
+      if (!blocked_ && xs.size() == 3 && G > 1 && G == C) {
+        xv.insert(xv.begin() + 2, 1);
+        yv.insert(yv.begin() + 2, 1);
+        kv.insert(kv.begin(), 1);
+        strides.insert(strides.begin(), 1);
+        dilations.insert(dilations.begin(), 0);
+        pads_begin.insert(pads_begin.begin(), 0);
+        pads_end.insert(pads_end.begin(), 0);
+      }
       // Grouped weights are oneDNN's [G, M / G, C / G, k...], which is
       // exactly the row-major [M, C / G, k...] buffer.
       std::vector<int64_t> wdims = ws;
       if (G > 1) {
         wdims = {G, M / G, C / G};
-        wdims.insert(wdims.end(), k.begin(), k.end());
+        wdims.insert(wdims.end(), kv.begin(), kv.end());
       }
       memory::desc w_md = PlainDesc(wdims), b_md = PlainDesc({M});
       // One block of all channels ([N, 1, H, W, C]) is the same bytes as
@@ -153,8 +170,8 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
       // nChw16c Y fell to its reference kernel: 190 ms for PP-OCR's stem).
       const bool x_one_block = blocked_xs.size() == 5 && blocked_xs[1] == 1;
       const bool x_channels_last = x_block != 8 && x_block != 16 ? true : x_one_block && block_ == 0;
-      memory::desc x_md = !blocked_ ? PlainDesc(xs) : x_channels_last ? ChannelsLastDesc(xs) : BlockedDesc(xs, x_block);
-      memory::desc y_md = !blocked_ ? PlainDesc(ys) : block_ == 0 ? ChannelsLastDesc(ys) : BlockedDesc(ys, y_block);
+      memory::desc x_md = !blocked_ ? PlainDesc(xv) : x_channels_last ? ChannelsLastDesc(xs) : BlockedDesc(xs, x_block);
+      memory::desc y_md = !blocked_ ? PlainDesc(yv) : block_ == 0 ? ChannelsLastDesc(ys) : BlockedDesc(ys, y_block);
       // Plain: oneDNN picks its blocked layouts (much faster than plain NCHW,
       // above all for depthwise and 1x1 convolutions) and X and Y are
       // reordered. Blocked: X and Y are in that layout already.
@@ -164,12 +181,10 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
       const auto make_pd = [&](const memory::desc& x_d, const memory::desc& y_d,
                                dnnl::algorithm alg = dnnl::algorithm::convolution_direct) {
         const auto prop = dnnl::prop_kind::forward_inference;
-        auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), b_md, y_d, Dims(win.strides),
-                                                           win.DnnlDilations(), Dims(win.pads_begin),
-                                                           Dims(win.dnnl_pads_end))
-                        : dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), y_d, Dims(win.strides),
-                                                           win.DnnlDilations(), Dims(win.pads_begin),
-                                                           Dims(win.dnnl_pads_end));
+        auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), b_md, y_d, strides, dilations,
+                                                           pads_begin, pads_end)
+                        : dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), y_d, strides, dilations,
+                                                           pads_begin, pads_end);
         return dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine());
       };
       std::optional<dnnl::convolution_forward::primitive_desc> chosen;
@@ -182,13 +197,14 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
       }
       auto pd = chosen ? *chosen : make_pd(x_any, y_any);
       if (!blocked_ && G > 1 && G == C && SlowImpl(pd)) {
-        // Depthwise with oneDNN's choice of layouts: oneDNN 2.6 takes its
-        // gemm (or reference) kernel and plain layouts, notably for 1-D
-        // convs, while its jit depthwise kernel takes channels-last. Silero
-        // VAD's 32 channels x 6, kernel 5: 6.8-7.4 against 1.3 us (standalone,
-        // one thread). X and Y are then reordered in and out.
+        // Depthwise with oneDNN's choice of layouts: where oneDNN 2.6 takes
+        // its gemm (or reference) kernel and plain layouts, its jit
+        // depthwise kernel may take channels-last (for 1-D convs before
+        // they went 2-D, above: 32 channels x 6, kernel 5, 6.8-7.4 against
+        // 1.3 us, standalone, one thread). X and Y are then reordered in and
+        // out.
         try {
-          auto channels_last = make_pd(ChannelsLastDesc(xs), ChannelsLastDesc(ys));
+          auto channels_last = make_pd(ChannelsLastDesc(xv), ChannelsLastDesc(yv));
           if (!SlowImpl(channels_last)) pd = channels_last;
         } catch (const dnnl::error&) {
           // no primitive for channels-last: keep oneDNN's choice

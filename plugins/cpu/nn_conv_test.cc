@@ -113,6 +113,10 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"group2", {2, 4, 7, 6}, {6, 2, 3, 3}, 2, {}, {}, {1, 1, 1, 1}},
         ConvCase{"depthwise", {1, 5, 8, 8}, {5, 1, 3, 3}, 5, {}, {}, {1, 1, 1, 1}},
         ConvCase{"depthwise_multiplier", {2, 3, 6, 5}, {6, 1, 3, 2}, 3, {1, 2}, {}, {0, 1, 2, 0}},
+        // 1-D depthwise convs run as 2-D with H = 1 (Silero VAD's 258 x 24).
+        ConvCase{"depthwise_1d", {2, 258, 24}, {258, 1, 5}, 258, {}, {}, {2, 2}},
+        ConvCase{"depthwise_1d_strided_dilated", {1, 16, 13}, {16, 1, 3}, 16, {2}, {2}, {1, 2}, "NOTSET", false},
+        ConvCase{"depthwise_1d_multiplier", {1, 4, 9}, {8, 1, 3}, 4, {}, {}, {}, "SAME_UPPER"},
         ConvCase{"dilation2", {1, 3, 9, 9}, {2, 3, 3, 3}, 1, {}, {2, 2}, {}, "NOTSET", false},
         ConvCase{"stride2", {2, 3, 9, 8}, {4, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
         ConvCase{"asymmetric_pads", {1, 2, 6, 7}, {3, 2, 3, 3}, 1, {}, {}, {0, 1, 2, 0}},

@@ -7,6 +7,7 @@
 
 #include "ops/semantics/cast.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/parallel_for.h"
 #include "plugins/cpu/tensor_util.h"
 
 namespace loom {
@@ -24,8 +25,9 @@ Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to_dt,
       using To = decltype(out_tag);
       const From* in = x.data<From>();
       To* out = y.data<To>();
-#pragma omp parallel for if (n > kParallelThreshold) num_threads(threads)
-      for (int64_t i = 0; i < n; ++i) out[i] = semantics::Convert<To, From>(in[i]);
+      ParallelRange(n, n, threads, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) out[i] = semantics::Convert<To, From>(in[i]);
+      });
       return Status::Ok();
     });
   });

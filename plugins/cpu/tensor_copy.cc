@@ -7,6 +7,7 @@
 
 #include "ops/semantics/data_movement.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/parallel_for.h"
 #include "plugins/cpu/tensor_util.h"
 
 namespace loom {
@@ -40,15 +41,14 @@ class ConcatKernel : public semantics::AttrsKernel<semantics::ConcatAttrs> {
     }
     char* dst = static_cast<char*>(y.raw_data());
     if (outer * out_width == 0) return Status::Ok();
-#pragma omp parallel for if (outer * out_width > kParallelBytes && outer > 1) num_threads(ctx.num_threads())
-    for (int64_t o = 0; o < outer; ++o) {
+    ParallelForIf(outer * out_width > kParallelBytes, outer, ctx.num_threads(), [&](int64_t o) {
       char* row = dst + o * out_width;
       for (size_t i = 0; i < count; ++i) {
         if (width[i] == 0) continue;  // a zero-size input (its data pointer is null)
         std::memcpy(row, src[i] + o * width[i], static_cast<size_t>(width[i]));
         row += width[i];
       }
-    }
+    });
     return Status::Ok();
   }
 };
@@ -83,13 +83,12 @@ class SplitKernel : public semantics::AttrsKernel<semantics::SplitAttrs> {
     }
     if (outer * in_width == 0) return Status::Ok();
     const char* src = static_cast<const char*>(x.raw_data());
-#pragma omp parallel for if (outer * in_width > kParallelBytes && outer > 1) num_threads(ctx.num_threads())
-    for (int64_t o = 0; o < outer; ++o) {
+    ParallelForIf(outer * in_width > kParallelBytes, outer, ctx.num_threads(), [&](int64_t o) {
       for (int64_t i = 0; i < n_out; ++i) {
         const int64_t w = sizes[i] * inner;
         if (dst[i] != nullptr && w > 0) std::memcpy(dst[i] + o * w, src + o * in_width + offset[i], static_cast<size_t>(w));
       }
-    }
+    });
     return Status::Ok();
   }
 };
@@ -191,11 +190,10 @@ class GatherKernel : public semantics::AttrsKernel<semantics::GatherAttrs> {
     if (blocks * inner == 0) return Status::Ok();
     const char* src = static_cast<const char*>(x.raw_data());
     char* dst = static_cast<char*>(y.raw_data());
-#pragma omp parallel for if (blocks * inner > kParallelBytes) num_threads(ctx.num_threads())
-    for (int64_t k = 0; k < blocks; ++k) {
+    ParallelForIf(blocks * inner > kParallelBytes, blocks, ctx.num_threads(), [&](int64_t k) {
       const int64_t o = k / n, j = k % n;
       std::memcpy(dst + k * inner, src + (o * dim + idx[j]) * inner, static_cast<size_t>(inner));
-    }
+    });
     return Status::Ok();
   }
 };

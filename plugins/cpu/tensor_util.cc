@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "plugins/cpu/parallel_for.h"
+
 namespace loom {
 namespace cpu {
 
@@ -42,8 +44,7 @@ void StridedCopyT(const T* src, int64_t base, const std::vector<int64_t>& st, co
   const int64_t inner = sh[r - 1], is = st[r - 1], outer = n / inner;
   // One output row (the innermost dim) per iteration; its start in src comes
   // from the outer index.
-#pragma omp parallel for if (n * static_cast<int64_t>(sizeof(T)) > kParallelBytes) num_threads(threads)
-  for (int64_t o = 0; o < outer; ++o) {
+  ParallelForIf(n * static_cast<int64_t>(sizeof(T)) > kParallelBytes, outer, threads, [&](int64_t o) {
     int64_t rem = o, off = base;
     for (int64_t d = r - 2; d >= 0; --d) {
       off += (rem % sh[d]) * st[d];
@@ -56,7 +57,7 @@ void StridedCopyT(const T* src, int64_t base, const std::vector<int64_t>& st, co
     } else {
       for (int64_t i = 0; i < inner; ++i) row[i] = in[i * is];
     }
-  }
+  });
 }
 
 }  // namespace

@@ -130,7 +130,7 @@ class ConvLikeKernel {
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x_reorder_ ? x_blk_ : x_mem_},
                                             {DNNL_ARG_WEIGHTS, w_blk_},
                                             {DNNL_ARG_DST, y_reorder_ ? y_blk_ : y_mem_}};
-    if (has_b_) {
+    if (has_b_ && bias_in_primitive_) {
       b_mem_.set_data_handle(b.raw_data());
       args[DNNL_ARG_BIAS] = b_mem_;
     }
@@ -150,11 +150,15 @@ class ConvLikeKernel {
   }
 
   // Starts a configuration: nothing is valid until Configured (and Bind).
-  void Reset() { configured_ = ready_ = w_packed_ = false; }
+  void Reset() {
+    configured_ = ready_ = w_packed_ = false;
+    bias_in_primitive_ = true;
+  }
 
   std::string label_;
   int64_t group_ = 1;
   bool has_b_ = false;
+  bool bias_in_primitive_ = true;  // false: the kernel adds B itself after Execute
   Attrs attrs_;
   // What the primitive was configured for.
   std::vector<int64_t> xs_, ws_, bs_, ys_;

@@ -116,6 +116,11 @@ TEST(ConvTranspose, MatchesNaiveScatter) {
       {{1, 2, 2, 3, 2}, {2, 2, 2, 2, 3}, 1, {2, 1, 2}, {1, 2, 1}, {1, 0, 0, 0, 1, 1}},  // 3-D
       {{1, 3, 4, 4}, {3, 2, 3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}, {}, {}, "NOTSET", false},  // no bias
       {{0, 2, 3, 3}, {2, 2, 3, 3}},                                          // N = 0
+      // 8 or more output channels, group 1, 2-D: channels-last on AVX-512,
+      // the bias added after oneDNN's primitive (into Y, or into the
+      // scratch that output_shape above the natural size needs).
+      {{2, 3, 5, 4}, {3, 16, 2, 2}, 1, {2, 2}},
+      {{1, 4, 3, 3}, {4, 8, 3, 3}, 1, {2, 2}, {}, {}, {}, {9, 8}},
   };
   uint32_t seed = 1;
   for (const DeconvCase& c : cases) {

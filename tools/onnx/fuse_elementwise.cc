@@ -1,5 +1,6 @@
 #include "tools/onnx/fuse_elementwise.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -16,7 +17,8 @@ namespace loom {
 namespace onnx_import {
 namespace {
 
-// One fold of Conv -> (Mul|Div|Add|Sub by a scalar); false if none applies.
+// One fold of Conv -> (Mul|Div|Add|Sub by a scalar or per-channel
+// constant); false if none applies.
 bool FoldOne(NetDef* net, int* counter) {
   std::map<std::string, int> reads;
   CollectReads(*net, &reads);
@@ -32,14 +34,19 @@ bool FoldOne(NetDef* net, int* counter) {
     // The constant may be either operand of Mul/Add, only the second of Div/Sub.
     const bool conv_first = op.input(0) == conv.output(0);
     if (!conv_first && (op.type() == "Div" || op.type() == "Sub")) continue;
-    std::optional<float> c = ScalarInitializer(*net, op.input(conv_first ? 1 : 0), static_cast<int>(W.rank()));
-    if (!c || (op.type() == "Div" && *c == 0.0f)) continue;
     const int64_t M = ConvOutputChannels(conv, W);
-    const double s = !mul ? 1.0 : op.type() == "Mul" ? *c : 1.0 / *c;
-    const double d = mul ? 0.0 : op.type() == "Add" ? *c : -*c;
+    std::optional<std::vector<float>> c =
+        ChannelInitializer(*net, op.input(conv_first ? 1 : 0), static_cast<int>(W.rank()), M);
+    if (!c || (op.type() == "Div" && std::find(c->begin(), c->end(), 0.0f) != c->end())) continue;
+    std::vector<double> s(M, 1.0), d(M, 0.0);
+    for (int64_t o = 0; o < M; ++o) {
+      const double v = (*c)[o];
+      if (mul) s[o] = op.type() == "Mul" ? v : 1.0 / v;
+      if (add) d[o] = op.type() == "Add" ? v : -v;
+    }
     const std::string name = absl::StrCat(conv.name().empty() ? absl::StrCat("conv_", i) : conv.name(), "__affine",
                                           (*counter)++);
-    FoldAffineIntoConv(net, i, W, B, std::vector<double>(M, s), std::vector<double>(M, d), op.output(0), name);
+    FoldAffineIntoConv(net, i, W, B, s, d, op.output(0), name);
     RemoveOps(net, {j});
     return true;
   }

@@ -4,9 +4,11 @@
 //
 // FoldConvScalarAffine: a Conv (or ConvTranspose of group 1) whose output
 // only feeds Mul (or Add, Sub,
-// Div) by a scalar float32 constant is rewritten to compute that directly:
-// W and B scaled for Mul/Div, B shifted for Add/Sub (new initializers).
-// Repeats, so a Mul then Add chain folds completely.
+// Div) by a float32 constant, a scalar or one value per output channel
+// (shape [M, 1, 1] or [1, M, 1, 1] for a 2-D conv: ChannelInitializer), is
+// rewritten to compute that directly: W and B scaled for Mul/Div, B shifted
+// for Add/Sub (new initializers). Repeats, so a Mul then Add chain folds
+// completely. (paddle2onnx writes a ConvTranspose's bias as such an Add.)
 //
 // FuseHardSwish: y * Clip(y + 3, 0, 6) / 6 (Div by 6 or Mul by 1/6; the
 // product in either order; Clip bounds as attributes or constant inputs)

@@ -52,6 +52,26 @@ bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi
   return true;
 }
 
+std::optional<std::vector<float>> ChannelInitializer(const NetDef& net, const std::string& name, int rank,
+                                                     int64_t channels) {
+  if (std::optional<float> v = ScalarInitializer(net, name, rank)) return std::vector<float>(channels, *v);
+  for (const std::string& in : net.external_input()) {
+    if (in == name) return std::nullopt;
+  }
+  const TensorProto* t = FindInitializer(net, name);
+  if (t == nullptr || t->data_type() != static_cast<int>(DataType::kFloat32) || t->dims_size() > rank ||
+      t->dims_size() < rank - 1 || rank < 2) {
+    return std::nullopt;
+  }
+  const int channel_axis = 1 - (rank - t->dims_size());  // the tensor's axis 1, in t's dims
+  for (int k = 0; k < t->dims_size(); ++k) {
+    if (t->dims(k) != (k == channel_axis ? channels : 1)) return std::nullopt;
+  }
+  auto v = TensorFromProto(*t);
+  if (!v.ok() || v->num_elements() != channels) return std::nullopt;
+  return std::vector<float>(v->data<float>(), v->data<float>() + channels);
+}
+
 // ConvTranspose's W is [C, M / group, k...]: its output channel is axis 1
 // (group 1 only here).
 bool IsConvTranspose(const OperatorDef& conv) { return conv.type() == "ConvTranspose"; }

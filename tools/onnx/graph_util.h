@@ -67,6 +67,16 @@ inline std::optional<float> ScalarInitializer(const NetDef& net, const std::stri
   return std::nullopt;
 }
 
+// A float32 initializer named `name` that broadcasts onto a tensor
+// [N, channels, d...] of rank `rank` along the channel axis alone (numpy
+// rules): one element of rank at most `rank` (a scalar), or `channels`
+// elements whose dims, aligned to the right of the tensor's, are 1 except at
+// the channel axis ([channels, 1, 1] or [1, channels, 1, 1] for rank 4).
+// Returns its value per channel (`channels` values); nullopt otherwise, and
+// for an initializer that is also a net input.
+std::optional<std::vector<float>> ChannelInitializer(const NetDef& net, const std::string& name, int rank,
+                                                     int64_t channels);
+
 // The op that reads `name`, when exactly one op reads it once and it is not
 // a net output (`reads` from CollectReads); -1 otherwise.
 int SoleReader(const NetDef& net, const std::map<std::string, int>& reads, const std::string& name);

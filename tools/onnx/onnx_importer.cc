@@ -432,8 +432,10 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
   if (options.fold_and_fuse) {
-    FoldBatchNormIntoConv(&*net);
-    FoldConvScalarAffine(&*net);
+    // Alternately: a BatchNormalization after a folded Add (PP-OCR's
+    // ConvTranspose -> Add(bias) -> BatchNormalization) folds next round.
+    while (FoldBatchNormIntoConv(&*net) + FoldConvScalarAffine(&*net) > 0) {
+    }
     FuseHardSwish(&*net);
     FuseConvActivation(&*net);
     if (options.nchwc_block > 0 && PropagateNchwcLayout(&*net, options.nchwc_block, options.winograd) > 0) {

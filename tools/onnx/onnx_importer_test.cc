@@ -265,6 +265,56 @@ TEST(OnnxImporterTest, BatchNormAndScalarAfterConvTransposeAreFolded) {
   EXPECT_TRUE(testing::AllClose(y, ref, 1e-5, 1e-5));
 }
 
+// paddle2onnx writes a ConvTranspose's bias as an Add of a [1, M, 1, 1]
+// constant before its BatchNormalization: the Add folds into the bias, then
+// the BN into the weights, leaving one ConvTranspose (M = 16: on AVX-512 the
+// kernel adds that bias itself, after oneDNN's primitive). An Add of a
+// constant that varies along W is not per channel and stays. Results equal
+// the ops run one by one.
+TEST(OnnxImporterTest, PerChannelAddAndBatchNormAfterConvTransposeAreFolded) {
+  const int64_t M = 16;
+  Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 4, 3, 5}, 140);
+  Tensor w = testing::RandomTensor(DataType::kFloat32, {4, M, 2, 2}, 141);
+  Tensor bias = testing::RandomTensor(DataType::kFloat32, {1, M, 1, 1}, 142);
+  Tensor s = testing::RandomTensor(DataType::kFloat32, {M}, 143), sh = testing::RandomTensor(DataType::kFloat32, {M}, 144);
+  Tensor m = testing::RandomTensor(DataType::kFloat32, {M}, 145), v = testing::RandomTensor(DataType::kFloat32, {M}, 146, 0.1, 2);
+  Tensor along_w = testing::RandomTensor(DataType::kFloat32, {1, 1, 1, 10}, 147);
+  for (bool per_channel : {true, false}) {
+    SCOPED_TRACE(per_channel);
+    onnx::GraphProto g;
+    AddInput(&g, "x", {1, 4, 3, 5});
+    AddOutput(&g, "y");
+    for (const auto& [name, t] : std::vector<std::pair<std::string, Tensor>>{
+             {"w", w}, {"bias", per_channel ? bias : along_w}, {"s", s}, {"sh", sh}, {"m", m}, {"v", v}}) {
+      *g.add_initializer() = FloatTensor(name, t);
+    }
+    onnx::NodeProto* ct = AddNode(&g, "ConvTranspose", {"x", "w"}, {"c"});
+    auto* strides = ct->add_attribute();
+    strides->set_name("strides");
+    strides->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v2 : {2, 2}) strides->add_ints(v2);
+    AddNode(&g, "Add", {"c", "bias"}, {"a"});
+    AddNode(&g, "BatchNormalization", {"a", "s", "sh", "m", "v"}, {"y"});
+    auto net = ImportWithoutLayoutPass(Serialize(g, 13));
+    ASSERT_TRUE(net.ok()) << net.status();
+    ASSERT_EQ(net->op_size(), per_channel ? 1 : 3);
+    EXPECT_EQ(net->op(0).type(), "ConvTranspose");
+    Tensor y = RunModel(Serialize(g, 13), {{"x", x}}, "y");
+    auto conv = testing::RunSingleOp(
+        testing::ParseOp("type: 'ConvTranspose' input: 'x' input: 'w' output: 'c' arg { name: 'strides' ints: 2 ints: 2 }"),
+        {x, w});
+    ASSERT_TRUE(conv.ok()) << conv.status();
+    auto add = testing::RunSingleOp(testing::ParseOp("type: 'Add' input: 'c' input: 'b' output: 'a'"),
+                                    {(*conv)[0], per_channel ? bias : along_w});
+    ASSERT_TRUE(add.ok()) << add.status();
+    auto bn = testing::RunSingleOp(
+        testing::ParseOp("type: 'BatchNormalization' input: 'a' input: 's' input: 'sh' input: 'm' input: 'v' output: 'y'"),
+        {(*add)[0], s, sh, m, v});
+    ASSERT_TRUE(bn.ok()) << bn.status();
+    EXPECT_TRUE(testing::AllClose(y, (*bn)[0], 1e-5, 1e-5));
+  }
+}
+
 // paddle2onnx's block: Conv -> Mul(s) -> Add(b) -> Add(3) -> Clip(0, 6) ->
 // Mul -> Div(6) becomes one FusedConv(HardSwish) with the scalars folded
 // into the weights; the result equals the ops run one by one.

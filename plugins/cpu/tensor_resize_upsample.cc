@@ -5,7 +5,9 @@
 // and weights) computed once per axis. Nearest gathers the source element
 // directly (exact for every dtype); linear and cubic run axis by axis on a
 // double buffer and convert to the output dtype at the end.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -189,25 +191,41 @@ void GatherNearest(const Tensor& x, Tensor& y, const std::vector<AxisPlan>& plan
   const T ext = FromDouble<T>(extrapolation);
   const int64_t last = ys[r - 1], rows = y.num_elements() / last;
   const AxisPlan& lp = plans[r - 1];
-  ParallelFor(
-      rows, threads,
-      [&](int64_t row) {
-        T* d = yp + row * last;
-        int64_t off = 0, rem = row;
-        bool outside = false;
-        for (size_t k = r - 1; k-- > 0;) {
-          const int64_t j = rem % ys[k];
-          rem /= ys[k];
-          if (plans[k].extrap[j]) outside = true;
-          off += plans[k].idx[j] * in_strides[k];
-        }
-        if (outside) {
-          std::fill(d, d + last, ext);
-          return;
-        }
+  const bool last_extrap = std::any_of(lp.extrap.begin(), lp.extrap.end(), [](char e) { return e != 0; });
+  // Rows in chunks: an output row reading the same source row as the one
+  // before it in the chunk (every row but one of each group when
+  // upsampling) is a copy of it (PP-OCR's 4x upsampling of 24 channels to
+  // 240x240: 6.3 ms at one thread as a gather per element).
+  ParallelRange(rows, rows * last, threads, [&](int64_t lo, int64_t hi) {
+    int64_t prev = -1;  // the previous row's source offset in this chunk; -1: none
+    for (int64_t row = lo; row < hi; ++row) {
+      T* d = yp + row * last;
+      int64_t off = 0, rem = row;
+      bool outside = false;
+      for (size_t k = r - 1; k-- > 0;) {
+        const int64_t j = rem % ys[k];
+        rem /= ys[k];
+        if (plans[k].extrap[j]) outside = true;
+        off += plans[k].idx[j] * in_strides[k];
+      }
+      if (outside) {
+        std::fill(d, d + last, ext);
+        prev = -1;
+        continue;
+      }
+      if (off == prev) {
+        std::memcpy(d, d - last, static_cast<size_t>(last) * sizeof(T));
+        continue;
+      }
+      if (last_extrap) {
         for (int64_t j = 0; j < last; ++j) d[j] = lp.extrap[j] ? ext : xp[off + lp.idx[j]];
-      },
-      last);
+      } else {
+        const T* src = xp + off;
+        for (int64_t j = 0; j < last; ++j) d[j] = src[lp.idx[j]];
+      }
+      prev = off;
+    }
+  });
 }
 
 // Linear / cubic: axis by axis on a double buffer.

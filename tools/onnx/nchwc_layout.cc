@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/onnx/graph_util.h"
@@ -183,6 +184,10 @@ class Rewriter {
           if (c > 0) channels_[original.output(0)] = c;
           if (reduced) reduced_.insert(original.output(0));
         }
+      } else if (op.type() == "Resize" && BlockedResize(&op)) {
+        // emitted on the blocked tensor
+      } else if (op.type() == "Concat" && BlockedConcat(&op)) {
+        // emitted on the blocked tensors
       } else {
         for (const std::string& in : op.input()) Plain(in);
         for (const std::string& out : op.output()) Forget(out);  // a name written again: its blocked forms are stale
@@ -192,6 +197,9 @@ class Rewriter {
     for (const std::string& name : net_.external_output()) Plain(name);
     return convs_;
   }
+
+  // The initializers Run made (blocked Resize scales), for the net.
+  std::vector<TensorProto> TakeInitializers() { return std::move(new_initializers_); }
 
  private:
   // A blocked form of a tensor: its blob and its block (8, 16; 0:
@@ -306,6 +314,78 @@ class Rewriter {
     if (reduced_.count(in)) reduced_.insert(out);
   }
 
+  // Resize (opset 11+: X, roi, scales) of a blocked tensor by constant
+  // scales [1, 1, sh, sw] (float32, not a net input; no sizes, no
+  // tf_crop_and_resize, no antialias or axes) becomes the same Resize of the
+  // blocked tensor [N, C / b, H, W, b] with scales [1, 1, sh, sw, 1]: the
+  // kernel resizes axis by axis, so the untouched channel axes give the same
+  // values (PP-OCR's FPN upsamples between channels-last convs).
+  bool BlockedResize(OperatorDef* op) {
+    if (op->input_size() < 3 || op->input_size() > 4 || op->output_size() != 1 || !blocked_.count(op->input(0)) ||
+        (op->input_size() == 4 && !op->input(3).empty()) || FindArg(*op, "axes") != nullptr ||
+        HasNonZeroInt(*op, "antialias")) {
+      return false;
+    }
+    const Argument* ct = FindArg(*op, "coordinate_transformation_mode");
+    if (ct != nullptr && ct->s() == "tf_crop_and_resize") return false;
+    for (const std::string& in : net_.external_input()) {
+      if (in == op->input(2)) return false;  // a caller may feed other scales
+    }
+    const TensorProto* scales = FindInitializer(net_, op->input(2));
+    if (scales == nullptr || scales->data_type() != static_cast<int>(DataType::kFloat32)) return false;
+    auto s = TensorFromProto(*scales);
+    if (!s.ok() || s->rank() != 1 || s->num_elements() != 4 || s->data<float>()[0] != 1.0f ||
+        s->data<float>()[1] != 1.0f) {
+      return false;
+    }
+    const std::string blocked_scales = op->input(2) + "__nchwc";
+    if (added_.insert(blocked_scales).second) {
+      const float* v = s->data<float>();
+      new_initializers_.push_back(
+          TensorToProto(Tensor::FromVector<float>({5}, {1.0f, 1.0f, v[2], v[3], 1.0f}), blocked_scales));
+    }
+    const Form in = blocked_[op->input(0)];
+    const std::string x = op->input(0), plain = op->output(0);
+    op->set_input(0, in.name);
+    op->set_input(2, blocked_scales);
+    if (!op->input(1).empty()) Plain(op->input(1));
+    MakeBlockedOutput(op, in.block);
+    SameChannels(x, plain);
+    return true;
+  }
+
+  // Concat on channels (axis 1 or -3) of blocked tensors in one layout:
+  // channels-last ones concatenate along their last axis, nChw<b>c ones
+  // along their block axis when every input's channels are known multiples
+  // of b.
+  bool BlockedConcat(OperatorDef* op) {
+    const Argument* a = FindArg(*op, "axis");
+    if (op->input_size() < 1 || op->output_size() != 1 || a == nullptr || (a->i() != 1 && a->i() != -3)) return false;
+    if (!blocked_.count(op->input(0))) return false;
+    const int64_t block = blocked_[op->input(0)].block;
+    int64_t channels = 0;
+    bool known = true;
+    for (const std::string& in : op->input()) {
+      if (!blocked_.count(in) || blocked_[in].block != block) return false;
+      auto c = channels_.find(in);
+      if (c == channels_.end()) {
+        known = false;
+      } else {
+        channels += c->second;
+        if (block > 0 && c->second % block != 0) return false;
+      }
+    }
+    if (block > 0 && !known) return false;
+    const std::string plain = op->output(0);
+    for (int i = 0; i < op->input_size(); ++i) op->set_input(i, blocked_[op->input(i)].name);
+    for (Argument& arg : *op->mutable_arg()) {
+      if (arg.name() == "axis") arg.set_i(block == 0 ? 4 : 1);
+    }
+    MakeBlockedOutput(op, block);
+    if (known) channels_[plain] = channels;
+    return true;
+  }
+
   // Add(conv, other) into conv's Sum input, when the conv's output is read
   // only by this Add and `other`'s blocked form, in the conv's layout, is
   // written before the conv.
@@ -358,6 +438,8 @@ class Rewriter {
   std::map<std::string, int64_t> channels_;  // plain name -> its channel count, where known
   std::set<std::string> reduced_;            // plain names of globally pooled (1 x 1) tensors and what follows them
   int convs_ = 0;
+  std::vector<TensorProto> new_initializers_;  // blocked Resize scales
+  std::set<std::string> added_;                // their names
 };
 
 }  // namespace
@@ -377,10 +459,12 @@ int64_t NchwcBlockForThisCpu() {
 int PropagateNchwcLayout(NetDef* net, int64_t block, bool winograd) {
   if (block != 8 && block != 16) return 0;
   std::vector<OperatorDef> ops;
-  const int convs = Rewriter(*net, block, winograd).Run(&ops);
+  Rewriter rewriter(*net, block, winograd);
+  const int convs = rewriter.Run(&ops);
   if (convs == 0) return 0;
   net->clear_op();
   for (OperatorDef& op : ops) *net->add_op() = std::move(op);
+  for (TensorProto& t : rewriter.TakeInitializers()) *net->add_initializer() = std::move(t);
   return convs;
 }
 

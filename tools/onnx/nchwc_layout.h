@@ -64,6 +64,13 @@ int64_t NchwcBlockForThisCpu();
 //     is a run-time error). Mul of two channels-last tensors (a
 //     squeeze-excitation gate) stays blocked; of two nChw<b>c ones, plain:
 //     the broadcast over 16-element rows is slower than the reorders;
+//   - a Resize (opset 11+: X, roi, scales) of a blocked tensor by constant
+//     float32 scales [1, 1, sh, sw] (no sizes, axes or antialias, not
+//     tf_crop_and_resize) resizes the blocked tensor, with scales
+//     "<scales>__nchwc" = [1, 1, sh, sw, 1] (a new initializer); a Concat
+//     on channels (axis 1 or -3) of blocked tensors in one layout
+//     concatenates them along the last axis (channels-last) or the block
+//     axis (nChw<b>c, every input's channels known multiples of b);
 //   - any other reader of a blocked tensor (and a net output) gets its plain
 //     form from one ReorderOutput.
 // Blocked tensors are named "<name>__nchwc" (re-blocked copies

@@ -564,6 +564,60 @@ TEST(OnnxImporterTest, Dense3x3ConvsOfUpTo256ChannelsRunWinograd) {
   }
 }
 
+// PP-OCR's FPN: a Resize by constant scales [1, 1, sh, sw] of a blocked
+// tensor and a Concat on channels of blocked tensors run on the blocked
+// forms (Resize with scales [1, 1, sh, sw, 1]; Concat of channels-last
+// tensors along their last axis), so the only reorders are the net's input
+// and output ones. Nearest and linear modes; outputs equal the plain
+// import's.
+TEST(OnnxImporterTest, ResizeAndChannelConcatKeepTheBlockedLayout) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 8, 5, 6}, 150);
+  for (const char* mode : {"nearest", "linear"}) {
+    SCOPED_TRACE(mode);
+    onnx::GraphProto g;
+    AddInput(&g, "x", {1, 8, 5, 6});
+    AddOutput(&g, "y");
+    int seed = 151;
+    auto conv = [&](const char* in, const char* out, std::vector<int64_t> w) {
+      const std::string name = std::string(out) + "_w";
+      *g.add_initializer() = FloatTensor(name, testing::RandomTensor(DataType::kFloat32, Shape(w), seed++, -0.2, 0.2));
+      auto* pads = AddNode(&g, "Conv", {in, name}, {out})->add_attribute();
+      pads->set_name("pads");
+      pads->set_type(onnx::AttributeProto::INTS);
+      for (int64_t p : {1, 1, 1, 1}) pads->add_ints(p);
+    };
+    *g.add_initializer() = FloatTensor("roi", Tensor::Zeros(DataType::kFloat32, {0}));
+    *g.add_initializer() = FloatTensor("scales", Tensor::FromVector<float>({4}, {1, 1, 2, 2}));
+    conv("x", "c1", {24, 8, 3, 3});
+    auto* m = AddNode(&g, "Resize", {"c1", "roi", "scales"}, {"r"})->add_attribute();
+    m->set_name("mode");
+    m->set_type(onnx::AttributeProto::STRING);
+    m->set_s(mode);
+    conv("r", "c2", {24, 24, 3, 3});
+    IntAttr(AddNode(&g, "Concat", {"r", "c2"}, {"cat"}), "axis", 1);
+    conv("cat", "y", {8, 48, 3, 3});
+    const std::string model = Serialize(g, 13);
+    onnx_import::ImportOptions options;
+    options.nchwc_block = 16;
+    auto net = onnx_import::ImportOnnxModel(model, options);
+    ASSERT_TRUE(net.ok()) << net.status();
+    int reorders = 0;
+    for (const OperatorDef& op : net->op()) {
+      if (op.type() == "ReorderInput" || op.type() == "ReorderOutput") ++reorders;
+      if (op.type() == "Resize") {
+        EXPECT_EQ(op.input(0), "c1__nchwc");
+        EXPECT_EQ(op.input(2), "scales__nchwc");
+      }
+      if (op.type() == "Concat") {
+        EXPECT_EQ(op.input(0), "r__nchwc");
+        EXPECT_EQ(onnx_import::FindArg(op, "axis")->i(), 4) << "channels-last: the last axis";
+      }
+    }
+    EXPECT_EQ(reorders, 2) << "x in, y out";
+    ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
+  }
+}
+
 // Pointwise and depthwise convs whose channels are not multiples of the
 // block (24 and 40 here, as in PP-OCR's classifier) run channels-last on
 // AVX-512 (block 16); with block 8 (24 and 40 are multiples of 8) they run

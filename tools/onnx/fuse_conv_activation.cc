@@ -25,6 +25,9 @@ int FuseConvActivation(NetDef* net) {
         FindArg(*conv, "activation") != nullptr) {
       continue;
     }
+    // FusedConv runs float32 only: a float64 model's convs stay Conv.
+    const TensorProto* w = conv->input_size() > 1 ? FindInitializer(*net, conv->input(1)) : nullptr;
+    if (!nchwc && (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32))) continue;
     const int c = SoleReader(*net, reads, conv->output(0));  // -1: read elsewhere too, or a net output
     if (c <= i || removed.count(c)) continue;
     const OperatorDef& act = net->op(c);

@@ -10,7 +10,8 @@
 namespace loom {
 namespace onnx_import {
 
-// Rewrites every top-level Conv (one output, read only by one top-level
+// Rewrites every top-level Conv (a float32 initializer as W, since
+// FusedConv runs float32 only; one output, read only by one top-level
 // Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish with one
 // output, and not a net output) into a FusedConv with the Conv's inputs and
 // attributes, `activation` = the activation's type and `activation_params`

@@ -182,6 +182,32 @@ absl::StatusOr<NetDef> ImportWithoutLayoutPass(const std::string& model) {
   return onnx_import::ImportOnnxModel(model, o);
 }
 
+// A float64 Conv -> Relu stays two ops (FusedConv has float32 kernels
+// only) and runs: a float64 model imports runnable, e.g. as a reference for
+// float32 results. The output is Relu of the naive float64 conv.
+TEST(OnnxImporterTest, Float64ConvIsNotFused) {
+  Tensor x = testing::RandomTensor(DataType::kFloat64, {1, 2, 5, 5}, 20);
+  Tensor w = testing::RandomTensor(DataType::kFloat64, {3, 2, 3, 3}, 21);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {1, 2, 5, 5}, onnx::TensorProto::DOUBLE);
+  AddOutput(&g, "y");
+  onnx::TensorProto wp = FloatTensor("w", w);  // raw bytes of w
+  wp.set_data_type(onnx::TensorProto::DOUBLE);
+  *g.add_initializer() = wp;
+  AddNode(&g, "Conv", {"x", "w"}, {"c"});
+  AddNode(&g, "Relu", {"c"}, {"y"});
+  auto net = ImportWithoutLayoutPass(Serialize(g, 13));
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_EQ(net->op_size(), 2);
+  EXPECT_EQ(net->op(0).type(), "Conv");
+  Tensor y = RunModel(Serialize(g, 13), {{"x", x}}, "y");
+  auto conv = testing::RunSingleOp(testing::ParseOp("type: 'Conv' input: 'x' input: 'w' output: 'c'"), {x, w});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  Tensor ref = *(*conv)[0].Clone();
+  for (int64_t i = 0; i < ref.num_elements(); ++i) ref.data<double>()[i] = std::max(0.0, ref.data<double>()[i]);
+  EXPECT_TRUE(testing::AllClose(y, ref, 1e-12, 1e-12));
+}
+
 // Conv (weights from a Constant op, bias an initializer) -> BatchNormalization
 // is folded into one Conv, with the result of the two ops run one by one.
 TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {

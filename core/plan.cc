@@ -330,7 +330,7 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
 absl::Status RestoreSignatureValues(const Plan& plan) {
   for (const Plan::SignatureValue& v : plan.signature_values()) {
     if (absl::Status s = v.blob->Resize(v.value.dtype(), v.value.dims()); !s.ok()) return s;
-    std::memcpy(v.blob->raw_data(), v.value.raw_data(), v.value.nbytes());
+    if (v.value.nbytes() > 0) std::memcpy(v.blob->raw_data(), v.value.raw_data(), v.value.nbytes());  // Shape of a scalar: none
   }
   return absl::OkStatus();
 }

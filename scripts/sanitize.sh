@@ -51,7 +51,12 @@ TSAN_TESTS=(
 # with glibc 2.36's dynamic TLS that appeared when the CPU plugin grew (no
 # code of that test changed); no leak is reported, and run directly with
 # the same options it passes. It stays in the ASan run.
-LEAK_EXCLUDED=(-//plugins/cpu:nn_conv_transpose_test)
+# //plugins/cpu:nn_conv_test joined it when the CPU plugin grew again
+# (2026-12-02: Winograd, ParallelForIf): "Tracer caught signal 11" at its
+# exit under `bazel test` in 4 runs of 4, no leak reported; run directly
+# with the same options, whole or by parts, it passes (6 runs). It stays in
+# the ASan run too.
+LEAK_EXCLUDED=(-//plugins/cpu:nn_conv_transpose_test -//plugins/cpu:nn_conv_test)
 LEAK_TESTS=(
   //core:abi_reader_test //core:net_test //core:plan_passes_test //core:tensor_test
   //tests:plugin_loader_test //tests:abi_v1_plugin_test //tests:device_copy_test //session:c_api_test

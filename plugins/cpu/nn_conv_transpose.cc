@@ -35,7 +35,10 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
     if (!ready_) return FillBias(b, y);  // no input channels, or padding trims every computed output
     float* dst = direct_ ? y.data<float>() : scratch_.data();
     LOOM_SDK_RETURN_IF_ERROR(Execute(ctx, x, w, b, dst, run_threads_));
-    if (has_b_ && !bias_in_primitive_) AddBias(b, ts_[0] * ts_[1], semantics::Product(ts_) / (ts_[0] * ts_[1]), dst);
+    if (has_b_ && !bias_in_primitive_) {
+      const int64_t rows = ts_[0] * ts_[1];
+      AddBias(b.data<float>(), ts_[1], rows, semantics::Product(ts_) / rows, dst);
+    }
     if (!direct_) CopyShifted(b, ts_, pb_, pl_, y);
     return Status::Ok();
   }
@@ -53,9 +56,8 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
     const ConvGeometry g = ConvGeometry::ForTranspose(xs, ws, group_, geo);
     ConvBackwardNaive<double>(g, nullptr, w.data<double>(), x.data<double>(), y.data<double>(), nullptr, nullptr);
     if (b.present()) {
-      const int64_t M = y.dim(1), plane = y.num_elements() / (y.dim(0) * M);
-      double* yp = y.data<double>();
-      for (int64_t i = 0; i < y.num_elements(); ++i) yp[i] += b.data<double>()[(i / plane) % M];
+      const int64_t rows = y.dim(0) * y.dim(1);
+      AddBias(b.data<double>(), y.dim(1), rows, y.num_elements() / rows, y.data<double>());
     }
     return Status::Ok();
   }
@@ -153,13 +155,12 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
   }
 
  private:
-  // y [N, M, plane] += B[m] (`rows` = N * M).
-  static void AddBias(const Tensor& b, int64_t rows, int64_t plane, float* y) {
-    const int64_t M = b.num_elements();
-    const float* bp = b.data<float>();
+  // y [N, M, plane] += b[m] (`rows` = N * M).
+  template <typename T>
+  static void AddBias(const T* b, int64_t M, int64_t rows, int64_t plane, T* y) {
     for (int64_t i = 0; i < rows; ++i) {
-      const float v = bp[i % M];
-      float* row = y + i * plane;
+      const T v = b[i % M];
+      T* row = y + i * plane;
       for (int64_t j = 0; j < plane; ++j) row[j] += v;
     }
   }

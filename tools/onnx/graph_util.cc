@@ -23,6 +23,13 @@ const TensorProto* FindInitializer(const NetDef& net, const std::string& name) {
   return nullptr;
 }
 
+const TensorProto* ConstantInitializer(const NetDef& net, const std::string& name) {
+  for (const std::string& in : net.external_input()) {
+    if (in == name) return nullptr;
+  }
+  return FindInitializer(net, name);
+}
+
 void RemoveOps(NetDef* net, const std::set<int>& removed) {
   NetDef out = *net;
   out.clear_op();
@@ -55,10 +62,7 @@ bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi
 std::optional<std::vector<float>> ChannelInitializer(const NetDef& net, const std::string& name, int rank,
                                                      int64_t channels) {
   if (std::optional<float> v = ScalarInitializer(net, name, rank)) return std::vector<float>(channels, *v);
-  for (const std::string& in : net.external_input()) {
-    if (in == name) return std::nullopt;
-  }
-  const TensorProto* t = FindInitializer(net, name);
+  const TensorProto* t = ConstantInitializer(net, name);
   if (t == nullptr || t->data_type() != static_cast<int>(DataType::kFloat32) || t->dims_size() > rank ||
       t->dims_size() < rank - 1 || rank < 2) {
     return std::nullopt;

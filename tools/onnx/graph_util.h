@@ -49,22 +49,22 @@ inline bool HasNonZeroInt(const OperatorDef& op, const std::string& name) {
   return a != nullptr && a->i() != 0;
 }
 
+// The initializer named `name` unless it is also a net input (a caller may
+// feed another value, so it is no constant); nullptr otherwise.
+const TensorProto* ConstantInitializer(const NetDef& net, const std::string& name);
+
 // The value of a one-element float32 initializer named `name` of rank at most
 // `max_rank` (so broadcasting it changes no shape of that rank); nullopt
 // otherwise, and for an initializer that is also a net input (a caller may
 // feed another value).
 inline std::optional<float> ScalarInitializer(const NetDef& net, const std::string& name, int max_rank) {
-  for (const std::string& in : net.external_input()) {
-    if (in == name) return std::nullopt;
+  const TensorProto* t = ConstantInitializer(net, name);
+  if (t == nullptr || t->data_type() != static_cast<int>(DataType::kFloat32) || t->dims_size() > max_rank) {
+    return std::nullopt;
   }
-  for (const TensorProto& t : net.initializer()) {
-    if (t.name() != name) continue;
-    if (t.data_type() != static_cast<int>(DataType::kFloat32) || t.dims_size() > max_rank) return std::nullopt;
-    auto v = TensorFromProto(t);
-    if (!v.ok() || v->num_elements() != 1) return std::nullopt;
-    return v->data<float>()[0];
-  }
-  return std::nullopt;
+  auto v = TensorFromProto(*t);
+  if (!v.ok() || v->num_elements() != 1) return std::nullopt;
+  return v->data<float>()[0];
 }
 
 // A float32 initializer named `name` that broadcasts onto a tensor

@@ -1,5 +1,6 @@
 #include "tools/onnx/nchwc_layout.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -69,11 +70,8 @@ Blockable Classify(const NetDef& net, const OperatorDef& op, int64_t block, bool
       op.input_size() > 3) {
     return Blockable::kNo;
   }
-  const TensorProto* w = FindInitializer(net, op.input(1));
+  const TensorProto* w = ConstantInitializer(net, op.input(1));  // not a net input: a caller may feed another W
   if (w == nullptr || w->data_type() != static_cast<int>(DataType::kFloat32) || w->dims_size() != 4) return Blockable::kNo;
-  for (const std::string& in : net.external_input()) {
-    if (in == op.input(1)) return Blockable::kNo;  // a caller may feed another W
-  }
   const Argument* g = FindArg(op, "group");
   const int64_t group = g != nullptr && g->has_i() ? g->i() : 1;
   const int64_t m = w->dims(0), c = w->dims(1) * group;
@@ -328,10 +326,7 @@ class Rewriter {
     }
     const Argument* ct = FindArg(*op, "coordinate_transformation_mode");
     if (ct != nullptr && ct->s() == "tf_crop_and_resize") return false;
-    for (const std::string& in : net_.external_input()) {
-      if (in == op->input(2)) return false;  // a caller may feed other scales
-    }
-    const TensorProto* scales = FindInitializer(net_, op->input(2));
+    const TensorProto* scales = ConstantInitializer(net_, op->input(2));  // not a net input: a caller may feed others
     if (scales == nullptr || scales->data_type() != static_cast<int>(DataType::kFloat32)) return false;
     auto s = TensorFromProto(*scales);
     if (!s.ok() || s->rank() != 1 || s->num_elements() != 4 || s->data<float>()[0] != 1.0f ||
@@ -339,7 +334,8 @@ class Rewriter {
       return false;
     }
     const std::string blocked_scales = op->input(2) + "__nchwc";
-    if (added_.insert(blocked_scales).second) {
+    if (std::none_of(new_initializers_.begin(), new_initializers_.end(),
+                     [&](const TensorProto& t) { return t.name() == blocked_scales; })) {
       const float* v = s->data<float>();
       new_initializers_.push_back(
           TensorToProto(Tensor::FromVector<float>({5}, {1.0f, 1.0f, v[2], v[3], 1.0f}), blocked_scales));
@@ -439,7 +435,6 @@ class Rewriter {
   std::set<std::string> reduced_;            // plain names of globally pooled (1 x 1) tensors and what follows them
   int convs_ = 0;
   std::vector<TensorProto> new_initializers_;  // blocked Resize scales
-  std::set<std::string> added_;                // their names
 };
 
 }  // namespace

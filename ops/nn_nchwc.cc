@@ -49,11 +49,13 @@ sdk::Status ReorderOutputInfer(sdk::InferenceContext& ctx) {
 // Y's is `block`, or M for block 0).
 sdk::Status NchwcConvInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> x, w, out;
-  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || x.size() != 5 || w.size() != 4) return sdk::Status::Ok();
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(1, &w) || (x.size() != 4 && x.size() != 5) || w.size() != 4) {
+    return sdk::Status::Ok();
+  }
   const int64_t b = Block(ctx) > 0 ? Block(ctx) : w[0];
   if (b <= 0 || w[0] % b != 0) return sdk::Status::Ok();
   semantics::WindowAttrs attrs;
-  const std::vector<int64_t> plain = {x[0], x[1] * x[4], x[2], x[3]};
+  const std::vector<int64_t> plain = x.size() == 4 ? x : std::vector<int64_t>{x[0], x[1] * x[4], x[2], x[3]};
   if (!attrs.Read(ctx.info(), "").ok() || !attrs.InferOutputShape(plain, w[0], {w.begin() + 2, w.end()}, &out)) {
     return sdk::Status::Ok();
   }
@@ -101,13 +103,14 @@ sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
                 Fn<&ReorderOutputInfer>()};
   OpSpec conv = ConvSpec(
       "NchwcConv", 1,
-      "2-D Conv (ONNX Conv-11 attributes) on blocked tensors: X [N, C / a, H, W, a] (any block a) with the plain "
+      "2-D Conv (ONNX Conv-11 attributes) on blocked tensors: X [N, C / a, H, W, a] (any block a), or plain X "
+      "[N, C, H, W] (an image stem of few channels, read as is: ONNX Runtime's NCHW-input NchwcConv), with the plain "
       "W [M, C / group, kH, kW] and optional B [M] gives Y [N, M / b, H', W', b] (b = `block`, or M for block 0) = "
       "activation(conv(X) + B + Sum), where the "
       "optional Sum is a blocked tensor of Y's shape (a residual Add fused in, oneDNN's sum post-op) and "
       "activation is FusedConv's (none when absent). ONNX Runtime's com.microsoft.nchwc.Conv.",
       "[M, C / group, kH, kW]", "number of groups; C and M divisible by it", Fn<&NchwcConvInfer>());
-  conv.inputs[0] = "X:T|[N, C / b, H, W, b]";
+  conv.inputs[0] = "X:T|[N, C / a, H, W, a] or [N, C, H, W]";
   conv.inputs.push_back("Sum:T?|[N, M / b, H', W', b], added before the activation");
   conv.outputs[0] = "Y:T|[N, M / b, H', W', b]";
   conv.types = {{"T", {LOOM_DTYPE_FLOAT}}};

@@ -105,13 +105,16 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
     Reset();
     std::vector<int64_t> xs = blocked_xs;
     int64_t x_block = 0;
+    const bool x_plain = blocked_ && xs.size() == 4;  // NchwcConv of a plain NCHW X (an image stem)
     if (blocked_) {
-      if (!IsBlockedShape(xs) || ws.size() != 4) {
-        return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / b, H, W, b] (b 8, 16 or C) and W [M, C / "
-                                    "group, kH, kW]; found X " + ShapeStr(xs) + ", W " + ShapeStr(ws));
+      if ((!x_plain && !IsBlockedShape(xs)) || ws.size() != 4) {
+        return sdk::InvalidArgument(label_ + ": X must be [N, C, H, W] or blocked [N, C / b, H, W, b] (b 8, 16 or C) "
+                                    "and W [M, C / group, kH, kW]; found X " + ShapeStr(xs) + ", W " + ShapeStr(ws));
       }
-      x_block = xs[4];
-      xs = {xs[0], xs[1] * x_block, xs[2], xs[3]};
+      if (!x_plain) {
+        x_block = xs[4];
+        xs = {xs[0], xs[1] * x_block, xs[2], xs[3]};
+      }
     }
     std::vector<int64_t> k;
     LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, xs, ws, Tensor(), attrs_.kernel, &k));
@@ -170,11 +173,15 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
       // nChw16c Y fell to its reference kernel: 190 ms for PP-OCR's stem).
       const bool x_one_block = blocked_xs.size() == 5 && blocked_xs[1] == 1;
       const bool x_channels_last = x_block != 8 && x_block != 16 ? true : x_one_block && block_ == 0;
-      memory::desc x_md = !blocked_ ? PlainDesc(xv) : x_channels_last ? ChannelsLastDesc(xs) : BlockedDesc(xs, x_block);
+      memory::desc x_md = !blocked_ || x_plain ? PlainDesc(xv)
+                          : x_channels_last ? ChannelsLastDesc(xs)
+                                            : BlockedDesc(xs, x_block);
       memory::desc y_md = !blocked_ ? PlainDesc(yv) : block_ == 0 ? ChannelsLastDesc(ys) : BlockedDesc(ys, y_block);
       // Plain: oneDNN picks its blocked layouts (much faster than plain NCHW,
       // above all for depthwise and 1x1 convolutions) and X and Y are
-      // reordered. Blocked: X and Y are in that layout already.
+      // reordered. Blocked: X and Y are in that layout already. NchwcConv of
+      // a plain X: oneDNN's jit kernels read a plain X of few channels
+      // directly (its "first convolution" path), else X is reordered below.
       const memory::desc x_any = blocked_ ? x_md : Any(x_md), y_any = blocked_ ? y_md : Any(y_md);
       dnnl::primitive_attr attr;
       if (act_.kind != Activation::kNone || has_sum_) attr.set_post_ops(act_.PostOps(has_sum_));
@@ -196,6 +203,7 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
         }
       }
       auto pd = chosen ? *chosen : make_pd(x_any, y_any);
+      if (x_plain && SlowImpl(pd)) pd = make_pd(Any(x_md), y_any);  // X reordered to oneDNN's choice
       if (!blocked_ && G > 1 && G == C && SlowImpl(pd)) {
         // Depthwise with oneDNN's choice of layouts: where oneDNN 2.6 takes
         // its gemm (or reference) kernel and plain layouts, its jit

@@ -224,6 +224,26 @@ TEST(NchwcConvTest, WinogradAndDirectMatchReference) {
   EXPECT_NE(m.find("fft"), std::string::npos) << m;
 }
 
+// NchwcConv of a plain X [N, C, H, W] (an image stem, as the importer makes
+// it) writes nChw16c Y equal to the naive reference: for 3 input channels
+// (oneDNN reads the plain X itself) and for 32 (its kernel for a plain X of
+// so many channels is slow: X is reordered to its blocked layout first).
+TEST(NchwcConvTest, PlainInputMatchesReference) {
+  for (const ConvCase& c : {ConvCase{"stem", {2, 3, 11, 10}, {32, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
+                            ConvCase{"wide", {1, 32, 7, 6}, {16, 32, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}}) {
+    const Tensor x = RandomTensor(DataType::kFloat32, c.x, 71), w = RandomTensor(DataType::kFloat32, c.w, 72, -0.5, 0.5);
+    const Tensor b = RandomTensor(DataType::kFloat32, {c.w[0]}, 73);
+    auto out = RunSingleOp(ParseOp("type: \"NchwcConv\" input: \"X\" input: \"W\" input: \"B\" output: \"Y\" "
+                                   "arg { name: \"block\" i: 16 } " + IntsArg("strides", c.strides.empty() ? std::vector<int64_t>{1, 1} : c.strides) +
+                                   " " + IntsArg("pads", c.pads)),
+                           {x, w, b});
+    ASSERT_TRUE(out.ok()) << c.name << ": " << out.status();
+    const Tensor ref = ConvRef(c, x, w, b);
+    ASSERT_EQ((*out)[0].dims(), (Shape{ref.dims()[0], ref.dims()[1] / 16, ref.dims()[2], ref.dims()[3], 16})) << c.name;
+    EXPECT_TRUE(AllClose(Blocked16((*out)[0], false), ref, 1e-5, 1e-5)) << c.name;
+  }
+}
+
 TEST(ConvErrorTest, BadShapesNameTheOp) {
   auto check = [](const ConvCase& c, const Shape& bias_shape, const std::string& part) {
     auto out = RunSingleOp(ConvOp(c), {RandomTensor(DataType::kFloat32, c.x, 1), RandomTensor(DataType::kFloat32, c.w, 2),

@@ -63,6 +63,13 @@ void IntAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
   a->set_i(v);
 }
 
+void IntsAttr(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t i : v) a->add_ints(i);
+}
+
 std::string Serialize(const onnx::GraphProto& g, int64_t opset) {
   onnx::ModelProto m;
   m.set_ir_version(7);
@@ -537,6 +544,44 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   ASSERT_TRUE(avx2.ok()) << avx2.status();
   EXPECT_EQ(avx2->op(0).type(), "FusedConv");
   ExpectSameAsPlainImport(model, *avx2, {{"x", x}}, "y");
+}
+
+// An image stem (a dense conv of 3 input channels, stride 2) whose output
+// feeds (through Relu and MaxPool) a depthwise conv reads the plain input x
+// itself and writes the nChw<b>c of the depthwise conv: no reorder on either
+// side of it, with block 16 and with block 8 (AVX2). One that feeds a dense
+// conv which runs channels-last (block 16, Winograd off) runs channels-last
+// as before (DenseConvsRunChannelsLastAndLayoutsMeetByReblocking). The
+// outputs equal the plain import's.
+TEST(OnnxImporterTest, StemConvReadsThePlainInputAndWritesBlocks) {
+  const Tensor x = testing::RandomTensor(DataType::kFloat32, {2, 3, 17, 12}, 90);
+  onnx::GraphProto g;
+  AddInput(&g, "x", {2, 3, 17, 12});
+  AddOutput(&g, "y");
+  *g.add_initializer() = FloatTensor("w0", testing::RandomTensor(DataType::kFloat32, {16, 3, 3, 3}, 91, -0.5, 0.5));
+  *g.add_initializer() = FloatTensor("w1", testing::RandomTensor(DataType::kFloat32, {16, 1, 3, 3}, 92, -0.5, 0.5));
+  onnx::NodeProto* stem = AddNode(&g, "Conv", {"x", "w0"}, {"c0"});
+  IntsAttr(stem, "strides", {2, 2});
+  IntsAttr(stem, "pads", {1, 1, 1, 1});
+  AddNode(&g, "Relu", {"c0"}, {"a0"});
+  IntsAttr(AddNode(&g, "MaxPool", {"a0"}, {"p"}), "kernel_shape", {2, 2});
+  onnx::NodeProto* dw = AddNode(&g, "Conv", {"p", "w1"}, {"y"});
+  IntAttr(dw, "group", 16);
+  IntsAttr(dw, "pads", {1, 1, 1, 1});
+  const std::string model = Serialize(g, 13);
+  for (int64_t block : {16, 8}) {
+    onnx_import::ImportOptions blocked;
+    blocked.nchwc_block = block;
+    auto net = onnx_import::ImportOnnxModel(model, blocked);
+    ASSERT_TRUE(net.ok()) << net.status();
+    ASSERT_GE(net->op_size(), 1);
+    EXPECT_EQ(net->op(0).type(), "NchwcConv") << "block " << block;
+    EXPECT_EQ(net->op(0).input(0), "x") << "block " << block << ": the plain input, no ReorderInput";
+    int reorders = 0;
+    for (const OperatorDef& op : net->op()) reorders += op.type() == "ReorderInput" || op.type() == "ReorderOutput";
+    EXPECT_EQ(reorders, 1) << "block " << block << ": y's ReorderOutput only";
+    ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
+  }
 }
 
 // With block 16 a dense 3x3 conv of stride 1 with 16 to 256 channels runs

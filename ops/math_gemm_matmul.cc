@@ -90,8 +90,12 @@ sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg) {
        "Caffe2 FC (fully connected): Y = X' W'^T + b, X' = X flattened to [M, K] at `axis` (M the product of "
        "X.dims[:axis], K of the rest), W' = W flattened to [N, K] at `axis_w` (W is [N, K] as Caffe2 and "
        "ONNX's RNN weights store it: output features first); Y is X.dims[:axis] + W.dims[:axis_w]. What "
-       "Caffe2's RNN step nets use for gates from [1, N, I] inputs (axis = 2).",
-       {"X:T|[..., K] flattened at axis", "W:T|[N, K] flattened at axis_w", "b:T|[N]"}, {"Y:T|X.dims[:axis] + [N]"}, f,
+       "Caffe2's RNN step nets use for gates from [1, N, I] inputs (axis = 2). Loom adds the optional Sum, "
+       "added to Y in the matmul's epilogue (oneDNN's binary post-op): a step net's gates h_prev R^T + b + "
+       "x_t W^T with the input projection done before the loop.",
+       {"X:T|[..., K] flattened at axis", "W:T|[N, K] flattened at axis_w", "b:T|[N]",
+        "Sum:T?|Y's shape (leading 1s aside): Y = X' W'^T + b + Sum (Loom; absent: Caffe2's FC)"},
+       {"Y:T|X.dims[:axis] + [N]"}, f,
        {"axis:int=1|X's dims from this one on form K", "axis_w:int=1|W's dims from this one on form K"},
        Fn<&FCInfer>()},
   });

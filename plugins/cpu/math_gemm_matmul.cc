@@ -411,12 +411,14 @@ class MatMulKernel {
 // plan time into the layout the matmul picks, in a copy shared by every FC
 // packing it the same way (PackConstantShared: the 50 timestep nets of a
 // step-net LSTM hold one copy); a W that is not constant is read as it is
-// on every run. Errors: the axes out of range, the two K differing, b not
-// [N].
+// on every run. The optional Sum (Loom's) is added through a binary add
+// post-op. Errors: the axes out of range, the two K differing, b not [N],
+// Sum not Y's shape.
 class FCKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
+    has_sum_ = info.num_inputs() > 3 && !info.input_name(3).empty();
     LOOM_SDK_RETURN_IF_ERROR(info.GetInt("axis", &axis_));
     return info.GetInt("axis_w", &axis_w_);
   }
@@ -439,11 +441,18 @@ class FCKernel {
     if (!ShapeIs(x, xs_) || !ShapeIs(w, ws_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
       LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads, false));
     }
+    const Tensor sum = has_sum_ ? ctx.Input(3) : Tensor();
+    if (has_sum_ && (sum.dtype() != LOOM_DTYPE_FLOAT || WithoutLeadingOnes(sum.shape()) != WithoutLeadingOnes(ys_))) {
+      return sdk::InvalidArgument(label_ + ": input Sum must be float32 " + ShapeStr(ys_) + " (Y's shape, leading 1s "
+                                  "aside); found " + ShapeStr(sum.shape()));
+    }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
     if (y.num_elements() == 0) return Status::Ok();
     float* yp = y.data<float>();
-    if (K_ == 0) {  // X' W'^T is all zeros: Y = b in every row
-      for (int64_t i = 0; i < M_; ++i) std::memcpy(yp + i * N_, b.raw_data(), sizeof(float) * N_);
+    if (K_ == 0) {  // X' W'^T is all zeros: Y = b (+ Sum) in every row
+      for (int64_t i = 0; i < M_; ++i) {
+        for (int64_t j = 0; j < N_; ++j) yp[i * N_ + j] = b.data<float>()[j] + (has_sum_ ? sum.data<float>()[i * N_ + j] : 0.0f);
+      }
       return Status::Ok();
     }
     x_mem_.set_data_handle(x.raw_data());
@@ -454,11 +463,20 @@ class FCKernel {
                                             {DNNL_ARG_WEIGHTS, w_pack_.empty() ? w_mem_ : w_packed_mem_},
                                             {DNNL_ARG_BIAS, b_mem_},
                                             {DNNL_ARG_DST, y_mem_}};
+    if (has_sum_) {
+      sum_mem_.set_data_handle(sum.raw_data());
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = sum_mem_;
+    }
     LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
     return DnnlExecute(label_, prim_, args, threads);
   }
 
  private:
+  static std::vector<int64_t> WithoutLeadingOnes(std::vector<int64_t> s) {
+    s.erase(s.begin(), std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }));
+    return s;
+  }
+
   // `pack`: W's layout is the matmul's choice (w_md_), for a constant W
   // that Prepare packs; else the plain view of W [N, K] as [K, N].
   Status Configure(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
@@ -484,7 +502,14 @@ class FCKernel {
         w_plain_md_ = memory::desc({K, N}, memory::data_type::f32, memory::dims{1, K});
         const memory::desc w_md = pack ? memory::desc({K, N}, memory::data_type::f32, memory::format_tag::any) : w_plain_md_;
         memory::desc y_md = PlainDesc({M, N}), b_md = PlainDesc({1, N});
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, w_md, b_md, y_md), UserScratchpad(), DnnlEngine());
+        dnnl::primitive_attr attr;
+        if (has_sum_) {
+          dnnl::post_ops ops;
+          ops.append_binary(dnnl::algorithm::binary_add, y_md);
+          attr.set_post_ops(ops);
+          sum_mem_ = UnboundMemory(y_md);
+        }
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, w_md, b_md, y_md), UserScratchpad(attr), DnnlEngine());
         prim_ = dnnl::matmul(pd);
         scratchpad_.Reset(pd.scratchpad_desc());
         w_md_ = pd.weights_desc();
@@ -508,13 +533,14 @@ class FCKernel {
 
   std::string label_;
   int64_t axis_ = 1, axis_w_ = 1;
+  bool has_sum_ = false;  // input 3, Sum
   std::vector<int64_t> xs_, ws_, bs_, ys_;
   int64_t M_ = 0, K_ = 0, N_ = 0;
   int threads_ = 0;
   bool configured_ = false;
   dnnl::matmul prim_;
   DnnlScratchpad scratchpad_;
-  memory x_mem_, w_mem_, y_mem_, b_mem_;
+  memory x_mem_, w_mem_, y_mem_, b_mem_, sum_mem_;
   memory::desc w_plain_md_, w_md_;  // W as it is; W as the matmul reads it
   sdk::SharedPack w_pack_;          // W packed (Prepare, constant W), shared
   memory w_packed_mem_;             // over w_pack_

@@ -331,5 +331,31 @@ TEST(FCTest, KnownValuesAndErrors) {
   EXPECT_NE(std::string(bad_b.status().message()).find("input b must be [3]"), std::string::npos) << bad_b.status();
 }
 
+// FC's Sum (Loom's fourth input, a step net's projected input row): Y =
+// X W^T + b + Sum, for Sum of Y's shape or with leading 1s dropped or added
+// (a step net's [1, N, G*H] row against Y [1, 1, N, G*H]); another shape is
+// an error naming the op and the input.
+TEST(FCTest, SumInputIsAddedToY) {
+  const OperatorDef op = ParseOp("type: \"FC\" name: \"fc\" input: \"X\" input: \"W\" input: \"b\" input: \"S\" "
+                                 "output: \"Y\" " + IntArg("axis", -1));
+  const Tensor x = RandomTensor(DataType::kFloat32, {1, 1, 3, 8}, 90), w = RandomTensor(DataType::kFloat32, {16, 8}, 91);
+  const Tensor b = RandomTensor(DataType::kFloat32, {16}, 92);
+  Tensor x2 = x.Clone().value();
+  ASSERT_TRUE(x2.ResizeOrCheckAlias(DataType::kFloat32, {3, 8}).ok());
+  const Tensor gemm = GemmRef(x2, w, &b, false, true, 1, 1);
+  for (const Shape& sum_shape : {Shape{1, 1, 3, 16}, Shape{1, 3, 16}, Shape{3, 16}}) {
+    const Tensor sum = RandomTensor(DataType::kFloat32, sum_shape, 93);
+    Tensor ref = Tensor::Zeros(DataType::kFloat32, {1, 1, 3, 16});
+    for (int64_t i = 0; i < 48; ++i) ref.data<float>()[i] = gemm.data<float>()[i] + sum.data<float>()[i];
+    auto out = RunSingleOp(op, {x, w, b, sum});
+    ASSERT_TRUE(out.ok()) << ShapeToString(sum_shape) << ": " << out.status();
+    EXPECT_TRUE(AllClose((*out)[0], ref, 1e-5, 1e-5)) << ShapeToString(sum_shape);
+  }
+  auto bad = RunSingleOp(op, {x, w, b, RandomTensor(DataType::kFloat32, {3, 8}, 94)});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("fc"), std::string::npos) << bad.status();
+  EXPECT_NE(std::string(bad.status().message()).find("input Sum"), std::string::npos) << bad.status();
+}
+
 }  // namespace
 }  // namespace loom

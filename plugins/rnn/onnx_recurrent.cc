@@ -16,7 +16,9 @@
 // the step nets of all timesteps share one packed R (Prepare_SharedPack).
 //
 // LSTM (ONNX gates i, o, f, c; activations f, g, h; peepholes P = Pi, Po, Pf):
-//   gates = FC(x_t, W, Wb + Rb) + FC(h_prev, R, 0)
+//   gates = FC(x_t, W, Wb + Rb) + FC(h_prev, R, 0); the first FC runs before
+//   the loop, and the step net's FC adds its row through FC's Sum input
+//   (the matmul's epilogue, no Add pass)
 //   fused (default activations, no clip, no input_forget, P absent or 0):
 //     (h, c) = LSTMUnit(..., gate_order = "iofg")
 //   otherwise:

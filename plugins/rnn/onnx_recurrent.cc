@@ -60,6 +60,7 @@
 #include "core/api/loom_sdk.h"
 #include "ops/semantics/rnn.h"
 #include "plugins/nested/netdef_writer.h"
+#include "plugins/rnn/cell_unit_common.h"
 #include "plugins/rnn/onnx_recurrent_graph.h"
 #include "plugins/rnn/rnn_ops.h"
 
@@ -235,30 +236,35 @@ class OnnxRecurrentKernel {
     }
     if (want_h) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_FLOAT, state, &Yh));
     if (want_c) LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, LOOM_DTYPE_FLOAT, state, &Yc));
+    std::vector<const float*> h_states(D), c_states(D, nullptr);
     for (int64_t d = 0; d < D; ++d) {
-      const bool reverse = reverse_ || d == 1;
-      const float* hs = static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("H" + std::to_string(d)).c_str())));
-      const float* cs = K == RnnCell::kLstm
-                            ? static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("C" + std::to_string(d)).c_str())))
-                            : nullptr;
-      for (int64_t b = 0; b < N; ++b) {
-        if (want_y) {
-          for (int64_t t = 0; t < T; ++t) {
-            const int64_t row = reverse ? T - t : t + 1;  // state row after processing input row t
-            float* dst = Y.data<float>() + (layout_ ? ((b * T + t) * D + d) : ((t * D + d) * N + b)) * H;
-            if (t >= lens[b]) {
-              std::memset(dst, 0, sizeof(float) * H);
-            } else {
-              std::memcpy(dst, hs + (row * N + b) * H, sizeof(float) * H);
-            }
-          }
-        }
-        // Every cell carries the state past the end: row T is the last valid state.
-        const int64_t out = (layout_ ? (b * D + d) : (d * N + b)) * H;
-        if (want_h) std::memcpy(Yh.data<float>() + out, hs + (T * N + b) * H, sizeof(float) * H);
-        if (want_c) std::memcpy(Yc.data<float>() + out, cs + (T * N + b) * H, sizeof(float) * H);
+      h_states[d] = static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("H" + std::to_string(d)).c_str())));
+      if (K == RnnCell::kLstm) {
+        c_states[d] = static_cast<const float*>(Api().TensorData(Api().Workspace_GetBlob(ws_, ("C" + std::to_string(d)).c_str())));
       }
     }
+    // One (direction, batch entry) per row, split over the op's threads: Y
+    // is T rows of H per entry (lstm4's 3.2 MB took 0.2 ms on one thread).
+    cell_unit::ForRows(D * N, T * H, ctx.num_threads(), [&](int64_t i) {
+      const int64_t d = i / N, b = i % N;
+      const bool reverse = reverse_ || d == 1;
+      const float *hs = h_states[d], *cs = c_states[d];
+      if (want_y) {
+        for (int64_t t = 0; t < T; ++t) {
+          const int64_t row = reverse ? T - t : t + 1;  // state row after processing input row t
+          float* dst = Y.data<float>() + (layout_ ? ((b * T + t) * D + d) : ((t * D + d) * N + b)) * H;
+          if (t >= lens[b]) {
+            std::memset(dst, 0, sizeof(float) * H);
+          } else {
+            std::memcpy(dst, hs + (row * N + b) * H, sizeof(float) * H);
+          }
+        }
+      }
+      // Every cell carries the state past the end: row T is the last valid state.
+      const int64_t out = (layout_ ? (b * D + d) : (d * N + b)) * H;
+      if (want_h) std::memcpy(Yh.data<float>() + out, hs + (T * N + b) * H, sizeof(float) * H);
+      if (want_c) std::memcpy(Yc.data<float>() + out, cs + (T * N + b) * H, sizeof(float) * H);
+    });
     return Status::Ok();
   }
 

@@ -15,6 +15,16 @@ the float64 one and how many elements differ by more than 1e-4.
   float64_reference.py convert MODEL.onnx OUT.onnx IN.bin:D0,D1,...:OUT64.pb ...
   float64_reference.py compare REF64.bin A.bin [B.bin ...]
 
+To find the op where two runtimes part, `expose` writes the model with
+intermediate tensors as extra graph outputs (NAME, or op:TYPE for the input
+and output of every node of that type), which loom_run --output_dir
+--output_raw and tools/bench/ort_run.js then write as files; `pool` checks
+GlobalAveragePool outputs so written against the float64 mean of their own
+inputs (DIR/X.bin [N, C, H, W] and DIR/Y.bin [N, C, 1, 1], float32):
+
+  float64_reference.py expose MODEL.onnx OUT.onnx NAME|op:TYPE ...
+  float64_reference.py pool DIR X Y [X Y ...]
+
 Needs Python's onnx and numpy: Debian's python3-onnx and python3-numpy,
 which scripts/setup.sh installs (hence /usr/bin/python3).
 """
@@ -70,11 +80,45 @@ def compare(ref_path, others):
           f"{int((d > 1e-4).sum())} of {d.size} above 1e-4")
 
 
+def expose(model_path, out_path, names):
+  model = onnx.load(model_path)
+  g = model.graph
+  wanted = []
+  for name in names:
+    if name.startswith("op:"):
+      for n in g.node:
+        if n.op_type == name[3:]:
+          wanted += [n.input[0], n.output[0]]
+    else:
+      wanted.append(name)
+  have = {o.name for o in g.output}
+  for name in wanted:
+    if name not in have:
+      g.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+      have.add(name)
+  onnx.save(model, out_path)
+  print(f"{out_path}: {len(g.output)} outputs")
+
+
+def pool(directory, pairs):
+  for x_name, y_name in zip(pairs[0::2], pairs[1::2]):
+    y = np.fromfile(f"{directory}/{y_name}.bin", dtype=np.float32).astype(np.float64)
+    x = np.fromfile(f"{directory}/{x_name}.bin", dtype=np.float32).astype(np.float64).reshape(y.size, -1)
+    ref = x.mean(axis=1)
+    d = np.abs(y - ref)
+    print(f"{y_name}: mean of {x.shape[1]} values per channel; max |diff| {d.max():.3g}, max relative "
+          f"{(d / np.maximum(np.abs(ref), 1e-30)).max():.3g}, RMS relative {np.sqrt(((d / np.maximum(np.abs(ref), 1e-30)) ** 2).mean()):.3g}")
+
+
 def main(argv):
   if len(argv) >= 3 and argv[1] == "convert":
     convert(argv[2], argv[3], argv[4:])
   elif len(argv) >= 4 and argv[1] == "compare":
     compare(argv[2], argv[3:])
+  elif len(argv) >= 5 and argv[1] == "expose":
+    expose(argv[2], argv[3], argv[4:])
+  elif len(argv) >= 5 and argv[1] == "pool" and len(argv) % 2 == 1:
+    pool(argv[2], argv[3:])
   else:
     sys.stderr.write(__doc__)
     return 2

@@ -6,6 +6,14 @@
 # every output of the model, how many outputs were compared, and each
 # runtime's peak RSS in MB (ONNX Runtime's net of node itself).
 #
+# ONNX Runtime is timed with all its graph optimizations (ORT_ENABLE_ALL),
+# whose fusions and NCHWc layouts round differently from its plain kernels.
+# So each model also runs once in ONNX Runtime with them off
+# (ORT_DISABLE_ALL: one kernel per ONNX node, as the model reads), and two
+# more columns give the largest |Loom - that| ("vs unopt") and
+# |ONNX Runtime optimized - that| ("ORT drift"): how far each runtime's
+# fast path moved from ONNX Runtime's plain one.
+#
 #   tools/bench/bench.sh [THREADS=2] [WARMUP=2] [RUNS=10]
 #
 # Models:
@@ -30,7 +38,7 @@
 # ONNX Runtime comes from npm into ${LOOM_ORT_DIR:-~/.cache/loom-ort} (its
 # post-install download is skipped: the native library ships in the package)
 # and runs through tools/bench/ort_run.js. Both runtimes' outputs are kept
-# in $LOOM_BENCH_DIR/out/<row>/{loom,ort}/<output>.bin.
+# in $LOOM_BENCH_DIR/out/<row>/{loom,ort,ort_unopt}/<output>.bin.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${1:-2} WARMUP=${2:-2} RUNS=${3:-10}
@@ -130,7 +138,8 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo "ISA: Loom (oneDNN): ${loom_isa:-unknown}; ONNX Runtime (MLAS, from cpuid): $ort_isa"
 
 # --- the table ----------------------------------------------------------------
-printf '%-16s %12s %12s %8s %14s %8s %9s %9s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs "Loom MB" "ORT MB"
+printf '%-16s %12s %12s %8s %14s %8s %9s %9s %10s %10s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs "Loom MB" "ORT MB" \
+  "vs unopt" "ORT drift"
 NOTES=()
 # row LABEL MODEL.onnx [loom_run flags...] -- name=PREFIX...
 # Loom reads PREFIX.pb, ONNX Runtime PREFIX.bin (dtype and dims from
@@ -161,6 +170,17 @@ row() {
   fi
   ort=$(tail -1 <<<"$ort")
   ort_kb=$(tail -1 "$RSS")
+  # ONNX Runtime without graph optimizations, once, against both outputs.
+  local unopt unopt_loom=- unopt_ort=-
+  if unopt=$(ORT_OPT_LEVEL=disabled node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" 0 0 "$out/ort_unopt" \
+               "$out/loom,$out/ort" "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
+    read -r unopt_loom unopt_ort < <(node -e '
+      const r = JSON.parse(process.argv[1]);
+      const f = (d) => (typeof d === "number" ? d.toExponential(2) : "MISMATCH");
+      console.log(f(r.max_abs_diff), f(r.also[0]));' "$(tail -1 <<<"$unopt")")
+  else
+    NOTES+=("$label: ONNX Runtime without graph optimizations failed: $(tail -1 <<<"$unopt")")
+  fi
   # ort_run.js prints one JSON line; node reads it back.
   read -r ort_ms diff count < <(node -e '
     const r = JSON.parse(process.argv[1]);
@@ -168,9 +188,9 @@ row() {
     const n = Object.values(r.outputs).filter((v) => typeof v === "number").length;
     console.log(r.median_ms, typeof d === "number" ? d.toExponential(2) : "MISMATCH",
                 n + "/" + Object.keys(r.outputs).length);' "$ort")
-  printf '%-16s %12.3f %12.3f %8.2f %14s %8s %9.1f %9.1f\n' "$label" "$loom" "$ort_ms" \
+  printf '%-16s %12.3f %12.3f %8.2f %14s %8s %9.1f %9.1f %10s %10s\n' "$label" "$loom" "$ort_ms" \
     "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff" "$count" "$(awk "BEGIN{print $loom_kb/1024}")" \
-    "$(awk "BEGIN{print ($ort_kb-$NODE_KB)/1024}")"
+    "$(awk "BEGIN{print ($ort_kb-$NODE_KB)/1024}")" "$unopt_loom" "$unopt_ort"
   if [[ $diff == MISMATCH || ${count%/*} -gt 1 ]]; then
     NOTES+=("$label: max |diff| per output: $(node -e '
       const r = JSON.parse(process.argv[1]);
@@ -192,6 +212,7 @@ row ocr_cls "$OCR/ch_ppocr_mobile_v2.0_cls_infer.onnx" -- "x=$IN/cls_x"
 row vad_v4_lstm "$VAD/silero_vad_legacy.onnx" -- "input=$IN/vad_in1536" "sr=$IN/vad_sr" "h=$IN/vad_h" "c=$IN/vad_h"
 row vad_v5 "$VAD/silero_vad_v5.onnx" -- "input=$IN/vad_in512" "sr=$IN/vad_sr" "state=$IN/vad_state"
 echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS; ratio < 1 means Loom is faster;"
-echo "max |diff| is over every output of the model (outputs: compared / declared);"
+echo "max |diff| is over every output of the model (outputs: compared / declared); vs unopt and ORT drift:"
+echo "the same for Loom and for ONNX Runtime (all optimizations) against ONNX Runtime with none;"
 echo "MB: peak RSS of the process (GNU time), ONNX Runtime's less node with the binding loaded ($(awk "BEGIN{print $NODE_KB/1024}") MB)"
 for n in "${NOTES[@]+"${NOTES[@]}"}"; do echo "  $n"; done

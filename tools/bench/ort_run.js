@@ -13,15 +13,17 @@
 // INPUT_DIMS environment variable, else the model's declared shape).
 //
 // Runs WARMUP untimed and RUNS timed session.run calls with THREADS intra-op
-// threads (one inter-op thread, sequential, all graph optimizations), writes
+// threads (one inter-op thread, sequential; graph optimizations at
+// $ORT_OPT_LEVEL: disabled, basic, extended or all, the default), writes
 // every output to OUT_DIR/<name>.bin, and prints one JSON line:
-//   {"median_ms": M, "max_abs_diff": D, "outputs": {"<name>": d, ...}}
+//   {"median_ms": M, "max_abs_diff": D, "outputs": {"<name>": d, ...}, "also": [D2, ...]}
 // With LOOM_OUT_DIR, D is the largest |ONNX Runtime - Loom| over every
 // output the model declares, against Loom's raw output LOOM_OUT_DIR/<name>.bin
 // (loom_run --output_dir --output_raw); a NaN on one side only counts as
 // Infinity. A missing output or an element-count mismatch makes D a string
-// naming it ("missing <name>", "size mismatch <name> ..."). Without
-// LOOM_OUT_DIR (or with "-"), D is null.
+// naming it ("missing <name>", "size mismatch <name> ..."). LOOM_OUT_DIR may
+// name more directories after a comma (DIR,DIR2,...): `also` gives D for
+// each of those. Without LOOM_OUT_DIR (or with "-"), D is null.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -72,6 +74,47 @@ function parseInput(ort, session, spec) {
   return [name, new ort.Tensor(dtype, data, dims)];
 }
 
+// The largest |ONNX Runtime - other| per output and over all outputs, the
+// other side's raw outputs read from DIR/<name>.bin. A NaN on one side only
+// counts as Infinity; a missing output, a dtype not read here or an element
+// count mismatch makes the overall figure a string naming it.
+function compare(names, out, dir) {
+  const problems = [];
+  const outputs = {};
+  let worst = 0;
+  for (const name of names) {
+    const t = out[name];
+    const file = path.join(dir, name + '.bin');
+    if (!fs.existsSync(file)) {
+      problems.push('missing ' + name);
+      outputs[name] = 'missing';
+      continue;
+    }
+    const dtype = Object.keys(ARRAYS).find((k) => t.data instanceof ARRAYS[k]);
+    if (!dtype) {
+      problems.push(`${name}: dtype ${t.type} not compared`);
+      outputs[name] = 'dtype ' + t.type;
+      continue;
+    }
+    const l = readRaw(file, dtype);
+    if (l.length !== t.data.length) {
+      problems.push(`size mismatch ${name} ${l.length} vs ORT ${t.data.length}`);
+      outputs[name] = 'size mismatch';
+      continue;
+    }
+    let d = 0;
+    for (let i = 0; i < l.length; ++i) {
+      const a = Number(l[i]), b = Number(t.data[i]);
+      if (Number.isNaN(a) && Number.isNaN(b)) continue;
+      const x = Math.abs(a - b);
+      d = Math.max(d, Number.isNaN(x) ? Infinity : x);
+    }
+    outputs[name] = d;
+    worst = Math.max(worst, d);
+  }
+  return { max: problems.length ? problems.join('; ') : worst, outputs };
+}
+
 async function main() {
   const args = process.argv.slice(2);
   // The first form has the input file third; the second has THREADS there.
@@ -88,13 +131,13 @@ async function main() {
       process.exit(2);
     }
   }
-  if (loomOut === '-') loomOut = undefined;
+  const compareDirs = !loomOut || loomOut === '-' ? [] : loomOut.split(',');
   const ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: Number(threads),
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: process.env.ORT_OPT_LEVEL || 'all',
     logSeverityLevel: 3,
   });
   const feeds = {};
@@ -123,41 +166,16 @@ async function main() {
   ms.sort((a, b) => a - b);
   const result = { median_ms: ms.length ? ms[Math.floor(ms.length / 2)] : null, max_abs_diff: null, outputs: {} };
   fs.mkdirSync(outDir, { recursive: true });
-  const problems = [];
-  let worst = 0;
   for (const name of session.outputNames) {
     const t = out[name];
     fs.writeFileSync(path.join(outDir, name + '.bin'), Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
-    if (!loomOut) continue;
-    const file = path.join(loomOut, name + '.bin');
-    if (!fs.existsSync(file)) {
-      problems.push('missing ' + name);
-      result.outputs[name] = 'missing';
-      continue;
-    }
-    const dtype = Object.keys(ARRAYS).find((k) => t.data instanceof ARRAYS[k]);
-    if (!dtype) {
-      problems.push(`${name}: dtype ${t.type} not compared`);
-      result.outputs[name] = 'dtype ' + t.type;
-      continue;
-    }
-    const l = readRaw(file, dtype);
-    if (l.length !== t.data.length) {
-      problems.push(`size mismatch ${name} Loom ${l.length} vs ORT ${t.data.length}`);
-      result.outputs[name] = 'size mismatch';
-      continue;
-    }
-    let d = 0;
-    for (let i = 0; i < l.length; ++i) {
-      const a = Number(l[i]), b = Number(t.data[i]);
-      if (Number.isNaN(a) && Number.isNaN(b)) continue;
-      const x = Math.abs(a - b);
-      d = Math.max(d, Number.isNaN(x) ? Infinity : x);
-    }
-    result.outputs[name] = d;
-    worst = Math.max(worst, d);
   }
-  if (loomOut) result.max_abs_diff = problems.length ? problems.join('; ') : worst;
+  if (compareDirs.length) {
+    const first = compare(session.outputNames, out, compareDirs[0]);
+    result.max_abs_diff = first.max;
+    result.outputs = first.outputs;
+    result.also = compareDirs.slice(1).map((dir) => compare(session.outputNames, out, dir).max);
+  }
   // JSON has no Infinity: write it as the string "Infinity".
   console.log(JSON.stringify(result, (k, v) => (v === Infinity ? 'Infinity' : v)));
 }

@@ -21,7 +21,9 @@
 // by more than one op, blobs that are aliases when the plan is built
 // (RecurrentNetwork links), cross-device copies, and every blob an op with a
 // nested net (If/Loop/Scan bodies, step nets) reads or writes or names in
-// its nested nets, since those reach blobs by name. The multi_stream
+// its nested nets, since those reach blobs by name (a kernel that owns such
+// blobs in a workspace of its own hands them back with the ABI's
+// Tensor_Release when it needs them no more). The multi_stream
 // executor runs ops of one net concurrently, so its nets are not planned;
 // nets run as timesteps get timestep plans (PlanTimestepMemory).
 #ifndef LOOM_CORE_MEMORY_PLAN_H_

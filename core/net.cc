@@ -57,7 +57,8 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, co
 Net::~Net() = default;
 
 Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options)
-    : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options), pool_(BufferPool::Create()) {
+    : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options),
+      pool_(options.pool ? options.pool : BufferPool::Create()) {
   limits_.max_tensor_bytes = options_.max_tensor_bytes;
   limits_.max_nesting_depth = options_.max_nesting_depth;
   limits_.max_loop_iterations = options_.max_loop_iterations;
@@ -349,7 +350,9 @@ absl::Status Net::Run() {
   if (!plan.ok()) return plan.status();
   // Another signature (a bucket): the pool's free buffers were sized for
   // the last one (core/buffer_pool.h).
-  if (options_.plan_memory && last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
+  // A pool shared with the enclosing net is left alone: its free buffers
+  // are sized for that net's tensors as much as for this one's.
+  if (options_.plan_memory && options_.pool == nullptr && last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
   last_plan_ = *plan;
   if (multi_stream_ && !options_.enable_profiling) {
     Device* device = PlanDevice(**plan, *registry_);

@@ -48,6 +48,13 @@ struct NetOptions {
   // that the step nets of every timestep share one packed copy. Null: the
   // net makes its own.
   std::shared_ptr<PackedConstants> packed_constants;
+  // Where outputs sized at run time come from (core/buffer_pool.h). A
+  // nested net gets the pool of the net its op runs in (Net_Create), so
+  // that the nets of consecutive ops can share buffers: the layers of a
+  // stacked STEPNET LSTM take turns with one set of projections and states
+  // (their kernels hand them back with Tensor_Release). Null: the net
+  // makes its own.
+  std::shared_ptr<BufferPool> pool;
 
   // Limits against hostile models (core/limits.h; README "Limits"). Nested
   // nets made through the ABI (Net_Create) inherit them.
@@ -208,7 +215,7 @@ class Net {
   size_t released_constant_bytes_ = 0;
   std::map<Device*, std::shared_ptr<Buffer>> arenas_;
   int64_t arena_allocations_ = 0;
-  std::shared_ptr<BufferPool> pool_;
+  std::shared_ptr<BufferPool> pool_;  // options_.pool, or one of its own
 };
 
 }  // namespace loom

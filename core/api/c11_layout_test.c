@@ -45,8 +45,9 @@ PIN(offsetof(LoomApi, Net_SetRecomputedOnBackward), 760);
 PIN(offsetof(LoomApi, Prepare_SharedPack), 768);
 PIN(offsetof(LoomApi, SharedPack_Data), 776);
 PIN(offsetof(LoomApi, SharedPack_Release), 784);
-PIN(LOOM_API_STRUCT_SIZE, 792);
-PIN(LOOM_ABI_VERSION, 8u);
+PIN(offsetof(LoomApi, Tensor_Release), 792);
+PIN(LOOM_API_STRUCT_SIZE, 800);
+PIN(LOOM_ABI_VERSION, 9u);
 
 int main(void) {
   LoomApi api;

@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 8u
+#define LOOM_ABI_VERSION 9u
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -563,6 +563,18 @@ typedef struct LoomApi {
                                     LoomStatus* (*fill)(void* user, void* data), void* user, LoomSharedPack** out);
   void* (*SharedPack_Data)(const LoomSharedPack* pack);
   void (*SharedPack_Release)(LoomSharedPack* pack);
+
+  /* ---- Since 9: letting go of a blob's memory -------------------------
+   * t's memory goes back to the pool it came from (the running net's, or
+   * the device) once no alias shares it, and t becomes empty (shape [0])
+   * until something sizes it again (Tensor_Resize, an op's output,
+   * Tensor_Alias). For a kernel that keeps blobs in a workspace of its own
+   * between runs (a nested net's inputs, outputs and links) and needs none
+   * of their values until the next run: the nets of consecutive ops then
+   * share the same memory instead of each holding its own for the net's
+   * life. Check for it with
+   * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Tensor_Release) first. */
+  void (*Tensor_Release)(LoomTensor* t);
 } LoomApi;
 
 /* Since 2: what Ctx_Limit reports. */

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "core/buffer_pool.h"
 #include "core/executor/multi_stream_executor.h"
 #include "core/executor/sequential_executor.h"
 #include "core/executor/timestep_executor.h"
@@ -94,6 +95,8 @@ LoomStatus* Tensor_Alias(LoomTensor* dst, const LoomTensor* src, int64_t begin, 
   return nullptr;
 }
 
+void Tensor_Release(LoomTensor* t) { FromHandle(t)->Release(); }
+
 LoomStatus* Tensor_Copy(LoomTensor* dst, const LoomTensor* src) {
   absl::Status s = CopyTensorBytes(*FromHandle(src), FromHandle(dst));
   if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat("Tensor_Copy: ", s.message()));
@@ -140,6 +143,9 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
   // ... and the kernels of every nested net share the enclosing net's packed
   // copies of them (one per constant and layout, not one per timestep).
   opts.packed_constants = c->packs;
+  // ... and run-time sized outputs come from its pool, so the nested nets of
+  // consecutive ops reuse the same buffers (NetOptions::pool).
+  if (BufferPool* pool = BufferPool::Current()) opts.pool = pool->shared_from_this();
   auto net = Net::Create(def, ws->ws, c->registry, opts);
   if (!net.ok()) {
     return Err(static_cast<LoomStatusCode>(net.status().code()),
@@ -252,6 +258,7 @@ void FillNestedNetApi(LoomApi* a) {
   a->Tensor_Resize = Tensor_Resize;
   a->Tensor_Alias = Tensor_Alias;
   a->Tensor_Copy = Tensor_Copy;
+  a->Tensor_Release = Tensor_Release;
   a->Net_Create = Net_Create;
   a->Net_Run = Net_Run;
   a->Net_Release = Net_Release;

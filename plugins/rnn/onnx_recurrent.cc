@@ -265,6 +265,20 @@ class OnnxRecurrentKernel {
       if (want_h) std::memcpy(Yh.data<float>() + out, hs + (T * N + b) * H, sizeof(float) * H);
       if (want_c) std::memcpy(Yc.data<float>() + out, cs + (T * N + b) * H, sizeof(float) * H);
     });
+    // The nested net's input X, projections XW<d> and states H<d>, C<d> are
+    // not read again before the next run, which sizes them anew: back to
+    // the pool they came from, the enclosing net's (Net_Create), where the
+    // next layer's kernel takes them. Four stacked LSTMs of [50, 32, 512]
+    // held 20 MB each for the net's life.
+    if (LOOM_SDK_API_HAS(Tensor_Release)) {
+      std::vector<std::string> names = {"X"};
+      for (int64_t d = 0; d < D; ++d) {
+        const std::string s = std::to_string(d);
+        names.insert(names.end(), {"XW" + s, "H" + s});
+        if (K == RnnCell::kLstm) names.push_back("C" + s);
+      }
+      for (const std::string& n : names) Api().Tensor_Release(Api().Workspace_CreateBlob(ws_, n.c_str()));
+    }
     return Status::Ok();
   }
 

@@ -246,6 +246,54 @@ TEST(OnnxRecurrentStepNet, ZeroSizeDimsAgree) {
   }
 }
 
+// Two STEPNET LSTMs in one net, one after the other: each kernel hands
+// its nested net's projection XW and states H, C back after its run
+// (Tensor_Release), into the enclosing net's pool (NetOptions::pool), and
+// the second layer takes the same buffers. So the pool's high water is one
+// layer's set, not two, and the outputs still match the DNNL kernel's run
+// after run (the links are aliased again each run).
+TEST(OnnxRecurrentStepNet, StackedLayersShareOneSetOfBuffers) {
+  constexpr int64_t T = 20, N = 4, I = 8, H = 16;
+  Workspace ws;
+  NetDef net;
+  net.set_name("two_layers");
+  net.add_external_input("X");
+  for (int layer = 0; layer < 2; ++layer) {
+    const std::string l = std::to_string(layer);
+    *net.add_op() = testing::ParseOp("type: \"LSTM\" name: \"lstm" + l + "\" input: \"X\" input: \"W" + l +
+                                     "\" input: \"R" + l + "\" input: \"B" + l + "\" output: \"Y" + l +
+                                     "\" engine: \"STEPNET\" arg { name: \"hidden_size\" i: " + std::to_string(H) + " }");
+    ws.SetBlob("W" + l, testing::RandomTensor(DataType::kFloat32, {1, 4 * H, I}, 10 + layer, -0.5, 0.5));
+    ws.SetBlob("R" + l, testing::RandomTensor(DataType::kFloat32, {1, 4 * H, H}, 20 + layer, -0.5, 0.5));
+    ws.SetBlob("B" + l, testing::RandomTensor(DataType::kFloat32, {1, 8 * H}, 30 + layer, -0.2, 0.2));
+    net.add_external_output("Y" + l);
+  }
+  ws.SetBlob("X", testing::RandomTensor(DataType::kFloat32, {T, N, I}, 1));
+  auto n = Net::Create(net, &ws, RnnRegistry());
+  ASSERT_TRUE(n.ok()) << n.status();
+  for (int run = 0; run < 3; ++run) {
+    ws.SetBlob("X", testing::RandomTensor(DataType::kFloat32, {T, N, I}, 100 + run));
+    ASSERT_TRUE((*n)->Run().ok());
+    for (int layer = 0; layer < 2; ++layer) {
+      const std::string l = std::to_string(layer);
+      auto dnnl = testing::RunSingleOp(
+          testing::ParseOp("type: \"LSTM\" input: \"X\" input: \"W\" input: \"R\" input: \"B\" output: \"Y\" "
+                           "engine: \"DNNL\" arg { name: \"hidden_size\" i: " + std::to_string(H) + " }"),
+          {*ws.GetBlob("X"), *ws.GetBlob("W" + l), *ws.GetBlob("R" + l), *ws.GetBlob("B" + l)}, RnnRegistry());
+      ASSERT_TRUE(dnnl.ok()) << dnnl.status();
+      EXPECT_TRUE(testing::AllClose(*ws.GetBlob("Y" + l), (*dnnl)[0], 1e-4, 1e-5)) << "run " << run << " layer " << layer;
+    }
+  }
+  const size_t xw = T * N * 4 * H * sizeof(float), state = (T + 1) * N * H * sizeof(float);
+  const size_t one_layer = xw + 2 * state, y = T * N * H * sizeof(float);
+  const size_t high_water = (*n)->pool().high_water_bytes();
+  // The nested nets draw from the enclosing net's pool ...
+  EXPECT_GE(high_water, one_layer);
+  // ... and the second layer takes the first one's buffers (each layer
+  // holding its own would be 2 * one_layer before the outputs Y0, Y1).
+  EXPECT_LT(high_water, one_layer + one_layer / 2 + 2 * y) << "one layer's set: " << one_layer << " bytes";
+}
+
 // Hand-computed: I = H = 1, N = 1, T = 2, W = 0.5, R = 2, Wb = 0.25, Rb = 0;
 // x = (1, -2), h0 = 0.5.
 TEST(OnnxRecurrentStepNet, KnownValues) {

@@ -177,6 +177,19 @@ class RecurrentNetworkKernel {
       Status s(Api().Tensor_Alias(dst, st->second, begin, T + 1));
       if (!s.ok()) return sdk::InvalidArgument(a_.label + ": alias '" + a_.alias_dst[i] + "': " + s.message());
     }
+    // Without a gradient, nothing reads the links or the row-0 aliases after
+    // the run, and they share the buffers of the states and of the linked
+    // inputs: let go of them (the next run aliases them again), so that
+    // those buffers can go back to the pool when their owners let go too
+    // (the STEPNET LSTM kernel does, after copying its outputs).
+    if (a_.forward_only && LOOM_SDK_API_HAS(Tensor_Release)) {
+      for (int64_t t = 0; t < T; ++t) {
+        for (const Link& l : a_.links) Api().Tensor_Release(Api().Workspace_CreateBlob(steps[t], l.internal.c_str()));
+      }
+      for (const std::string& s : a_.states) {
+        Api().Tensor_Release(Api().Workspace_CreateBlob(parent, ("__rnn_row0_" + s).c_str()));
+      }
+    }
     return Status::Ok();
   }
 

@@ -141,6 +141,14 @@ echo "ISA: Loom (oneDNN): ${loom_isa:-unknown}; ONNX Runtime (MLAS, from cpuid):
 printf '%-16s %12s %12s %8s %14s %8s %9s %9s %10s %10s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs "Loom MB" "ORT MB" \
   "vs unopt" "ORT drift"
 NOTES=()
+# ort_json JSON EXPR: EXPR (JavaScript) of the JSON line ort_run.js printed,
+# as r; e(d) writes a difference d as 1.23e-4 (or MISMATCH: a string).
+ort_json() {
+  node -e '
+    const r = JSON.parse(process.argv[1]);
+    const e = (d) => (typeof d === "number" ? d.toExponential(2) : "MISMATCH");
+    console.log(eval(process.argv[2]));' "$1" "$2"
+}
 # row LABEL MODEL.onnx [loom_run flags...] -- name=PREFIX...
 # Loom reads PREFIX.pb, ONNX Runtime PREFIX.bin (dtype and dims from
 # PREFIX.json when there is one, else the model's declared shape).
@@ -174,29 +182,19 @@ row() {
   local unopt unopt_loom=- unopt_ort=-
   if unopt=$(ORT_OPT_LEVEL=disabled node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" 0 0 "$out/ort_unopt" \
                "$out/loom,$out/ort" "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
-    read -r unopt_loom unopt_ort < <(node -e '
-      const r = JSON.parse(process.argv[1]);
-      const f = (d) => (typeof d === "number" ? d.toExponential(2) : "MISMATCH");
-      console.log(f(r.max_abs_diff), f(r.also[0]));' "$(tail -1 <<<"$unopt")")
+    read -r unopt_loom unopt_ort < <(ort_json "$(tail -1 <<<"$unopt")" 'e(r.max_abs_diff) + " " + e(r.also[0])')
   else
     NOTES+=("$label: ONNX Runtime without graph optimizations failed: $(tail -1 <<<"$unopt")")
   fi
-  # ort_run.js prints one JSON line; node reads it back.
-  read -r ort_ms diff count < <(node -e '
-    const r = JSON.parse(process.argv[1]);
-    const d = r.max_abs_diff;
-    const n = Object.values(r.outputs).filter((v) => typeof v === "number").length;
-    console.log(r.median_ms, typeof d === "number" ? d.toExponential(2) : "MISMATCH",
-                n + "/" + Object.keys(r.outputs).length);' "$ort")
+  read -r ort_ms diff count < <(ort_json "$ort" 'r.median_ms + " " + e(r.max_abs_diff) + " " +
+    Object.values(r.outputs).filter((v) => typeof v === "number").length + "/" + Object.keys(r.outputs).length')
   printf '%-16s %12.3f %12.3f %8.2f %14s %8s %9.1f %9.1f %10s %10s\n' "$label" "$loom" "$ort_ms" \
     "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff" "$count" "$(awk "BEGIN{print $loom_kb/1024}")" \
     "$(awk "BEGIN{print ($ort_kb-$NODE_KB)/1024}")" "$unopt_loom" "$unopt_ort"
   if [[ $diff == MISMATCH || ${count%/*} -gt 1 ]]; then
-    NOTES+=("$label: max |diff| per output: $(node -e '
-      const r = JSON.parse(process.argv[1]);
-      console.log(Object.entries(r.outputs).map(([k, v]) =>
-        k + " " + (typeof v === "number" ? v.toExponential(2) : v)).join(", ") +
-        (typeof r.max_abs_diff === "string" ? " (" + r.max_abs_diff + ")" : ""));' "$ort")")
+    NOTES+=("$label: max |diff| per output: $(ort_json "$ort" 'Object.entries(r.outputs).map(([k, v]) =>
+      k + " " + (typeof v === "number" ? e(v) : v)).join(", ") +
+      (typeof r.max_abs_diff === "string" ? " (" + r.max_abs_diff + ")" : "")')")
   fi
 }
 row mlp "$MODELS/mlp.onnx" -- "X=$MODELS/mlp.X"

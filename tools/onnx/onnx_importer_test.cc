@@ -478,7 +478,7 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
     EXPECT_EQ(second.input(3), "a1__nchwc");
     ASSERT_NE(onnx_import::FindArg(second, "activation"), nullptr);
     EXPECT_EQ(onnx_import::FindArg(second, "activation")->s(), "Relu");
-    for (const std::string& out : {"y", "r"}) ExpectSameAsPlainImport(model, *net, {{"x", x}}, out);
+    for (const char* out : {"y", "r"}) ExpectSameAsPlainImport(model, *net, {{"x", x}}, out);
   }
 }
 
@@ -533,7 +533,9 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
     const Argument* b = onnx_import::FindArg(op, "block");
     if (op.type() == "NchwcConv" && b != nullptr && b->i() == 0) ++channels_last;
     if (op.type() == "ReorderInput" && absl::EndsWith(op.input(0), "__nchwc")) ++reblocks;
-    if (op.type() == "NchwcConv" && op.output(0) == "s__nchwc") EXPECT_EQ(op.input(3), "c1__nchwc");  // Sum
+    if (op.type() == "NchwcConv" && op.output(0) == "s__nchwc") {
+      EXPECT_EQ(op.input(3), "c1__nchwc");  // Sum
+    }
   }
   EXPECT_EQ(channels_last, 3) << "the two dense convs and the pointwise one";
   EXPECT_EQ(reblocks, 1) << "s to nChw16c, once, for the depthwise conv and the Add";

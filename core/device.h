@@ -61,6 +61,15 @@ class Device {
 // synchronous no-ops: work runs on the calling thread.
 Device* CpuDevice();
 
+// Hands the free pages of the C heap back to the system (glibc's
+// malloc_trim; nothing elsewhere). For after a net let go of large heap
+// blocks it will not allocate again: a model's weight bytes once they are
+// in the workspace, initializers freed after packing. Without it glibc
+// keeps them resident (freed large blocks raise its mmap threshold, so the
+// next ones come from the heap), and they counted in peak RSS once packed
+// weights moved to the CPU device's own mappings.
+void ReturnFreeHeapMemory();
+
 // Adapts a plugin's LoomDeviceDef (copied) to the Device interface.
 class PluginDevice : public Device {
  public:

@@ -51,6 +51,7 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, co
     TensorProto meta = InitializerMetadata(init);
     init.Swap(&meta);
   }
+  ReturnFreeHeapMemory();
   return Create(static_cast<const NetDef&>(def), ws, registry, std::move(options));
 }
 
@@ -173,13 +174,18 @@ void Net::ReleasePackedConstants() {
       }
     }
   }
+  const int64_t released_before = released_constants_;
   for (auto& [t, ok] : packed) {
     if (!ok || !read.contains(t)) continue;
     released_constant_bytes_ += t->nbytes();
     ++released_constants_;
+    // Shared packs are keyed by the constant's address, which the next
+    // allocation may reuse (core/packed_constants.h).
+    options_.packed_constants->Forget(*t);
     const_cast<Tensor*>(t)->Release();
     released_.insert(t);
   }
+  if (released_constants_ > released_before) ReturnFreeHeapMemory();
 }
 
 absl::Status Net::BindMemory(Plan* plan) {

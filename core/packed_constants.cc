@@ -1,22 +1,21 @@
 #include "core/packed_constants.h"
 
-#include <cstdlib>
-#include <limits>
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "core/device.h"
 
 namespace loom {
 
+// From the CPU device, as tensors are: large packs (a layer's weights) get
+// its huge-page mappings (core/device.cc). 0 bytes gets one line.
 PackedConstant::PackedConstant(size_t bytes) : bytes_(bytes) {
-  // aligned_alloc wants a multiple of the alignment; 0 bytes gets one line.
-  if (bytes > std::numeric_limits<size_t>::max() - 63) throw std::bad_alloc();
-  const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-  data_ = std::aligned_alloc(64, rounded);
-  if (data_ == nullptr) throw std::bad_alloc();
+  absl::StatusOr<void*> p = CpuDevice()->Allocate(bytes == 0 ? 1 : bytes);
+  if (!p.ok()) throw std::bad_alloc();
+  data_ = *p;
 }
 
-PackedConstant::~PackedConstant() { std::free(data_); }
+PackedConstant::~PackedConstant() { CpuDevice()->Free(data_); }
 
 absl::StatusOr<std::shared_ptr<PackedConstant>> PackedConstants::GetOrFill(const Tensor& constant, const std::string& key,
                                                                            size_t bytes, const Fill& fill) {
@@ -47,6 +46,14 @@ absl::StatusOr<std::shared_ptr<PackedConstant>> PackedConstants::GetOrFill(const
   entries_[k] = made;
   ++fills_;
   return made;
+}
+
+void PackedConstants::Forget(const Tensor& constant) {
+  absl::MutexLock lock(&mu_);
+  const void* data = constant.raw_data();
+  for (auto e = entries_.lower_bound(Key{data, 0, std::string()}); e != entries_.end() && std::get<0>(e->first) == data;) {
+    e = std::get<1>(e->first) == constant.nbytes() ? entries_.erase(e) : std::next(e);
+  }
 }
 
 size_t PackedConstants::live_entries() const {

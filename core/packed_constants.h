@@ -14,10 +14,11 @@
 // An entry is keyed by the constant's data address and byte size and by the
 // kernel's key, which must name everything the packed bytes depend on (the
 // layout, the shapes, the dtype). It lives while a kernel holds it: the
-// store keeps only weak references, so a constant freed and its address
-// reused later cannot meet a stale entry: the kernels of the old constant,
-// which held the entry, are gone by then (a kernel holding a shared pack
-// cannot let go of the constant early: Prepare_ReleaseConstant ignores it).
+// store keeps only weak references. A constant freed and its address reused
+// later cannot meet a stale entry: a net that frees a constant its kernels
+// let go of (Prepare_ReleaseConstant, static_shape nets) has the store
+// Forget it first, and otherwise the kernels that held the entry are gone
+// by the time the constant is.
 #ifndef LOOM_CORE_PACKED_CONSTANTS_H_
 #define LOOM_CORE_PACKED_CONSTANTS_H_
 
@@ -36,7 +37,8 @@
 
 namespace loom {
 
-// One packed copy: `bytes` bytes, 64-byte aligned.
+// One packed copy: `bytes` bytes, kTensorAlignment (64 bytes) aligned, from the
+// CPU device (core/device.h).
 class PackedConstant {
  public:
   explicit PackedConstant(size_t bytes);
@@ -64,6 +66,11 @@ class PackedConstants {
   // concurrently); fill runs under the store's lock, once per entry.
   absl::StatusOr<std::shared_ptr<PackedConstant>> GetOrFill(const Tensor& constant, const std::string& key, size_t bytes,
                                                             const Fill& fill);
+
+  // Drops every entry of `constant` (all keys), before the net frees it:
+  // the kernels holding them keep their copies, and a tensor given the
+  // freed address later cannot meet them.
+  void Forget(const Tensor& constant);
 
   // Entries alive now and their bytes (tests).
   size_t live_entries() const;

@@ -1,7 +1,7 @@
 // PackedConstants (core/packed_constants.h): one fill per constant and key
 // while a holder keeps the copy, a new fill once every holder let go, keys
 // and constants told apart, a size that disagrees with the live copy and a
-// failing fill refused.
+// failing fill refused, a forgotten constant's entries dropped.
 #include "core/packed_constants.h"
 
 #include <cstring>
@@ -62,6 +62,33 @@ TEST(PackedConstantsTest, CopyGoesWithItsLastHolder) {
   auto again = store.GetOrFill(w, "k", 8, Doubled(w, &calls));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(calls, 2);  // filled anew
+}
+
+// A net forgets a constant before freeing it: its holders keep their
+// copies (and their data), a later request for the same address and key
+// fills anew, and the entries of other constants stay.
+TEST(PackedConstantsTest, ForgottenConstantIsFilledAnewWhileHoldersKeepTheirCopies) {
+  PackedConstants store;
+  Tensor w = Tensor::FromVector<float>({2}, {1, 2});
+  Tensor v = Tensor::FromVector<float>({2}, {3, 4});
+  int calls = 0;
+  auto a = store.GetOrFill(w, "k", 8, Doubled(w, &calls));
+  auto b = store.GetOrFill(w, "other key", 8, Doubled(w, &calls));
+  auto c = store.GetOrFill(v, "k", 8, Doubled(v, &calls));
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  store.Forget(w);
+  EXPECT_EQ(store.live_entries(), 1u) << "only v's";
+  EXPECT_EQ(static_cast<float*>((*a)->data())[1], 4.0f) << "the holder's copy stays";
+  // The same address and size: what a tensor made after w was freed might get.
+  w.data<float>()[0] = 10;
+  auto again = store.GetOrFill(w, "k", 8, Doubled(w, &calls));
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(again->get(), a->get());
+  EXPECT_EQ(static_cast<float*>((*again)->data())[0], 20.0f);
+  auto v_again = store.GetOrFill(v, "k", 8, Doubled(v, &calls));
+  ASSERT_TRUE(v_again.ok());
+  EXPECT_EQ(v_again->get(), c->get());
+  EXPECT_EQ(calls, 4);
 }
 
 TEST(PackedConstantsTest, SizeMismatchAndFailedFillAreErrors) {

@@ -1,7 +1,8 @@
 // NetOptions::static_shape (core/net.h) and Prepare_ReleaseConstant (ABI 4):
 // a Conv packs its constant W in prepare and lets it go; under static_shape
 // the net frees the initializer after planning, and the results stay those
-// of a net that keeps it. A weight that another op also reads stays. A run
+// of a net that keeps it, also when two Convs share one packed copy of it.
+// A weight that another op also reads stays. A run
 // with a signature the net did not plan first is refused with the inputs
 // named; buckets declared before the first run all run.
 #include "core/net.h"
@@ -63,6 +64,36 @@ TEST(StaticShapeTest, PackedWeightsAreFreedAndResultsUnchanged) {
   EXPECT_EQ(ws.GetBlob("B")->nbytes(), 8 * sizeof(float));
   EXPECT_EQ(ref_ws.GetBlob("W")->nbytes(), 8u * 4 * 3 * 3 * sizeof(float));
   EXPECT_EQ((*ref)->released_constants(), 0);
+}
+
+// Two Convs of the same W share one packed copy (Prepare_SharedPack), and
+// W is still freed once both let go of it: the net drops W's entries from
+// the store first (PackedConstants::Forget), and the kernels keep reading
+// their copy.
+TEST(StaticShapeTest, ASharedPackedWeightIsFreedToo) {
+  NetDef def = ConvNet(false);
+  OperatorDef* second = def.add_op();
+  *second = def.op(0);
+  second->set_output(0, "y2");
+  def.add_external_output("y2");
+  Workspace ws, ref_ws;
+  NetOptions o = Options(true);
+  o.packed_constants = std::make_shared<PackedConstants>();
+  auto net = Net::Create(def, &ws, testing::CpuRegistry(), o);
+  auto ref = Net::Create(def, &ref_ws, testing::CpuRegistry(), Options(false));
+  ASSERT_TRUE(net.ok() && ref.ok());
+  for (uint32_t run = 0; run < 2; ++run) {
+    ws.SetBlob("x", Input(2, 20 + run));
+    ref_ws.SetBlob("x", Input(2, 20 + run));
+    ASSERT_TRUE((*net)->Run().ok());
+    ASSERT_TRUE((*ref)->Run().ok());
+    ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "run " << run;
+    ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y2"), *ref_ws.GetBlob("y2"), 0, 0)) << "run " << run;
+  }
+  EXPECT_EQ(o.packed_constants->fills(), 1) << "one copy for both Convs";
+  EXPECT_EQ(o.packed_constants->live_entries(), 0u) << "W's entry was dropped when W was freed";
+  EXPECT_EQ((*net)->released_constants(), 1);
+  EXPECT_EQ(ws.GetBlob("W")->nbytes(), 0u);
 }
 
 TEST(StaticShapeTest, AWeightAnotherOpReadsStays) {

@@ -554,9 +554,12 @@ typedef struct LoomApi {
    * copy and releases it with SharedPack_Release (in its destroy); the copy
    * goes when the last holder lets go. *out is NULL (and the status OK)
    * when input `index` is not constant. fill runs under the store's lock:
-   * it must not call Prepare_SharedPack. A kernel holding a shared pack of
-   * an input cannot let go of that input (Prepare_ReleaseConstant is then
-   * ignored for it: the copy is keyed by the constant's address). Errors:
+   * it must not call Prepare_SharedPack. A kernel that reads only the copy
+   * may let go of the input (Prepare_ReleaseConstant; until ABI 9's core it
+   * was ignored for an input with a shared pack): the copy is keyed by the
+   * constant's address, and a net drops a constant's copies from the store
+   * before it frees the constant, so no later tensor at that address meets
+   * them (their holders keep them). Errors:
    * fill's status; INVALID_ARGUMENT when a live copy under the key has
    * another size; RESOURCE_EXHAUSTED when `bytes` cannot be allocated. */
   LoomStatus* (*Prepare_SharedPack)(const LoomPrepareContext* ctx, size_t index, const char* key, size_t bytes,

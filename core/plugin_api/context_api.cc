@@ -124,8 +124,6 @@ const LoomTensor* Prepare_InputConstant(const LoomPrepareContext* c, size_t i) {
   return Infer_InputConstant(c->inference, i);
 }
 void Prepare_ReleaseConstant(const LoomPrepareContext* c, size_t i) {
-  const auto& shared = c->shared_packs;
-  if (std::find(shared.begin(), shared.end(), i) != shared.end()) return;  // see LoomPrepareContext::shared_packs
   const auto& per_plan = c->signature_inputs;
   if (std::find(per_plan.begin(), per_plan.end(), i) != per_plan.end()) return;
   if (c->released_constants != nullptr && Infer_InputConstant(c->inference, i) != nullptr) {
@@ -147,7 +145,6 @@ LoomStatus* Prepare_SharedPack(const LoomPrepareContext* c, size_t i, const char
       store->GetOrFill(*FromHandle(constant), key, bytes, [&](void* data) { return FromLoomStatus(fill(user, data)); });
   if (!pack.ok()) return ToLoomStatus(pack.status());
   *out = new LoomSharedPack{*std::move(pack)};
-  c->shared_packs.push_back(i);
   return nullptr;
 }
 void* SharedPack_Data(const LoomSharedPack* p) { return p != nullptr ? p->pack->data() : nullptr; }

@@ -85,10 +85,6 @@ struct LoomPrepareContext {
   const std::string* device = nullptr;  // "CPU", "CUDA"
   // Constant inputs the kernel let go of (Prepare_ReleaseConstant).
   std::vector<size_t>* released_constants = nullptr;
-  // Constant inputs the kernel holds a shared pack of (Prepare_SharedPack):
-  // never freed early, since a shared pack is keyed by the constant's
-  // address, which a freed constant would hand to another tensor.
-  mutable std::vector<size_t> shared_packs;
   // Constant inputs whose value holds for this plan's input signature only
   // (Plan::signature_values): another plan of the net writes another value
   // at the same address, so their packs are the kernel's alone and they are

@@ -42,7 +42,17 @@ class ConvLikeKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(Self().Configure(xs, ws, bs, ctx.num_threads()));
     if (w_constant_ && ready_) {
-      LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+      // Packed once for every kernel that packs this W the same way, in
+      // memory from the core (a large W gets huge pages, core/device.cc);
+      // a core before ABI 8, or a W already in the primitive's layout,
+      // gets the kernel's own copy.
+      LOOM_SDK_RETURN_IF_ERROR(
+          PackConstantShared(ctx, 1, label_, w_mem_.get_desc(), w_blk_md_, run_threads_, &w_pack_, &w_blk_));
+      if (w_pack_.empty()) {
+        LOOM_SDK_RETURN_IF_ERROR(PackWeights(w));
+      } else {
+        w_packed_ = true;
+      }
       // Compute reads only the packed copy: the core may free W
       // (static_shape nets).
       ctx.ReleaseConstant(1);
@@ -104,7 +114,11 @@ class ConvLikeKernel {
     // for the net's life was most of a CNN's memory.
     x_blk_ = x_reorder_ ? UnboundMemory(pd.src_desc()) : memory();
     y_blk_ = y_reorder_ ? UnboundMemory(pd.dst_desc()) : memory();
-    w_blk_ = memory(pd.weights_desc(), DnnlEngine());
+    // W in the primitive's layout: allocated when first packed (PackWeights),
+    // or the shared copy Prepare makes.
+    w_blk_md_ = pd.weights_desc();
+    w_blk_ = memory();
+    w_pack_ = sdk::SharedPack();
     if (x_reorder_) x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), pd.src_desc()));
     if (y_reorder_) y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), pd.dst_desc(), DnnlEngine(), y_md));
     w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd.weights_desc()));
@@ -143,6 +157,7 @@ class ConvLikeKernel {
   // Points `m` at scratch of its size for this compute call.
   // Reorders W into the primitive's weight layout.
   Status PackWeights(const Tensor& w) {
+    if (!w_blk_) w_blk_ = memory(w_blk_md_, DnnlEngine());
     w_mem_.set_data_handle(w.raw_data());
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, w_to_blk_, {{DNNL_ARG_FROM, w_mem_}, {DNNL_ARG_TO, w_blk_}}, run_threads_));
     w_packed_ = true;
@@ -172,6 +187,8 @@ class ConvLikeKernel {
   dnnl::primitive prim_;
   memory x_mem_, w_mem_, y_mem_, b_mem_;  // the tensors (plain layouts)
   memory x_blk_, w_blk_, y_blk_;          // oneDNN's chosen layouts
+  memory::desc w_blk_md_;                 // w_blk_'s
+  sdk::SharedPack w_pack_;                // holds w_blk_'s memory when W is shared-packed
   DnnlScratchpad scratchpad_;              // pd made with UserScratchpad
   dnnl::reorder x_to_blk_, w_to_blk_, y_from_blk_;
   bool x_reorder_ = false, y_reorder_ = false;

@@ -1,7 +1,8 @@
 // NetOptions::static_shape (core/net.h) and Prepare_ReleaseConstant (ABI 4):
 // a Conv packs its constant W in prepare and lets it go; under static_shape
 // the net frees the initializer after planning, and the results stay those
-// of a net that keeps it, also when two Convs share one packed copy of it.
+// of a net that keeps it, also when two Convs share one packed copy of it,
+// and as well for Gemm's and MatMul's B and FC's W.
 // A weight that another op also reads stays. A run
 // with a signature the net did not plan first is refused with the inputs
 // named; buckets declared before the first run all run.
@@ -94,6 +95,48 @@ TEST(StaticShapeTest, ASharedPackedWeightIsFreedToo) {
   EXPECT_EQ(o.packed_constants->live_entries(), 0u) << "W's entry was dropped when W was freed";
   EXPECT_EQ((*net)->released_constants(), 1);
   EXPECT_EQ(ws.GetBlob("W")->nbytes(), 0u);
+}
+
+// Gemm, MatMul and FC read only their packed copies of a constant B / W
+// too: all three are freed, C and the biases (read as they are) stay, and
+// the results are those of the net that keeps them.
+TEST(StaticShapeTest, MatMulWeightsAreFreedToo) {
+  NetDef def;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    name: "mlp" external_input: "x" external_output: "y"
+    op { type: "Gemm" input: "x" input: "B1" input: "C1" output: "h1" }
+    op { type: "MatMul" input: "h1" input: "B2" output: "h2" }
+    op { type: "FC" input: "h2" input: "W3" input: "b3" output: "y" }
+  )pb", &def));
+  auto add = [&](const std::string& name, Shape dims, uint32_t seed) {
+    Tensor t = testing::RandomTensor(DataType::kFloat32, dims, seed, -0.5, 0.5);
+    TensorProto* p = def.add_initializer();
+    p->set_name(name);
+    for (int64_t d : dims) p->add_dims(d);
+    p->set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+  };
+  add("B1", {8, 32}, 1);
+  add("C1", {32}, 2);
+  add("B2", {32, 16}, 3);
+  add("W3", {4, 16}, 4);
+  add("b3", {4}, 5);
+  Workspace ws, ref_ws;
+  auto net = Net::Create(def, &ws, testing::CpuRegistry(), Options(true));
+  auto ref = Net::Create(def, &ref_ws, testing::CpuRegistry(), Options(false));
+  ASSERT_TRUE(net.ok() && ref.ok());
+  for (uint32_t run = 0; run < 2; ++run) {
+    const Tensor x = testing::RandomTensor(DataType::kFloat32, {3, 8}, 30 + run);
+    ws.SetBlob("x", x);
+    ref_ws.SetBlob("x", x);
+    ASSERT_TRUE((*net)->Run().ok()) << (*net)->Run();
+    ASSERT_TRUE((*ref)->Run().ok());
+    ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "run " << run;
+  }
+  EXPECT_EQ((*net)->released_constants(), 3);
+  EXPECT_EQ((*net)->released_constant_bytes(), (8u * 32 + 32 * 16 + 4 * 16) * sizeof(float));
+  for (const char* freed : {"B1", "B2", "W3"}) EXPECT_EQ(ws.GetBlob(freed)->nbytes(), 0u) << freed;
+  EXPECT_EQ(ws.GetBlob("C1")->nbytes(), 32 * sizeof(float));
+  EXPECT_EQ(ws.GetBlob("b3")->nbytes(), 4 * sizeof(float));
 }
 
 TEST(StaticShapeTest, AWeightAnotherOpReadsStays) {

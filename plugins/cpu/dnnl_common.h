@@ -222,6 +222,23 @@ inline Status PackConstantShared(const sdk::PrepareContext& ctx, size_t index, c
   return Status::Ok();
 }
 
+// A kernel that reads only its packed copy lets go of the constant
+// (Prepare_ReleaseConstant), and a static_shape net frees it: from then on
+// the input reads as empty. True for such an input (released, now empty,
+// packed from a non-empty `packed_shape`), as opposed to one whose shape
+// changed, which the kernel reconfigures and reads as it is.
+inline bool FreedAfterPacking(bool released, const sdk::Tensor& t, const std::vector<int64_t>& packed_shape) {
+  return released && t.num_elements() == 0 && semantics::Product(packed_shape) != 0;
+}
+
+// The error for a run that needs the freed constant again: its operands'
+// shapes or the threads differ from what the kernel was prepared for.
+inline Status PackedInputFreedError(const std::string& label, const std::string& input, const std::string& prepared,
+                                    const std::string& found) {
+  return sdk::FailedPrecondition(label + ": the kernel was prepared for " + prepared + " and packed " + input +
+                                 ", which the net freed (static_shape); found " + found);
+}
+
 }  // namespace cpu
 }  // namespace loom
 

@@ -21,6 +21,16 @@ using dnnl::memory;
 
 const std::vector<LoomDataType> kF32 = {LOOM_DTYPE_FLOAT};
 
+// `operand` (the packed, freed constant: B, or FC's W) needed again because
+// `x` (A, or FC's X) or the threads are not what the kernel was prepared
+// for (PackedInputFreedError).
+Status FreedError(const std::string& label, const std::string& operand, const std::string& x_name,
+                  const std::vector<int64_t>& prepared, int prepared_threads, const Tensor& x, int threads) {
+  return PackedInputFreedError(label, operand,
+                               x_name + " " + ShapeStr(prepared) + " with " + std::to_string(prepared_threads) + " threads",
+                               x_name + " " + ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");
+}
+
 // ONNX Gemm-13: Y [M, N] = alpha * A' * B' + beta * C, where
 // A' = transA ? A^T : A is [M, K], B' = transB ? B^T : B is [K, N], and the
 // optional C is unidirectionally broadcast to [M, N]. float32 on oneDNN;
@@ -50,6 +60,8 @@ class GemmKernel {
     // No copy made (or packing failed): read B as it is.
     const Status packed = PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_);
     if (!packed.ok() || b_pack_.empty()) return Configure(as, bs, cs, ctx.num_threads(), false);
+    ctx.ReleaseConstant(1);  // Compute reads the copy only
+    b_released_ = true;
     return Status::Ok();
   }
 
@@ -57,7 +69,10 @@ class GemmKernel {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b, c);
     const int threads = ctx.num_threads();
-    if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ || !configured_) {
+    const bool b_freed = FreedAfterPacking(b_released_, b, bs_);
+    if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ ||
+        !configured_) {
+      if (b_freed) return FreedError(label_, "B", "A", as_, threads_, a, threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads, false));
     }
     const int64_t M = M_, K = K_, N = N_;
@@ -206,6 +221,7 @@ class GemmKernel {
   memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
   sdk::SharedPack b_pack_;          // a constant B packed in Prepare, shared
   memory b_packed_mem_;             // over b_pack_
+  bool b_released_ = false;         // B let go of after packing (FreedAfterPacking)
 };
 
 // ONNX MatMul-13 (numpy.matmul), float32 (oneDNN) and float64 (plain loops):
@@ -237,13 +253,17 @@ class MatMulKernel {
     // No copy made (or packing failed): read B as it is.
     const Status packed = PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_);
     if (!packed.ok() || b_pack_.empty()) return Configure(as, bs, ctx.num_threads(), false);
+    ctx.ReleaseConstant(1);  // Compute reads the copy only
+    b_released_ = true;
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), y;
     const int threads = ctx.num_threads();
-    if (!ShapeIs(a, as_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
+    const bool b_freed = FreedAfterPacking(b_released_, b, bs_);
+    if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
+      if (b_freed) return FreedError(label_, "B", "A", as_, threads_, a, threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads, false));
     }
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b);
@@ -399,6 +419,7 @@ class MatMulKernel {
   memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
   sdk::SharedPack b_pack_;          // a constant B packed in Prepare, shared
   memory b_packed_mem_;             // over b_pack_
+  bool b_released_ = false;         // B let go of after packing (FreedAfterPacking)
 };
 
 }  // namespace
@@ -432,13 +453,17 @@ class FCKernel {
     // No copy made (or packing failed): read W as it is.
     const Status packed = PackConstantShared(ctx, 1, label_, w_plain_md_, w_md_, ctx.num_threads(), &w_pack_, &w_packed_mem_);
     if (!packed.ok() || w_pack_.empty()) return Configure(xs, ws, bs, ctx.num_threads(), false);
+    ctx.ReleaseConstant(1);  // Compute reads the copy only
+    w_released_ = true;
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     const int threads = ctx.num_threads();
-    if (!ShapeIs(x, xs_) || !ShapeIs(w, ws_) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
+    const bool w_freed = FreedAfterPacking(w_released_, w, ws_);
+    if (!ShapeIs(x, xs_) || (!w_freed && !ShapeIs(w, ws_)) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
+      if (w_freed) return FreedError(label_, "W", "X", xs_, threads_, x, threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads, false));
     }
     const Tensor sum = has_sum_ ? ctx.Input(3) : Tensor();
@@ -544,6 +569,7 @@ class FCKernel {
   memory::desc w_plain_md_, w_md_;  // W as it is; W as the matmul reads it
   sdk::SharedPack w_pack_;          // W packed (Prepare, constant W), shared
   memory w_packed_mem_;             // over w_pack_
+  bool w_released_ = false;         // W let go of after packing (FreedAfterPacking)
 };
 
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {

@@ -70,13 +70,12 @@ class ConvLikeKernel {
     const int threads = ctx.num_threads();
     // A W released after packing may be freed by now (static_shape nets):
     // its shape is ws_ and it cannot be packed again.
-    const bool w_freed = w_released_ && w.num_elements() == 0 && semantics::Product(ws_) != 0;
+    const bool w_freed = FreedAfterPacking(w_released_, w, ws_);
     const bool w_changed = !w_freed && !ShapeIs(w, ws_);
     if (!ShapeIs(x, xs_) || w_changed || (has_b_ && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
       if (w_freed) {
-        return sdk::FailedPrecondition(label_ + ": the kernel was prepared for X " + ShapeStr(xs_) + " with " +
-                                       std::to_string(threads_) + " threads and packed W, which the net freed; found X " +
-                                       ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");
+        return PackedInputFreedError(label_, "W", "X " + ShapeStr(xs_) + " with " + std::to_string(threads_) + " threads",
+                                     "X " + ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");
       }
       LOOM_SDK_RETURN_IF_ERROR(
           Self().Configure(x.shape(), w.shape(), has_b_ ? b.shape() : std::vector<int64_t>{}, threads));

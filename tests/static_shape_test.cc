@@ -14,6 +14,15 @@
 namespace loom {
 namespace {
 
+// A float32 initializer of `dims`, uniform in [-0.5, 0.5).
+void AddInitializer(NetDef* def, const std::string& name, Shape dims, uint32_t seed) {
+  Tensor t = testing::RandomTensor(DataType::kFloat32, dims, seed, -0.5, 0.5);
+  TensorProto* p = def->add_initializer();
+  p->set_name(name);
+  for (int64_t d : dims) p->add_dims(d);
+  p->set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+}
+
 // x [N, 4, 6, 6] -> Conv(W [8, 4, 3, 3], B [8]) -> Relu -> y; with
 // `w_also_read`, W is a second output too (through Identity).
 NetDef ConvNet(bool w_also_read) {
@@ -25,15 +34,8 @@ NetDef ConvNet(bool w_also_read) {
   )pb";
   if (w_also_read) text += R"pb( op { type: "Identity" input: "W" output: "w_copy" } external_output: "w_copy" )pb";
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
-  auto add = [&](const std::string& name, Shape dims, uint32_t seed) {
-    Tensor t = testing::RandomTensor(DataType::kFloat32, dims, seed, -0.5, 0.5);
-    TensorProto* p = def.add_initializer();
-    p->set_name(name);
-    for (int64_t d : dims) p->add_dims(d);
-    p->set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
-  };
-  add("W", {8, 4, 3, 3}, 1);
-  add("B", {8}, 2);
+  AddInitializer(&def, "W", {8, 4, 3, 3}, 1);
+  AddInitializer(&def, "B", {8}, 2);
   return def;
 }
 
@@ -108,18 +110,11 @@ TEST(StaticShapeTest, MatMulWeightsAreFreedToo) {
     op { type: "MatMul" input: "h1" input: "B2" output: "h2" }
     op { type: "FC" input: "h2" input: "W3" input: "b3" output: "y" }
   )pb", &def));
-  auto add = [&](const std::string& name, Shape dims, uint32_t seed) {
-    Tensor t = testing::RandomTensor(DataType::kFloat32, dims, seed, -0.5, 0.5);
-    TensorProto* p = def.add_initializer();
-    p->set_name(name);
-    for (int64_t d : dims) p->add_dims(d);
-    p->set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
-  };
-  add("B1", {8, 32}, 1);
-  add("C1", {32}, 2);
-  add("B2", {32, 16}, 3);
-  add("W3", {4, 16}, 4);
-  add("b3", {4}, 5);
+  AddInitializer(&def, "B1", {8, 32}, 1);
+  AddInitializer(&def, "C1", {32}, 2);
+  AddInitializer(&def, "B2", {32, 16}, 3);
+  AddInitializer(&def, "W3", {4, 16}, 4);
+  AddInitializer(&def, "b3", {4}, 5);
   Workspace ws, ref_ws;
   auto net = Net::Create(def, &ws, testing::CpuRegistry(), Options(true));
   auto ref = Net::Create(def, &ref_ws, testing::CpuRegistry(), Options(false));

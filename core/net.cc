@@ -51,7 +51,7 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, co
     TensorProto meta = InitializerMetadata(init);
     init.Swap(&meta);
   }
-  ReturnFreeHeapMemory();
+  if (def.initializer_size() > 0) ReturnFreeHeapMemory();  // the bytes just freed
   return Create(static_cast<const NetDef&>(def), ws, registry, std::move(options));
 }
 

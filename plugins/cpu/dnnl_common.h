@@ -231,12 +231,16 @@ inline bool FreedAfterPacking(bool released, const sdk::Tensor& t, const std::ve
   return released && t.num_elements() == 0 && semantics::Product(packed_shape) != 0;
 }
 
-// The error for a run that needs the freed constant again: its operands'
-// shapes or the threads differ from what the kernel was prepared for.
-inline Status PackedInputFreedError(const std::string& label, const std::string& input, const std::string& prepared,
-                                    const std::string& found) {
-  return sdk::FailedPrecondition(label + ": the kernel was prepared for " + prepared + " and packed " + input +
-                                 ", which the net freed (static_shape); found " + found);
+// The error for a run that needs the freed constant `input` again: the
+// data operand `x_name` (of shape `x`) or the threads are not what the
+// kernel was prepared for (`prepared`, `prepared_threads`).
+inline Status PackedInputFreedError(const std::string& label, const std::string& input, const std::string& x_name,
+                                    const std::vector<int64_t>& prepared, int prepared_threads,
+                                    const std::vector<int64_t>& x, int threads) {
+  return sdk::FailedPrecondition(label + ": the kernel was prepared for " + x_name + " " + ShapeStr(prepared) +
+                                 " with " + std::to_string(prepared_threads) + " threads and packed " + input +
+                                 ", which the net freed (static_shape); found " + x_name + " " + ShapeStr(x) + " with " +
+                                 std::to_string(threads) + " threads");
 }
 
 }  // namespace cpu

@@ -21,16 +21,6 @@ using dnnl::memory;
 
 const std::vector<LoomDataType> kF32 = {LOOM_DTYPE_FLOAT};
 
-// `operand` (the packed, freed constant: B, or FC's W) needed again because
-// `x` (A, or FC's X) or the threads are not what the kernel was prepared
-// for (PackedInputFreedError).
-Status FreedError(const std::string& label, const std::string& operand, const std::string& x_name,
-                  const std::vector<int64_t>& prepared, int prepared_threads, const Tensor& x, int threads) {
-  return PackedInputFreedError(label, operand,
-                               x_name + " " + ShapeStr(prepared) + " with " + std::to_string(prepared_threads) + " threads",
-                               x_name + " " + ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");
-}
-
 // ONNX Gemm-13: Y [M, N] = alpha * A' * B' + beta * C, where
 // A' = transA ? A^T : A is [M, K], B' = transB ? B^T : B is [K, N], and the
 // optional C is unidirectionally broadcast to [M, N]. float32 on oneDNN;
@@ -72,7 +62,7 @@ class GemmKernel {
     const bool b_freed = FreedAfterPacking(b_released_, b, bs_);
     if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ ||
         !configured_) {
-      if (b_freed) return FreedError(label_, "B", "A", as_, threads_, a, threads);
+      if (b_freed) return PackedInputFreedError(label_, "B", "A", as_, threads_, a.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads, false));
     }
     const int64_t M = M_, K = K_, N = N_;
@@ -263,7 +253,7 @@ class MatMulKernel {
     const int threads = ctx.num_threads();
     const bool b_freed = FreedAfterPacking(b_released_, b, bs_);
     if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
-      if (b_freed) return FreedError(label_, "B", "A", as_, threads_, a, threads);
+      if (b_freed) return PackedInputFreedError(label_, "B", "A", as_, threads_, a.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads, false));
     }
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b);
@@ -463,7 +453,7 @@ class FCKernel {
     const int threads = ctx.num_threads();
     const bool w_freed = FreedAfterPacking(w_released_, w, ws_);
     if (!ShapeIs(x, xs_) || (!w_freed && !ShapeIs(w, ws_)) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
-      if (w_freed) return FreedError(label_, "W", "X", xs_, threads_, x, threads);
+      if (w_freed) return PackedInputFreedError(label_, "W", "X", xs_, threads_, x.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads, false));
     }
     const Tensor sum = has_sum_ ? ctx.Input(3) : Tensor();

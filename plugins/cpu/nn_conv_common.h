@@ -73,10 +73,7 @@ class ConvLikeKernel {
     const bool w_freed = FreedAfterPacking(w_released_, w, ws_);
     const bool w_changed = !w_freed && !ShapeIs(w, ws_);
     if (!ShapeIs(x, xs_) || w_changed || (has_b_ && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
-      if (w_freed) {
-        return PackedInputFreedError(label_, "W", "X " + ShapeStr(xs_) + " with " + std::to_string(threads_) + " threads",
-                                     "X " + ShapeStr(x.shape()) + " with " + std::to_string(threads) + " threads");
-      }
+      if (w_freed) return PackedInputFreedError(label_, "W", "X", xs_, threads_, x.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(
           Self().Configure(x.shape(), w.shape(), has_b_ ? b.shape() : std::vector<int64_t>{}, threads));
     }
@@ -117,7 +114,7 @@ class ConvLikeKernel {
     // or the shared copy Prepare makes.
     w_blk_md_ = pd.weights_desc();
     w_blk_ = memory();
-    w_pack_ = sdk::SharedPack();
+    w_pack_.Reset();
     if (x_reorder_) x_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), x_md, DnnlEngine(), pd.src_desc()));
     if (y_reorder_) y_from_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), pd.dst_desc(), DnnlEngine(), y_md));
     w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd.weights_desc()));

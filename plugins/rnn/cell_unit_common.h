@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,47 +17,26 @@ namespace loom {
 namespace rnn {
 namespace cell_unit {
 
-// float32 exp(x) in straight-line arithmetic, so that loops over it
-// vectorize (libm's expf does not): 2^n e^r with n = round(x / ln 2),
-// r = x - n ln 2 (Cody-Waite, two parts) and Cephes expf's polynomial for
-// e^r; relative error below 2e-7, x clamped to [-87.3, 88.3] (results of
-// about 1e-38 to 2e38, no denormals or infinities).
-inline float ExpF(float x) {
-  // Plain compares and an integer conversion (libm's fmin, fmax and floor
-  // are calls without -ffast-math): n = floor(t) as trunc(t + 256) - 256,
-  // t > -127 here.
-  x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
-  const float n = static_cast<float>(static_cast<int32_t>(x * 1.44269504088896341f + 0.5f + 256.0f)) - 256.0f;
-  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return p * scale;
-}
-
-// The cells' nonlinearities: float32 through ExpF (vectorizable, within
-// 3e-7 of libm's), float64 through libm (what the finite-difference checks
-// differentiate).
-inline float Sigmoid(float x) { return 1.0f / (1.0f + ExpF(-x)); }
-inline double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-// tanh: Cephes tanhf's odd polynomial for |x| < 0.625, else 1 - 2 / (e^2|x|
-// + 1) with x's sign; both computed and blended, without branches.
+// The cells' nonlinearities. float32: tanh(x) = x P(x^2) / Q(x^2), a
+// rational fit of degree 4 over 4 in x^2 on [-9, 9] (tools/numerics/
+// fit_tanh.py makes the coefficients), x clamped to that range, where
+// tanh(9) is 1 - 3e-8; within 4e-7 of tanh everywhere (absolute), and
+// sigmoid(x) = (1 + tanh(x / 2)) / 2 within 2.6e-7 (cell_unit_common_test).
+// Only multiply-adds and one division, no exp and no branch, so the cell
+// loops vectorize: about a third of the time of exp-based forms (one LSTM
+// step of N = 32, D = 512 on AVX-512: 27 against 76 us on one core). Same
+// approach as ONNX Runtime's MLAS (MlasComputeTanh, MlasComputeLogistic).
+// float64: libm, what the finite-difference checks differentiate.
 inline float Tanh(float x) {
-  const float a = std::fabs(x);
-  const float m = a < 0.625f ? 1.0f : 0.0f;  // selects, as a blend (no branch)
-  const float xs = m * x, z = xs * xs;       // the polynomial's argument: 0 where unused, so it stays finite
-  const float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
-                        1.33314422036e-1f) * z - 3.33332819422e-1f) * z * xs + xs;
-  const float large = std::copysign(1.0f - 2.0f / (ExpF(2.0f * a) + 1.0f), x);
-  return m * small + (1.0f - m) * large;
+  float a = x < -9.0f ? -9.0f : x;  // NaN passes through the clamp
+  a = a > 9.0f ? 9.0f : a;
+  const float s = a * a;
+  const float p = (((1.34113529e-08f * s + 2.06463919e-05f) * s + 3.49768181e-03f) * s + 1.33827239e-01f) * s + 9.9999994e-01f;
+  const float q = (((7.79872494e-07f * s + 3.28918453e-04f) * s + 2.58847531e-02f) * s + 4.67160374e-01f) * s + 1.0f;
+  return a * p / q;
 }
+inline float Sigmoid(float x) { return 0.5f * Tanh(0.5f * x) + 0.5f; }
+inline double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline double Tanh(double x) { return std::tanh(x); }
 
 // The cell loops are built for three ISA levels and the best one the CPU

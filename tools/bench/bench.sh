@@ -2,7 +2,7 @@
 # Side-by-side benchmark of Loom and ONNX Runtime 1.30 (BENCHMARKS.md):
 # the same ONNX models, inputs, thread count, warm-up and timed runs in both,
 # in one invocation. Prints per model: Loom median ms, ONNX Runtime median ms,
-# their ratio (Loom / ONNX Runtime), the largest |Loom - ONNX Runtime| over
+# their ratio (Loom / ONNX Runtime) and its range over the rounds, the largest |Loom - ONNX Runtime| over
 # every output of the model, how many outputs were compared, and each
 # runtime's peak RSS in MB (ONNX Runtime's net of node itself).
 #
@@ -14,7 +14,15 @@
 # |ONNX Runtime optimized - that| ("ORT drift"): how far each runtime's
 # fast path moved from ONNX Runtime's plain one.
 #
-#   tools/bench/bench.sh [THREADS=2] [WARMUP=2] [RUNS=10]
+#   tools/bench/bench.sh [THREADS=2] [WARMUP=2] [RUNS=10] [ROUNDS=3]
+#
+# Each row runs ROUNDS times, Loom then ONNX Runtime in turn, each time a
+# fresh process with WARMUP untimed and RUNS timed runs, so that a slow
+# spell of a shared host falls on both runtimes rather than on one. "Loom
+# ms" and "ORT ms" are the medians over the rounds of each process's median
+# run; "ratio" is their quotient and "rounds" the lowest and highest
+# per-round ratio (Loom / ONNX Runtime of the same round). Peak RSS is the
+# largest over the rounds; outputs are compared in the first round.
 #
 # Models:
 #   - generated (tools/bench/make_bench_models, fixed-seed weights, random
@@ -41,7 +49,7 @@
 # in $LOOM_BENCH_DIR/out/<row>/{loom,ort,ort_unopt}/<output>.bin.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-THREADS=${1:-2} WARMUP=${2:-2} RUNS=${3:-10}
+THREADS=${1:-2} WARMUP=${2:-2} RUNS=${3:-10} ROUNDS=${4:-3}
 ORT_DIR=${LOOM_ORT_DIR:-$HOME/.cache/loom-ort}
 MODELS=${LOOM_BENCH_DIR:-$HOME/.cache/loom-bench}
 REAL=${LOOM_MODELS_DIR:-$HOME/.cache/loom-models}
@@ -138,8 +146,8 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo "ISA: Loom (oneDNN): ${loom_isa:-unknown}; ONNX Runtime (MLAS, from cpuid): $ort_isa"
 
 # --- the table ----------------------------------------------------------------
-printf '%-16s %12s %12s %8s %14s %8s %9s %9s %10s %10s\n' model "Loom ms" "ORT ms" ratio "max |diff|" outputs "Loom MB" "ORT MB" \
-  "vs unopt" "ORT drift"
+printf '%-16s %12s %12s %8s %11s %14s %8s %9s %9s %10s %10s\n' model "Loom ms" "ORT ms" ratio rounds "max |diff|" outputs \
+  "Loom MB" "ORT MB" "vs unopt" "ORT drift"
 NOTES=()
 # ort_json JSON EXPR: EXPR (JavaScript) of the JSON line ort_run.js printed,
 # as r; e(d) writes a difference d as 1.23e-4 (or MISMATCH: a string).
@@ -149,6 +157,10 @@ ort_json() {
     const e = (d) => (typeof d === "number" ? d.toExponential(2) : "MISMATCH");
     console.log(eval(process.argv[2]));' "$1" "$2"
 }
+# median X...: the median of numbers (the mean of the middle two for an
+# even count); max A B: the larger of two integers.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+max() { echo $(($1 > $2 ? $1 : $2)); }
 # row LABEL MODEL.onnx [loom_run flags...] -- name=PREFIX...
 # Loom reads PREFIX.pb, ONNX Runtime PREFIX.bin (dtype and dims from
 # PREFIX.json when there is one, else the model's declared shape).
@@ -160,24 +172,28 @@ row() {
   for spec in "$@"; do loom_in+=("$spec.pb"); ort_in+=("$spec.bin"); done
   local out="$MODELS/out/$label"
   rm -rf "$out" && mkdir -p "$out/loom"
-  local log loom ort ort_ms diff count
-  local loom_kb ort_kb
-  if ! log=$(/usr/bin/time -f %M -o "$RSS" bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" \
-               --iterations "$RUNS" --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
-    printf '%-16s %12s\n' "$label" "failed"
-    NOTES+=("$label: loom_run failed: $(grep -m1 'loom_run:' <<<"$log" || tail -1 <<<"$log")")
-    return
-  fi
-  loom=$(sed -n 's/.*p50 \([0-9.]*\) ms.*/\1/p' <<<"$log")
-  loom_kb=$(tail -1 "$RSS")
-  if ! ort=$(/usr/bin/time -f %M -o "$RSS" node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" "$WARMUP" "$RUNS" \
-               "$out/ort" "$out/loom" "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
-    printf '%-16s %12.3f %12s\n' "$label" "$loom" "failed"
-    NOTES+=("$label: ONNX Runtime failed: $(tail -1 <<<"$ort")")
-    return
-  fi
-  ort=$(tail -1 <<<"$ort")
-  ort_kb=$(tail -1 "$RSS")
+  local log ort ort_ms diff count r loom_ms=() ort_mss=() loom_kb=0 ort_kb=0 first_ort=""
+  for ((r = 0; r < ROUNDS; ++r)); do
+    if ! log=$(/usr/bin/time -f %M -o "$RSS" bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" \
+                 --iterations "$RUNS" --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
+      printf '%-16s %12s\n' "$label" "failed"
+      NOTES+=("$label: loom_run failed: $(grep -m1 'loom_run:' <<<"$log" || tail -1 <<<"$log")")
+      return
+    fi
+    loom_ms+=("$(sed -n 's/.*p50 \([0-9.]*\) ms.*/\1/p' <<<"$log")")
+    loom_kb=$(max "$loom_kb" "$(tail -1 "$RSS")")
+    if ! ort=$(/usr/bin/time -f %M -o "$RSS" node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" "$WARMUP" "$RUNS" \
+                 "$out/ort" "$out/loom" "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
+      printf '%-16s %12s %12s\n' "$label" "${loom_ms[0]}" "failed"
+      NOTES+=("$label: ONNX Runtime failed: $(tail -1 <<<"$ort")")
+      return
+    fi
+    ort=$(tail -1 <<<"$ort")
+    [[ -z $first_ort ]] && first_ort=$ort
+    ort_mss+=("$(ort_json "$ort" 'r.median_ms')")
+    ort_kb=$(max "$ort_kb" "$(tail -1 "$RSS")")
+  done
+  ort=$first_ort
   # ONNX Runtime without graph optimizations, once, against both outputs.
   local unopt unopt_loom=- unopt_ort=-
   if unopt=$(ORT_OPT_LEVEL=disabled node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" 0 0 "$out/ort_unopt" \
@@ -186,10 +202,15 @@ row() {
   else
     NOTES+=("$label: ONNX Runtime without graph optimizations failed: $(tail -1 <<<"$unopt")")
   fi
-  read -r ort_ms diff count < <(ort_json "$ort" 'r.median_ms + " " + e(r.max_abs_diff) + " " +
+  read -r diff count < <(ort_json "$ort" 'e(r.max_abs_diff) + " " +
     Object.values(r.outputs).filter((v) => typeof v === "number").length + "/" + Object.keys(r.outputs).length')
-  printf '%-16s %12.3f %12.3f %8.2f %14s %8s %9.1f %9.1f %10s %10s\n' "$label" "$loom" "$ort_ms" \
-    "$(awk "BEGIN{print $loom/$ort_ms}")" "$diff" "$count" "$(awk "BEGIN{print $loom_kb/1024}")" \
+  local loom ratios
+  loom=$(median "${loom_ms[@]}") ort_ms=$(median "${ort_mss[@]}")
+  ratios=$(paste -d' ' <(printf '%s\n' "${loom_ms[@]}") <(printf '%s\n' "${ort_mss[@]}") |
+             awk '{r = $1 / $2; lo = NR == 1 || r < lo ? r : lo; hi = NR == 1 || r > hi ? r : hi}
+                  END {printf "%.2f-%.2f", lo, hi}')
+  printf '%-16s %12.3f %12.3f %8.2f %11s %14s %8s %9.1f %9.1f %10s %10s\n' "$label" "$loom" "$ort_ms" \
+    "$(awk "BEGIN{print $loom/$ort_ms}")" "$ratios" "$diff" "$count" "$(awk "BEGIN{print $loom_kb/1024}")" \
     "$(awk "BEGIN{print ($ort_kb-$NODE_KB)/1024}")" "$unopt_loom" "$unopt_ort"
   if [[ $diff == MISMATCH || ${count%/*} -gt 1 ]]; then
     NOTES+=("$label: max |diff| per output: $(ort_json "$ort" 'Object.entries(r.outputs).map(([k, v]) =>
@@ -209,7 +230,8 @@ row ocr_rec "$OCR/ch_PP-OCRv4_rec_infer.onnx" -- "x=$IN/rec_x"
 row ocr_cls "$OCR/ch_ppocr_mobile_v2.0_cls_infer.onnx" -- "x=$IN/cls_x"
 row vad_v4_lstm "$VAD/silero_vad_legacy.onnx" -- "input=$IN/vad_in1536" "sr=$IN/vad_sr" "h=$IN/vad_h" "c=$IN/vad_h"
 row vad_v5 "$VAD/silero_vad_v5.onnx" -- "input=$IN/vad_in512" "sr=$IN/vad_sr" "state=$IN/vad_state"
-echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS; ratio < 1 means Loom is faster;"
+echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS, rounds $ROUNDS (Loom and ONNX Runtime in turn; ms: median over"
+echo "rounds of each round's median; rounds: lowest-highest per-round ratio); ratio < 1 means Loom is faster;"
 echo "max |diff| is over every output of the model (outputs: compared / declared); vs unopt and ORT drift:"
 echo "the same for Loom and for ONNX Runtime (all optimizations) against ONNX Runtime with none;"
 echo "MB: peak RSS of the process (GNU time), ONNX Runtime's less node with the binding loaded ($(awk "BEGIN{print $NODE_KB/1024}") MB)"

@@ -2,9 +2,10 @@
 # Side-by-side benchmark of Loom and ONNX Runtime 1.30 (BENCHMARKS.md):
 # the same ONNX models, inputs, thread count, warm-up and timed runs in both,
 # in one invocation. Prints per model: Loom median ms, ONNX Runtime median ms,
-# their ratio (Loom / ONNX Runtime) and its range over the rounds, the largest |Loom - ONNX Runtime| over
-# every output of the model, how many outputs were compared, and each
-# runtime's peak RSS in MB (ONNX Runtime's net of node itself).
+# their ratio (Loom / ONNX Runtime) and its range over the rounds, the
+# largest |Loom - ONNX Runtime| over every output of the model, how many
+# outputs were compared, and each runtime's peak RSS in MB (ONNX Runtime's
+# net of node itself).
 #
 # ONNX Runtime is timed with all its graph optimizations (ORT_ENABLE_ALL),
 # whose fusions and NCHWc layouts round differently from its plain kernels.
@@ -50,6 +51,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${1:-2} WARMUP=${2:-2} RUNS=${3:-10} ROUNDS=${4:-3}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: ROUNDS must be a positive integer; found '$ROUNDS'"; exit 2; }
 ORT_DIR=${LOOM_ORT_DIR:-$HOME/.cache/loom-ort}
 MODELS=${LOOM_BENCH_DIR:-$HOME/.cache/loom-bench}
 REAL=${LOOM_MODELS_DIR:-$HOME/.cache/loom-models}

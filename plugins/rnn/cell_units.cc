@@ -156,7 +156,7 @@ sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
   sdk::SchemaBuilder lstm("LSTMUnit");
   lstm.Doc("Caffe2 LSTMUnit: one fused LSTM step from pre-activation gates (i, f, o, g order). "
            "h = sigmoid(o) * tanh(c), c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g). "
-           "float32: tanh and sigmoid within 4e-7 of exact (a rational approximation); float64: libm.");
+           "float32: tanh and sigmoid within 4e-7 (absolute) of exact (a rational approximation); float64: libm.");
   CellUnitIO(lstm, {"cell"}, "[..., N, 4D], pre-activation, in gate_order (i, f, o, g by default)", floats);
   lstm.AttrFloat("forget_bias", 0.0f, "added to the forget gate before the sigmoid")
       .AttrString("gate_order", "ifog",
@@ -168,8 +168,8 @@ sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LSTMUnitKernel>("LSTMUnit", {"CPU", "", 0, {{"T", floats}}}));
   sdk::SchemaBuilder gru("GRUUnit");
   gru.Doc("Caffe2 GRUUnit: h = sigmoid(z) * h_prev + (1 - sigmoid(z)) * tanh(n) from gates (r, z, n), the reset "
-          "gate already applied to the candidate by the step net. float32: tanh and sigmoid within 4e-7 of exact "
-          "(a rational approximation); float64: libm.");
+          "gate already applied to the candidate by the step net. float32: tanh and sigmoid within 4e-7 "
+          "(absolute) of exact (a rational approximation); float64: libm.");
   CellUnitIO(gru, {}, "[..., N, 3D], pre-activation, order r, z, n", floats);
   gru.AttrInt("drop_states", 0, kDropStatesDoc).Gradient<&MakeGRUUnitGradient>();  // GRUUnitGradient
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(gru));

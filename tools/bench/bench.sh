@@ -23,7 +23,8 @@
 # ms" and "ORT ms" are the medians over the rounds of each process's median
 # run; "ratio" is their quotient and "rounds" the lowest and highest
 # per-round ratio (Loom / ONNX Runtime of the same round). Peak RSS is the
-# largest over the rounds; outputs are compared in the first round.
+# largest over the rounds; the outputs kept and compared are the last
+# round's (every round writes them).
 #
 # Models:
 #   - generated (tools/bench/make_bench_models, fixed-seed weights, random
@@ -174,7 +175,7 @@ row() {
   for spec in "$@"; do loom_in+=("$spec.pb"); ort_in+=("$spec.bin"); done
   local out="$MODELS/out/$label"
   rm -rf "$out" && mkdir -p "$out/loom"
-  local log ort ort_ms diff count r loom_ms=() ort_mss=() loom_kb=0 ort_kb=0 first_ort=""
+  local log ort ort_ms diff count r loom_ms=() ort_mss=() loom_kb=0 ort_kb=0
   for ((r = 0; r < ROUNDS; ++r)); do
     if ! log=$(/usr/bin/time -f %M -o "$RSS" bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" \
                  --iterations "$RUNS" --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
@@ -186,16 +187,14 @@ row() {
     loom_kb=$(max "$loom_kb" "$(tail -1 "$RSS")")
     if ! ort=$(/usr/bin/time -f %M -o "$RSS" node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" "$WARMUP" "$RUNS" \
                  "$out/ort" "$out/loom" "${ort_in[@]}" 2>&1 | grep -v 'Failed to persist telemetry'); then
-      printf '%-16s %12s %12s\n' "$label" "${loom_ms[0]}" "failed"
+      printf '%-16s %12.3f %12s\n' "$label" "$(median "${loom_ms[@]}")" "failed"
       NOTES+=("$label: ONNX Runtime failed: $(tail -1 <<<"$ort")")
       return
     fi
     ort=$(tail -1 <<<"$ort")
-    [[ -z $first_ort ]] && first_ort=$ort
     ort_mss+=("$(ort_json "$ort" 'r.median_ms')")
     ort_kb=$(max "$ort_kb" "$(tail -1 "$RSS")")
   done
-  ort=$first_ort
   # ONNX Runtime without graph optimizations, once, against both outputs.
   local unopt unopt_loom=- unopt_ort=-
   if unopt=$(ORT_OPT_LEVEL=disabled node tools/bench/ort_run.js "$ORT_DIR" "$model" "$THREADS" 0 0 "$out/ort_unopt" \

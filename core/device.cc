@@ -47,11 +47,11 @@ constexpr size_t kPageBytes = 4096;
 
 // `bytes` (a multiple of kPageBytes) mapped at a kHugePageBytes boundary:
 // a huge page more is mapped, and the parts before the boundary and after
-// the buffer are unmapped again.
+// the buffer are unmapped again. MAP_FAILED on failure, as mmap.
 void* MapHugeAligned(size_t bytes) {
   const size_t span = bytes + kHugePageBytes;
   void* m = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return nullptr;
+  if (m == MAP_FAILED) return MAP_FAILED;
   const uintptr_t begin = reinterpret_cast<uintptr_t>(m);
   const uintptr_t aligned = (begin + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
   if (aligned > begin) munmap(m, aligned - begin);
@@ -79,7 +79,7 @@ class CpuDeviceImpl : public Device {
       void* p = rounded >= kHugePageBytes
                     ? MapHugeAligned(rounded)
                     : mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == nullptr || p == MAP_FAILED) {
+      if (p == MAP_FAILED) {
         return absl::ResourceExhaustedError(absl::StrCat("CPU: cannot map ", bytes, " bytes"));
       }
       absl::MutexLock lock(&mu_);

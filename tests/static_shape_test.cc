@@ -56,7 +56,8 @@ TEST(StaticShapeTest, PackedWeightsAreFreedAndResultsUnchanged) {
   for (uint32_t run = 0; run < 3; ++run) {
     ws.SetBlob("x", Input(2, 10 + run));
     ref_ws.SetBlob("x", Input(2, 10 + run));
-    ASSERT_TRUE((*net)->Run().ok()) << (*net)->Run();
+    const absl::Status status = (*net)->Run();
+    ASSERT_TRUE(status.ok()) << status;
     ASSERT_TRUE((*ref)->Run().ok());
     ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "run " << run;
   }
@@ -123,7 +124,8 @@ TEST(StaticShapeTest, MatMulWeightsAreFreedToo) {
     const Tensor x = testing::RandomTensor(DataType::kFloat32, {3, 8}, 30 + run);
     ws.SetBlob("x", x);
     ref_ws.SetBlob("x", x);
-    ASSERT_TRUE((*net)->Run().ok()) << (*net)->Run();
+    const absl::Status status = (*net)->Run();
+    ASSERT_TRUE(status.ok()) << status;
     ASSERT_TRUE((*ref)->Run().ok());
     ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "run " << run;
   }

@@ -15,11 +15,11 @@ namespace ops {
 LoomGradientFn StandardGradient(const std::string& op);
 
 // The gradient maker of a network layer whose gradient is an op of its own
-// (Conv, ConvTranspose, MaxPool, AveragePool, BatchNormalization,
+// (Conv, FusedConv, ConvTranspose, MaxPool, AveragePool, BatchNormalization,
 // LayerNormalization, Gelu, Dropout; ops/gradients_nn.cc), or nullptr.
 LoomGradientFn NnLayerGradient(const std::string& op);
 // The schemas of those layers' gradient ops (ConvGradient,
-// ConvTransposeGradient, MaxPoolGradient, AveragePoolGradient,
+// FusedActivationGradient, ConvTransposeGradient, MaxPoolGradient, AveragePoolGradient,
 // BatchNormalizationGradient, LayerNormalizationGradient, GeluGradient,
 // DropoutGrad).
 sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg);

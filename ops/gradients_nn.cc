@@ -1,5 +1,5 @@
 // Gradient makers of the network layers whose gradients are kernels of
-// their own (Caffe2's <Op>Gradient convention): Conv, ConvTranspose,
+// their own (Caffe2's <Op>Gradient convention): Conv, FusedConv, ConvTranspose,
 // MaxPool, AveragePool, BatchNormalization, LayerNormalization, Gelu and
 // Dropout; and the schemas of those gradient ops.
 #include <vector>
@@ -7,6 +7,7 @@
 #include "ops/dtype_sets.h"
 #include "ops/gradients.h"
 #include "ops/schema_helpers.h"
+#include "ops/semantics/activation.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -44,6 +45,49 @@ Status ConvLikeGradient(GradientContext& c) {
 }
 constexpr char kConvGradient[] = "ConvGradient";
 constexpr char kConvTransposeGradient[] = "ConvTransposeGradient";
+
+// FusedConv (the importer's Conv + activation): the activation's
+// derivative from Y (FusedActivationGradient, which needs no pre-activation
+// kept), then ConvGradient with the Conv's attributes. HardSwish and a
+// LeakyRelu of negative alpha have no derivative from Y: UNIMPLEMENTED (the
+// importer does not make them when importing for training).
+Status FusedConvGradient(GradientContext& c) {
+  if (!AnyInputGradient(c)) return Status::Ok();
+  std::string name;
+  std::vector<float> params;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetString("activation", &name));
+  if (c.info().Has("activation_params")) LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloats("activation_params", &params));
+  semantics::FusedActivation act;
+  LOOM_SDK_RETURN_IF_ERROR(act.Set(name, params, "FusedConv"));
+  if (!act.HasDerivativeFromOutput()) {
+    return sdk::Unimplemented("the gradient of FusedConv with activation " + name +
+                              " (its derivative needs the pre-activation, which FusedConv does not keep); import the "
+                              "model for training (ImportOptions::training), which leaves such a Conv unfused");
+  }
+  const std::string dz = c.Temp("dZ");
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("FusedActivationGradient", {c.GO(0), c.O(0)}, {dz}));
+  c.ArgString("activation", name);
+  // The ABI's gradient ops take no float lists: the params as alpha, beta.
+  if (params.size() > 0) c.ArgFloat("alpha", params[0]);
+  if (params.size() > 1) c.ArgFloat("beta", params[1]);
+  const bool has_b = c.num_inputs() > 2 && !c.I(2).empty();
+  const std::string dw = c.GI(1).empty() ? c.Temp("dW") : c.GI(1);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ConvGradient", {c.I(0), c.I(1), dz}, {dw, has_b ? c.GI(2) : "", c.GI(0)}));
+  for (const char* a : {"kernel_shape", "pads", "strides", "dilations"}) {
+    std::vector<int64_t> v;
+    if (c.info().Has(a)) {
+      LOOM_SDK_RETURN_IF_ERROR(c.info().GetInts(a, &v));
+      c.ArgInts(a, v);
+    }
+  }
+  std::string auto_pad;
+  if (c.info().Has("auto_pad")) {
+    LOOM_SDK_RETURN_IF_ERROR(c.info().GetString("auto_pad", &auto_pad));
+    c.ArgString("auto_pad", auto_pad);
+  }
+  c.ArgInt("group", c.info().IntOr("group", 1));
+  return Status::Ok();
+}
 
 // MaxPool-12 / AveragePool-19: <Op>Gradient(X, Y, dY) -> dX (Caffe2's
 // inputs) with the forward op's attributes; MaxPool's Indices has none.
@@ -142,6 +186,7 @@ LoomStatus* NormGradientInfer(LoomInferenceContext* c) {
 
 LoomGradientFn NnLayerGradient(const std::string& op) {
   if (op == "Conv") return sdk::internal::GradientTrampoline<&ConvLikeGradient<kConvGradient>>;
+  if (op == "FusedConv") return sdk::internal::GradientTrampoline<&FusedConvGradient>;
   if (op == "ConvTranspose") return sdk::internal::GradientTrampoline<&ConvLikeGradient<kConvTransposeGradient>>;
   if (op == "MaxPool") return sdk::internal::GradientTrampoline<&PoolGradient<kMaxPoolGradient>>;
   if (op == "AveragePool") return sdk::internal::GradientTrampoline<&PoolGradient<kAveragePoolGradient>>;
@@ -168,6 +213,15 @@ sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg) {
        "(Conv's Y shape), dW (W's shape), the optional dB [M] (dY summed over N and space) and the optional dX (X's "
        "shape). Conv's window attributes and group.",
        {"X:T", "W:T", "dY:T"}, {"dW:T", "dB:T?", "dX:T?"}, f, conv_attrs, &ConvLikeGradientInfer<false>},
+      {"FusedActivationGradient", 1,
+       "The gradient of FusedConv's activation from its output: dX = dY * f'(X), f' read off Y (Relu, LeakyRelu of "
+       "alpha >= 0, Clip, Sigmoid, Tanh, HardSigmoid; at the kinks PyTorch's choices: 0 at Relu's 0, the gradient "
+       "only strictly inside Clip's and HardSigmoid's linear range). FusedConv's activation attributes; "
+       "UNIMPLEMENTED for HardSwish.",
+       {"dY:T", "Y:T|the activation's output"}, {"dX:T|Y's shape"}, f,
+       {"activation:string!|FusedConv's", "alpha:float?|FusedConv's activation_params[0]",
+        "beta:float?|FusedConv's activation_params[1]"},
+       &SameShapeAsInput0},
       {"ConvTransposeGradient", 1,
        "The gradient of ONNX ConvTranspose-11: from X [N, C, D...], W [C, M / group, k...] and dY (ConvTranspose's "
        "Y shape [N, M, D'...]), dW (W's shape), the optional dB [M] (dY summed over N and space) and the optional "

@@ -356,6 +356,103 @@ TEST(BackwardTest, StopGradientAndUnreachedBlobs) {
   EXPECT_FALSE(r->gradients.count("c"));
 }
 
+// FusedConv (the importer's Conv + activation) has the gradient of the
+// ops it fused: for every activation whose derivative FusedConv can read off
+// its output, the float32 gradients of X, W and B equal those of Conv
+// followed by the activation. HardSwish, whose derivative needs the
+// pre-activation, is UNIMPLEMENTED with the reason.
+TEST(BackwardTest, FusedConvHasTheGradientOfConvAndItsActivation) {
+  struct Act {
+    std::string name, params, unfused;  // FusedConv's activation and params; the ops after Conv
+  };
+  const std::vector<Act> acts = {
+      {"Relu", "", R"(op { type: "Relu" input: "z" output: "y" })"},
+      {"LeakyRelu", "arg { name: \"activation_params\" floats: [0.2] }",
+       R"(op { type: "LeakyRelu" input: "z" output: "y" arg { name: "alpha" f: 0.2 } })"},
+      {"Clip", "arg { name: \"activation_params\" floats: [-0.3, 0.4] }",
+       R"(op { type: "Clip" input: "z" input: "lo" input: "hi" output: "y" })"},
+      {"Sigmoid", "", R"(op { type: "Sigmoid" input: "z" output: "y" })"},
+      {"Tanh", "", R"(op { type: "Tanh" input: "z" output: "y" })"},
+      {"HardSigmoid", "arg { name: \"activation_params\" floats: [0.5, 0.4] }",
+       R"(op { type: "HardSigmoid" input: "z" output: "y" arg { name: "alpha" f: 0.5 } arg { name: "beta" f: 0.4 } })"},
+  };
+  const std::string conv_args = R"(arg { name: "pads" ints: [1, 1, 1, 1] } arg { name: "strides" ints: [1, 2] })";
+  const std::string tail = R"(
+    op { type: "Mul" input: "y" input: "r" output: "yr" }
+    op { type: "ReduceSum" input: "yr" output: "loss" arg { name: "keepdims" i: 0 } })";
+  const std::string inputs = R"(name: "n" external_input: "x" external_input: "w" external_input: "b"
+    external_input: "r" external_input: "lo" external_input: "hi" )";
+  Tensor x = RandomTensor(DataType::kFloat32, {2, 3, 6, 7}, 301), w = RandomTensor(DataType::kFloat32, {4, 3, 3, 3}, 302);
+  Tensor b = RandomTensor(DataType::kFloat32, {4}, 303), r = RandomTensor(DataType::kFloat32, {2, 4, 6, 4}, 304);
+  auto gradients = [&](const std::string& text, std::vector<Tensor>* out) {
+    NetDef net = Parse(text);
+    BackwardOptions o;
+    o.wrt = {"x", "w", "b"};
+    auto result = AddBackward(*CpuRegistry(), {"loss"}, o, &net);
+    ASSERT_TRUE(result.ok()) << result.status();
+    Workspace ws;
+    for (const auto& [name, t] : std::vector<std::pair<std::string, const Tensor*>>{{"x", &x}, {"w", &w}, {"b", &b}, {"r", &r}}) {
+      ws.SetBlob(name, *t->Clone());
+    }
+    ws.SetBlob("lo", Tensor::FromVector<float>({}, {-0.3f}));
+    ws.SetBlob("hi", Tensor::FromVector<float>({}, {0.4f}));
+    auto n = Net::Create(net, &ws, CpuRegistry());
+    ASSERT_TRUE(n.ok()) << n.status();
+    absl::Status run = (*n)->Run();
+    ASSERT_TRUE(run.ok()) << run;
+    for (const char* p : {"x", "w", "b"}) out->push_back(*ws.GetBlob(result->gradients.at(p))->Clone());
+  };
+  for (const Act& a : acts) {
+    std::vector<Tensor> fused, unfused;
+    gradients(inputs + R"(op { type: "FusedConv" input: "x" input: "w" input: "b" output: "y" arg { name: "activation" s: ")" +
+                  a.name + "\" } " + a.params + " " + conv_args + " }" + tail,
+              &fused);
+    gradients(inputs + R"(op { type: "Conv" input: "x" input: "w" input: "b" output: "z" )" + conv_args + " } " + a.unfused +
+                  tail,
+              &unfused);
+    ASSERT_EQ(fused.size(), 3u) << a.name;
+    ASSERT_EQ(unfused.size(), 3u) << a.name;
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(testing::AllClose(fused[i], unfused[i], 1e-5, 1e-5)) << a.name << " input " << i;
+  }
+  NetDef hard_swish = Parse(inputs + R"(op { type: "FusedConv" input: "x" input: "w" input: "b" output: "y"
+      arg { name: "activation" s: "HardSwish" } } )" + tail);
+  BackwardOptions o;
+  o.wrt = {"w"};
+  auto result = AddBackward(*CpuRegistry(), {"loss"}, o, &hard_swish);
+  ASSERT_EQ(result.status().code(), absl::StatusCode::kUnimplemented) << result.status();
+  EXPECT_NE(result.status().message().find("HardSwish"), std::string::npos) << result.status();
+  EXPECT_NE(result.status().message().find("pre-activation"), std::string::npos) << result.status();
+}
+
+// grad_req add: with BackwardOptions::accumulate each run adds its
+// gradient into <wrt>_grad_accum, which starts at zero when empty.
+TEST(BackwardTest, AccumulateAddsEachRunsGradient) {
+  NetDef net = Parse(R"pb(
+    name: "n" external_input: "x" external_input: "w"
+    op { type: "Mul" input: "x" input: "w" output: "y" }
+    op { type: "ReduceSum" input: "y" output: "loss" arg { name: "keepdims" i: 0 } }
+  )pb");
+  BackwardOptions o;
+  o.wrt = {"w"};
+  o.accumulate = true;
+  auto r = AddBackward(*CpuRegistry(), {"loss"}, o, &net);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->gradients.at("w"), "w_grad_accum");
+  Workspace ws;
+  ws.SetBlob("w", Tensor::FromVector<double>({3}, {1, 2, 3}));
+  auto n = Net::Create(net, &ws, CpuRegistry());
+  ASSERT_TRUE(n.ok()) << n.status();
+  // d loss / d w = x: after runs with x = a, then x = b, the accumulator holds a + b.
+  ws.SetBlob("x", Tensor::FromVector<double>({3}, {1, -2, 0.5}));
+  ASSERT_TRUE((*n)->Run().ok());
+  ws.SetBlob("x", Tensor::FromVector<double>({3}, {4, 1, -1.5}));
+  ASSERT_TRUE((*n)->Run().ok());
+  const Tensor* g = ws.GetBlob("w_grad_accum");
+  EXPECT_EQ(g->data<double>()[0], 5);
+  EXPECT_EQ(g->data<double>()[1], -1);
+  EXPECT_EQ(g->data<double>()[2], -1);
+}
+
 TEST(BackwardTest, Errors) {
   const std::string body = R"pb(
     name: "n" external_input: "x"

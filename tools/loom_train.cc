@@ -1,7 +1,10 @@
-// loom_train: trains a model with a loss on a CSV dataset.
+// loom_train: trains a model with a loss on a CSV or NumPy dataset.
 //
-// The model is a NetDef (.pb, .pbtxt) or an ONNX file whose forward net
-// reads the features (--input, [N, features] float32) and labels (--label,
+// The model is a NetDef (.pb, .pbtxt) or an ONNX file (imported for
+// training: onnx_import::ImportOptions::training) whose forward net reads
+// the features (--input, [N, d...] float32: a NumPy dataset's example
+// shape, or a CSV row reshaped to the model's declared input shape when
+// the sizes agree, e.g. 3072 values as [3, 32, 32]) and labels (--label,
 // [N] int64) and writes --loss (a scalar) and --logits ([N, classes], for
 // the accuracy). loom_train appends the backward pass (AddBackward) and the
 // optimizer (AddOptimizer), shuffles the examples each epoch (from --seed),
@@ -32,6 +35,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "core/autodiff/backward.h"
 #include "core/autodiff/checkpoint.h"
 #include "core/autodiff/data_parallel.h"
@@ -43,9 +47,13 @@
 #include "tools/train/char_lm_trainer.h"
 #include "tools/train/dataset.h"
 #include "tools/train/loss_plot.h"
+#include "tools/train/training_nets.h"
 
 ABSL_FLAG(std::string, model, "", "Forward NetDef (.pb/.pbtxt) or ONNX model with a loss.");
-ABSL_FLAG(std::string, data, "", "CSV (or .csv.gz): features, then the class label.");
+ABSL_FLAG(std::string, data, "",
+          "CSV (or .csv.gz): features, then the class label; or NumPy: a .npz with arrays x [examples, d...] and y "
+          "[examples], or a .npy of features with --labels.");
+ABSL_FLAG(std::string, labels, "", "With a .npy --data: the .npy of the labels ([examples], integers).");
 ABSL_FLAG(double, scale, 1.0, "Multiplies every feature (e.g. 0.0625 for 0..16 pixels).");
 ABSL_FLAG(double, test_fraction, 0.2, "Held out for the accuracy.");
 ABSL_FLAG(int, seed, 1, "Seed of the split and the shuffles.");
@@ -63,6 +71,12 @@ ABSL_FLAG(double, max_grad_norm, 0.0, "> 0: clip the gradients to this global no
 ABSL_FLAG(double, lr_gamma, 1.0, "Step decay: the learning rate times this every --lr_step_size steps.");
 ABSL_FLAG(int, lr_step_size, 1000, "Steps between learning-rate decays.");
 ABSL_FLAG(int, num_threads, 0, "Threads per kernel (0: all cores).");
+ABSL_FLAG(int, accumulate_steps, 1,
+          "Micro-batches of --batch examples per update (gradient accumulation, MXNet's grad_req='add'): one update "
+          "from K micro-batches equals one from a batch K times as large (without BatchNormalization's batch "
+          "statistics). Steps, --log_every and checkpoints count micro-batches.");
+ABSL_FLAG(std::string, freeze, "",
+          "Parameters whose name has a match of this regular expression (ECMAScript, searched) are not trained.");
 ABSL_FLAG(int, log_every, 20, "Steps between progress lines.");
 ABSL_FLAG(std::string, checkpoint_dir, "", "Folder for checkpoints (empty: none).");
 ABSL_FLAG(int, checkpoint_every, 0, "Steps between checkpoints (0: only at the end).");
@@ -120,6 +134,20 @@ loom::DataParallelOptions DataParallelFromFlags() {
 int Fail(const std::string& what, const absl::Status& s) {
   std::cerr << "loom_train: " << what << ": " << s << "\n";
   return 1;
+}
+
+// A CSV dataset's rows are flat: when the model declares the input's shape
+// ("input_shape.<name>", as the ONNX importer records it) and one example
+// of it has as many values as a row, the examples take that shape.
+void FitExampleShape(const NetDef& model, const std::string& input, loom::train::Dataset* d) {
+  if (d->example_shape.size() != 1) return;  // NumPy data keeps its own shape
+  for (const loom::Argument& a : model.arg()) {
+    if (a.name() != "input_shape." + input || a.ints_size() < 3) continue;
+    std::vector<int64_t> example(a.ints().begin() + 1, a.ints().end());
+    int64_t n = 1;
+    for (int64_t v : example) n *= v;
+    if (n == d->features) d->example_shape = example;
+  }
 }
 
 // Runs the forward net on `d` and returns the mean loss and the accuracy.
@@ -198,18 +226,20 @@ int main(int argc, char** argv) {
     std::cerr << "loom_train: --model and --data are required (see --help)\n";
     return 2;
   }
-  // NchwcConv (the blocked-layout pass) has no gradient: training imports
-  // without it.
+  // One model serves inference and training: imported for training, the
+  // importer applies only the rewrites that have gradients.
   loom::onnx_import::ImportOptions import;
-  import.nchwc_block = 0;
+  import.training = true;
   absl::StatusOr<NetDef> forward =
       absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model, import) : loom::ReadNetDef(model);
   if (!forward.ok()) return Fail(model, forward.status());
   std::vector<std::string> warnings;
   auto registry = loom::tools::MakeRegistry({}, &warnings);
   if (!registry.ok()) return Fail("plugins", registry.status());
-  absl::StatusOr<loom::train::Dataset> all = loom::train::ReadCsv(data, static_cast<float>(absl::GetFlag(FLAGS_scale)));
+  absl::StatusOr<loom::train::Dataset> all = loom::train::ReadDataset(
+      data, absl::GetFlag(FLAGS_labels), static_cast<float>(absl::GetFlag(FLAGS_scale)));
   if (!all.ok()) return Fail("data", all.status());
+  FitExampleShape(*forward, absl::GetFlag(FLAGS_input), &*all);
   loom::train::Dataset train, test;
   loom::train::Split(*all, absl::GetFlag(FLAGS_test_fraction), static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)),
                      absl::GetFlag(FLAGS_shuffle), &train, &test);
@@ -224,22 +254,20 @@ int main(int argc, char** argv) {
   }
   const int64_t local = batch / dp.world_size;  // this rank's examples of every batch
 
-  // The training net: forward (over --contexts shards), backward (averaged
-  // over the ranks), update.
-  NetDef training = *forward;
+  // The nets: the training step (forward over --contexts shards, backward
+  // averaged over the ranks, update) and the evaluation net.
+  NetDef training_forward = *forward;
   if (contexts > 1) {
     auto split = loom::SplitAcrossContexts(*forward, {absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_label)},
                                            absl::GetFlag(FLAGS_loss), contexts);
     if (!split.ok()) return Fail("contexts", split.status());
-    training = *split;
+    training_forward = *split;
   }
-  auto backward = loom::AddBackward(**registry, {absl::GetFlag(FLAGS_loss)}, {}, &training);
-  if (!backward.ok()) return Fail("backward", backward.status());
-  if (dp.world_size > 1) {
-    backward = loom::AddAllreduce(*backward, dp, &training);
-    if (!backward.ok()) return Fail("data parallel", backward.status());
-  }
-  loom::OptimizerOptions opt;
+  loom::train::TrainingNetOptions topt;
+  topt.loss = absl::GetFlag(FLAGS_loss);
+  topt.freeze = absl::GetFlag(FLAGS_freeze);
+  topt.accumulate_steps = absl::GetFlag(FLAGS_accumulate_steps);
+  loom::OptimizerOptions& opt = topt.optimizer;
   opt.type = absl::GetFlag(FLAGS_optimizer);
   opt.max_gradient_norm = absl::GetFlag(FLAGS_max_grad_norm);
   auto arg = [&](const char* name, double v) {
@@ -250,15 +278,16 @@ int main(int argc, char** argv) {
   };
   if (opt.type == "Momentum") arg("alpha", absl::GetFlag(FLAGS_momentum));
   arg("norm_coefficient", absl::GetFlag(FLAGS_weight_decay));
-  if (absl::Status s = loom::AddOptimizer(*backward, opt, &training); !s.ok()) return Fail("optimizer", s);
-  std::vector<std::string> state;  // parameters and optimizer states: what a checkpoint holds
-  for (const loom::TensorProto& t : training.initializer()) state.push_back(t.name());
-
-  // The evaluation net reads the parameters as inputs (they change), so no
-  // kernel packs a stale copy.
-  NetDef eval_def = *forward;
-  for (const loom::TensorProto& t : eval_def.initializer()) eval_def.add_external_input(t.name());
-  eval_def.clear_initializer();
+  if (dp.world_size > 1) {
+    topt.finish_gradients = [&](const loom::BackwardResult& b, NetDef* net) { return loom::AddAllreduce(b, dp, net); };
+  }
+  absl::StatusOr<loom::train::TrainingNets> nets = loom::train::BuildTrainingNets(**registry, training_forward, topt);
+  if (!nets.ok()) return Fail("training nets", nets.status());
+  if (!nets->frozen.empty()) {
+    std::cout << "loom_train: " << nets->frozen.size() << " frozen parameters (" << absl::StrJoin(nets->frozen, ", ")
+              << ")\n";
+  }
+  const int accumulate = topt.accumulate_steps;
 
   if (const std::string out = absl::GetFlag(FLAGS_export_initial); !out.empty()) {
     std::filesystem::create_directories(out);
@@ -274,10 +303,18 @@ int main(int argc, char** argv) {
   Workspace ws;
   loom::NetOptions options;
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
-  auto net = Net::Create(training, &ws, registry->get(), options);
+  if (absl::Status s = loom::train::SetUpWorkspace(*nets, training_forward, &ws); !s.ok()) return Fail("parameters", s);
+  auto net = Net::Create(nets->step, &ws, registry->get(), options);
   if (!net.ok()) return Fail("training net", net.status());
-  auto eval = Net::Create(eval_def, &ws, registry->get(), options);
+  std::unique_ptr<Net> update;
+  if (accumulate > 1) {
+    auto u = Net::Create(nets->update, &ws, registry->get(), options);
+    if (!u.ok()) return Fail("update net", u.status());
+    update = *std::move(u);
+  }
+  auto eval = Net::Create(nets->eval, &ws, registry->get(), options);
   if (!eval.ok()) return Fail("evaluation net", eval.status());
+  const std::vector<std::string>& state = nets->state;  // what a checkpoint holds
   if (dp.world_size > 1) {  // every rank starts from rank 0's parameters
     std::vector<std::string> params;
     for (const loom::TensorProto& t : forward->initializer()) params.push_back(t.name());
@@ -334,9 +371,17 @@ int main(int argc, char** argv) {
     loom::train::Batch(shuffled, k * batch + dp.rank * local, local, &x, &y);
     ws.SetBlob(absl::GetFlag(FLAGS_input), std::move(x));
     ws.SetBlob(absl::GetFlag(FLAGS_label), std::move(y));
-    ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(step))}));
-    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {step}));
+    // Updates count from 0 (the optimizer's step input; the schedule's).
+    const int64_t update_step = step / accumulate;
+    ws.SetBlob(opt.learning_rate, Tensor::FromVector<float>({}, {static_cast<float>(schedule.At(update_step))}));
+    ws.SetBlob(opt.step, Tensor::FromVector<int64_t>({}, {update_step}));
+    if (accumulate > 1 && step % accumulate == 0) {
+      for (const std::string& a : nets->accumulators) ws.SetBlob(a, Tensor());  // Accumulate starts them at zero
+    }
     if (absl::Status s = (*net)->Run(); !s.ok()) return Fail(absl::StrCat("step ", step), s);
+    if (accumulate > 1 && (step + 1) % accumulate == 0) {
+      if (absl::Status s = update->Run(); !s.ok()) return Fail(absl::StrCat("update after step ", step), s);
+    }
     const double loss = ws.GetBlob(absl::GetFlag(FLAGS_loss))->ElementAsDouble(0);
     curve.emplace_back(step, loss);
     window_examples += batch;

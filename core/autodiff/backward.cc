@@ -191,8 +191,14 @@ absl::StatusOr<BackwardResult> AddBackward(const Registry& registry, const std::
     }
   }
   for (const std::string& w : wrt) {
-    const std::string g = gradient_of(w);
+    std::string g = gradient_of(w);
     if (g.empty()) continue;
+    if (options.accumulate) {  // grad_req add: the step's gradient is added into <w>_grad_accum
+      const std::string acc = w + "_grad_accum";
+      if (absl::Status s = fresh(acc); !s.ok()) return s;
+      added.push_back(MakeOp("Accumulate", "__grad_accumulate_" + w, {g}, {acc}));
+      g = acc;
+    }
     result.gradients[w] = g;
     net->add_external_output(g);
   }

@@ -43,6 +43,13 @@ struct BackwardOptions {
   // shape) instead of ones: a nested net's outputs, whose gradients come
   // from outside it (NetBackward).
   std::map<std::string, std::string> output_gradients;
+  // MXNet's grad_req = 'add' (Caffe2's Accumulate): each wanted gradient is
+  // added into <wrt>_grad_accum (Accumulate, gamma 1) instead of written,
+  // so several runs sum their gradients (gradient accumulation over
+  // micro-batches). The accumulators start at zero when they hold no
+  // tensor of the gradient's size: the caller empties them (or sets zeros)
+  // before the first run of each accumulation.
+  bool accumulate = false;
 };
 
 struct BackwardResult {

@@ -30,6 +30,21 @@ struct FusedActivation {
     LOOM_SDK_RETURN_IF_ERROR(info.GetString("activation", &name));
     std::vector<float> p;
     if (info.Has("activation_params")) LOOM_SDK_RETURN_IF_ERROR(info.GetFloats("activation_params", &p));
+    return Set(name, p, label);
+  }
+
+  // The same from the attribute values themselves.
+  sdk::Status Set(const std::string& name, const std::vector<float>& p, const std::string& label) {
+    std::string error;
+    if (!Parse(name, p, &error)) return sdk::InvalidArgument(label + ": " + error);
+    return sdk::Status::Ok();
+  }
+
+  // Set's rule without the SDK's status (the ONNX importer, in the core,
+  // uses it): false with `error` set for an unknown name or a wrong
+  // parameter count.
+  bool Parse(const std::string& name, const std::vector<float>& p, std::string* error) {
+    *this = FusedActivation();
     size_t want = 0;
     if (name == "Relu") {
       kind = kRelu;
@@ -46,17 +61,44 @@ struct FusedActivation {
     } else if (name == "HardSwish") {
       kind = kHardSwish;
     } else {
-      return sdk::InvalidArgument(label + ": activation must be Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or "
-                                  "HardSwish; found '" + name + "'");
+      *error = "activation must be Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish; found '" + name + "'";
+      return false;
     }
     if (!p.empty() && p.size() != want) {
-      return sdk::InvalidArgument(label + ": activation_params for " + name + " must have " + std::to_string(want) +
-                                  " values; found " + std::to_string(p.size()));
+      *error = "activation_params for " + name + " must have " + std::to_string(want) + " values; found " +
+               std::to_string(p.size());
+      return false;
     }
     if (p.size() >= 1) alpha = p[0];
     if (p.size() >= 2) beta = p[1];
     if (kind == kClip && alpha > beta) alpha = beta;
-    return sdk::Status::Ok();
+    return true;
+  }
+
+  // Whether the derivative can be had from the activation's output alone,
+  // which is what the backward pass of FusedConv keeps (the pre-activation
+  // is never stored): every kind but HardSwish (not monotonic), and
+  // LeakyRelu only with alpha >= 0 (a negative alpha makes Y > 0 on both
+  // sides of 0). The ONNX importer fuses only these when importing for
+  // training.
+  bool HasDerivativeFromOutput() const { return kind != kHardSwish && !(kind == kLeakyRelu && alpha < 0); }
+
+  // dY/dX at the X that gave `y`, for a kind with HasDerivativeFromOutput().
+  // At the kinks PyTorch's choices: Relu and LeakyRelu take the negative
+  // side at 0; Clip and HardSigmoid pass the gradient strictly inside their
+  // linear range only (PyTorch's hardtanh / hardsigmoid backward).
+  double DerivativeFromOutput(double y) const {
+    switch (kind) {
+      case kNone: return 1.0;
+      case kRelu: return y > 0 ? 1.0 : 0.0;
+      case kLeakyRelu: return y > 0 ? 1.0 : alpha;
+      case kClip: return y > alpha && y < beta ? 1.0 : 0.0;
+      case kSigmoid: return y * (1.0 - y);
+      case kTanh: return 1.0 - y * y;
+      case kHardSigmoid: return y > 0 && y < 1 ? alpha : 0.0;
+      case kHardSwish: return 0.0;  // not derivable from Y; see HasDerivativeFromOutput
+    }
+    return 1.0;
   }
 
   // The activation of one value (ONNX semantics of the named op).

@@ -1,6 +1,6 @@
 // Kernels of the gradient ops the standard gradient makers emit
 // (ops/gradients.cc): Accumulate, SumReduceLike, ReluGradient, SigmoidGradient,
-// TanhGradient, GeluGradient, SoftmaxCrossEntropyLossGradient,
+// TanhGradient, FusedActivationGradient, GeluGradient, SoftmaxCrossEntropyLossGradient,
 // NegativeLogLikelihoodLossGradient; float32 and float64, accumulating in
 // double.
 #include <algorithm>
@@ -10,6 +10,7 @@
 
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
+#include "ops/semantics/activation.h"
 
 namespace loom {
 namespace cpu {
@@ -125,6 +126,53 @@ class ActivationGradientKernel : public LabeledKernel {
       if (kAct == Act::kTanh) out[i] = g[i] * (T(1) - v[i] * v[i]);
     });
   }
+};
+
+// FusedConv's activation backward: dX = dY * f'(X), f' read off Y
+// (semantics::FusedActivation::DerivativeFromOutput).
+class FusedActivationGradientKernel : public LabeledKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(LabeledKernel::Init(info));
+    std::string name;
+    LOOM_SDK_RETURN_IF_ERROR(info.GetString("activation", &name));
+    std::vector<float> params;
+    for (const char* p : {"alpha", "beta"}) {
+      if (info.Has(p)) params.push_back(info.FloatOr(p, 0.0f));
+    }
+    LOOM_SDK_RETURN_IF_ERROR(act_.Set(name, params, label_));
+    if (!act_.HasDerivativeFromOutput()) {
+      return sdk::Unimplemented(label_ + ": the derivative of " + name + " cannot be had from its output");
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor dy = ctx.Input(0), y = ctx.Input(1), dx;
+    if (dy.shape() != y.shape() || dy.dtype() != y.dtype()) {
+      return sdk::InvalidArgument(label_ + ": dY " + sdk::DTypeName(dy.dtype()) + ShapeStr(dy.shape()) + " and Y " +
+                                  sdk::DTypeName(y.dtype()) + ShapeStr(y.shape()) + " must have the same shape and dtype");
+    }
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dy.dtype(), dy.shape(), &dx));
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, y, dx, ctx.num_threads());
+    else Run<double>(dy, y, dx, ctx.num_threads());
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  void Run(const Tensor& dy, const Tensor& y, Tensor& dx, int threads) const {
+    const T *g = dy.data<T>(), *v = y.data<T>();
+    T* out = dx.data<T>();
+    if (act_.kind == semantics::FusedActivation::kRelu) {  // the common case, without the switch
+      ParallelFor(dy.num_elements(), threads, [&](int64_t i) { out[i] = v[i] > T(0) ? g[i] : T(0); });
+      return;
+    }
+    ParallelFor(dy.num_elements(), threads,
+                [&](int64_t i) { out[i] = static_cast<T>(g[i] * act_.DerivativeFromOutput(v[i])); });
+  }
+
+  semantics::FusedActivation act_;
 };
 
 // Caffe2 Accumulate: Y = X + gamma * Y, Y's previous value read from the
@@ -326,6 +374,7 @@ Status RegisterGradientKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kRelu>>("ReluGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kSigmoid>>("SigmoidGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GeluGradientKernel>("GeluGradient", opts));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FusedActivationGradientKernel>("FusedActivationGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AccumulateKernel>("Accumulate", opts));
   return reg.Kernel<ActivationGradientKernel<Act::kTanh>>("TanhGradient", opts);
 }

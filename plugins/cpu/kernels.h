@@ -54,7 +54,7 @@ sdk::Status RegisterReductionSumMeanMaxMinKernels(sdk::Registrar& reg);
 // ReduceLogSumExp, ReduceSumSquare
 sdk::Status RegisterReductionArgMaxProdLogSumKernels(sdk::Registrar& reg);
 sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX LSTM, GRU, RNN (engine DNNL)
-// gradients.cc: SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient
+// gradients.cc: SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient, FusedActivationGradient
 sdk::Status RegisterGradientKernels(sdk::Registrar& reg);
 sdk::Status RegisterTrainingKernels(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam
 sdk::Status RegisterNnConvGradientKernels(sdk::Registrar& reg);  // nn_conv_gradient.cc: ConvGradient

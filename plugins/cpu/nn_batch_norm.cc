@@ -20,8 +20,9 @@ using dnnl::memory;
 // float32 and float64. Training mode (training_mode = 1): the mean and the
 // (population) variance of X over N and the spatial dims replace input_mean
 // / input_var, and the optional outputs running_mean = input_mean * momentum + mean * (1 -
-// momentum), running_var likewise with the variance. Errors: a request for
-// running_mean / running_var outside training mode (INVALID_ARGUMENT), X of
+// momentum), running_var likewise with the unbiased variance, and saved_mean /
+// saved_var, the batch statistics. Errors: a request for
+// any statistics output outside training mode (INVALID_ARGUMENT), X of
 // rank < 2 or a per-channel input that is not [C] (INVALID_ARGUMENT).
 class BatchNormKernel {
  public:
@@ -36,8 +37,8 @@ class BatchNormKernel {
   // Checks the running-statistics outputs and the shapes, and builds the
   // primitive, when the plan knows them: errors surface at plan time.
   Status Prepare(const sdk::PrepareContext& ctx) {
-    const bool stats = (ctx.num_outputs() > 1 && ctx.OutputDType(1) != LOOM_DTYPE_UNDEFINED) ||
-                       (ctx.num_outputs() > 2 && ctx.OutputDType(2) != LOOM_DTYPE_UNDEFINED);
+    bool stats = false;
+    for (size_t k = 1; k < ctx.num_outputs(); ++k) stats = stats || ctx.OutputDType(k) != LOOM_DTYPE_UNDEFINED;
     if (!training_ && stats) return RunningStatsOutsideTraining();
     std::vector<std::vector<int64_t>> shapes(5);
     for (size_t i = 0; i < 5; ++i) {
@@ -47,7 +48,9 @@ class BatchNormKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    if (!training_ && (ctx.OutputRequested(1) || ctx.OutputRequested(2))) return RunningStatsOutsideTraining();
+    for (size_t k = 1; k < 5 && !training_; ++k) {
+      if (ctx.OutputRequested(k)) return RunningStatsOutsideTraining();
+    }
     Tensor x = ctx.Input(0), y;
     const int threads = ctx.num_threads();
     bool same = configured_ && threads == threads_ && x.dtype() == dtype_ && ShapeIs(x, xs_);
@@ -76,8 +79,8 @@ class BatchNormKernel {
 
  private:
   Status RunningStatsOutsideTraining() const {
-    return sdk::InvalidArgument(label_ + ": outputs running_mean and running_var exist only in training mode "
-                                         "(training_mode = 1); found training_mode = 0");
+    return sdk::InvalidArgument(label_ + ": outputs running_mean, running_var, saved_mean and saved_var exist only in "
+                                         "training mode (training_mode = 1); found training_mode = 0");
   }
 
   // Checks X [N, C, ...] and the four [C] inputs (shapes[0..4]) and, in
@@ -159,14 +162,28 @@ class BatchNormKernel {
         for (int64_t s = 0; s < S; ++s) q[s] = static_cast<T>((p[s] - mean[c]) * inv * scale[c] + bias[c]);
       }
     });
+    if (!training_) return Status::Ok();
+    // The running variance is updated with the unbiased batch variance
+    // (PyTorch, cuDNN, Caffe2); saved_var is the population variance the
+    // op normalized with. Outputs 1 and 2 may be input_mean / input_var
+    // themselves (written back in place): each element is read before it is
+    // written.
+    const double unbias = count > 1 ? count / (count - 1) : 1.0;
     const std::vector<double>* batch[2] = {&mean, &var};
-    for (size_t k = 0; k < 2 && training_; ++k) {
+    for (size_t k = 0; k < 2; ++k) {
       if (!ctx.OutputRequested(1 + k)) continue;
       Tensor r;
       LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, x.dtype(), {C}, &r));
+      const double f = k == 1 ? unbias : 1.0;
       for (int64_t c = 0; c < C; ++c) {
-        r.data<T>()[c] = static_cast<T>(stats[k][c] * momentum_ + (*batch[k])[c] * (1.0 - momentum_));
+        r.data<T>()[c] = static_cast<T>(stats[k][c] * momentum_ + (*batch[k])[c] * f * (1.0 - momentum_));
       }
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      if (!ctx.OutputRequested(3 + k)) continue;
+      Tensor r;
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(3 + k, x.dtype(), {C}, &r));
+      for (int64_t c = 0; c < C; ++c) r.data<T>()[c] = static_cast<T>((*batch[k])[c]);
     }
     return Status::Ok();
   }

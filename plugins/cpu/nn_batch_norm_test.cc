@@ -86,10 +86,18 @@ TEST(BatchNormTest, Errors) {
   out = RunSingleOp(with_running, {x, c3, c3, c3, c3});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument) << out.status();
+  // saved_var (output 4) requested outside training mode.
+  OperatorDef with_saved = BnOp();
+  for (const char* o : {"", "", "", "saved_var"}) with_saved.add_output(o);
+  out = RunSingleOp(with_saved, {x, c3, c3, c3, c3});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(std::string(out.status().message()).find("saved_var"), std::string::npos) << out.status();
 }
 
 // Training mode: batch statistics (population variance over N and the
-// spatial dims) normalize X; running averages blend them with the inputs.
+// spatial dims) normalize X; running averages blend them with the inputs,
+// the variance unbiased (m / (m - 1), PyTorch's running_var); saved_mean and
+// saved_var are the batch statistics.
 TEST(BatchNormTest, TrainingModeUsesBatchStatistics) {
   const Shape xs = {3, 2, 5};
   const int64_t N = 3, C = 2, S = 5;
@@ -99,6 +107,8 @@ TEST(BatchNormTest, TrainingModeUsesBatchStatistics) {
   OperatorDef op = BnOp("arg { name: \"training_mode\" i: 1 } arg { name: \"momentum\" f: 0.8 }");
   op.add_output("running_mean");
   op.add_output("running_var");
+  op.add_output("saved_mean");
+  op.add_output("saved_var");
   auto out = RunSingleOp(op, {x, scale, b, mean, var});
   ASSERT_TRUE(out.ok()) << out.status();
   Tensor bm = Tensor::Zeros(DataType::kFloat32, {C}), bv = Tensor::Zeros(DataType::kFloat32, {C});
@@ -115,11 +125,13 @@ TEST(BatchNormTest, TrainingModeUsesBatchStatistics) {
     bm.data<float>()[c] = static_cast<float>(m);
     bv.data<float>()[c] = static_cast<float>(sq / (N * S));
     rm.data<float>()[c] = static_cast<float>(mean.data<float>()[c] * 0.8 + m * 0.2);
-    rv.data<float>()[c] = static_cast<float>(var.data<float>()[c] * 0.8 + sq / (N * S) * 0.2);
+    rv.data<float>()[c] = static_cast<float>(var.data<float>()[c] * 0.8 + sq / (N * S - 1) * 0.2);
   }
   EXPECT_TRUE(AllClose((*out)[0], BnRef(x, scale, b, bm, bv, 1e-5), 1e-5, 1e-5));
   EXPECT_TRUE(AllClose((*out)[1], rm, 1e-5, 1e-6));
   EXPECT_TRUE(AllClose((*out)[2], rv, 1e-5, 1e-6));
+  EXPECT_TRUE(AllClose((*out)[3], bm, 1e-5, 1e-6));
+  EXPECT_TRUE(AllClose((*out)[4], bv, 1e-5, 1e-6));
 }
 
 }  // namespace

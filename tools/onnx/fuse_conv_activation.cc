@@ -8,12 +8,13 @@
 
 #include "core/proto_io.h"
 #include "core/tensor.h"
+#include "ops/semantics/activation.h"
 #include "tools/onnx/graph_util.h"
 
 namespace loom {
 namespace onnx_import {
 
-int FuseConvActivation(NetDef* net) {
+int FuseConvActivation(NetDef* net, bool training) {
   std::map<std::string, int> reads;
   CollectReads(*net, &reads);
   const std::set<std::string> acts = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
@@ -46,6 +47,11 @@ int FuseConvActivation(NetDef* net) {
       params = {lo, hi};
     } else if (act.input_size() != 1) {
       continue;
+    }
+    if (training) {
+      semantics::FusedActivation f;
+      std::string error;
+      if (!f.Parse(act.type(), params, &error) || !f.HasDerivativeFromOutput()) continue;
     }
     if (!nchwc) conv->set_type("FusedConv");
     conv->set_output(0, act.output(0));

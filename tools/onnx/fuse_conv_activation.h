@@ -22,8 +22,11 @@ namespace onnx_import {
 // removed activations read are dropped. Nested nets are left as they are.
 // An NchwcConv without an activation (nchwc_layout.h, e.g. after a fused
 // residual Add) gets the activation the same way and keeps its type.
-// Returns how many pairs were fused.
-int FuseConvActivation(NetDef* net);
+// With `training`, only activations whose derivative can be read off their
+// output fuse (semantics::FusedActivation::HasDerivativeFromOutput: not
+// HardSwish, not a LeakyRelu of negative alpha), so FusedConv's gradient
+// exists. Returns how many pairs were fused.
+int FuseConvActivation(NetDef* net, bool training = false);
 
 }  // namespace onnx_import
 }  // namespace loom

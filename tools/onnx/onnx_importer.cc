@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
+#include "tools/onnx/batchnorm_training.h"
 #include "tools/onnx/fold_batchnorm.h"
 #include "tools/onnx/fuse_conv_activation.h"
 #include "tools/onnx/nchwc_layout.h"
@@ -370,6 +371,16 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
         return absl::Status(s.code(), absl::StrCat("node #", i, " '", node.name(), "' (", node.op_type(), "): ", s.message()));
       }
     }
+    // Opsets 9-13 have no training_mode: outputs past Y mean training.
+    if (node.op_type() == "BatchNormalization" && opset >= 9 && opset < 14 && !HasAttribute(node, "training_mode")) {
+      int outputs = 0;
+      for (const std::string& o : node.output()) outputs += !o.empty();
+      if (outputs > 1) {
+        Argument* t = op->add_arg();
+        t->set_name("training_mode");
+        t->set_i(1);
+      }
+    }
   }
   if (subgraph) {
     // Outer-scope values become external inputs after the formal ones (the
@@ -431,7 +442,10 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
   if (!net.ok()) return net.status();
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
-  if (options.fold_and_fuse) {
+  if (options.training) {
+    NameRunningStatistics(&*net);
+    if (options.fold_and_fuse) FuseConvActivation(&*net, /*training=*/true);
+  } else if (options.fold_and_fuse) {
     // Alternately: a BatchNormalization after a folded Add (PP-OCR's
     // ConvTranspose -> Add(bias) -> BatchNormalization) folds next round.
     while (FoldBatchNormIntoConv(&*net) + FoldConvScalarAffine(&*net) > 0) {

@@ -16,7 +16,10 @@
 // dropped. Unless ImportOptions::fold_and_fuse is off, BatchNormalization
 // after a Conv with constant weights is folded into the Conv
 // (fold_batchnorm.h), as are scalar Mul/Add after it, and HardSwish and
-// Conv + activation are fused (fuse_conv_activation.h).
+// Conv + activation are fused (fuse_conv_activation.h). BatchNormalization
+// of opsets 9-13 with outputs besides Y is in training mode (those opsets
+// tell it by the outputs) and gets training_mode = 1, as opset 14 spells it.
+// ImportOptions::training limits the rewrites to those training can use.
 #ifndef LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 #define LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 
@@ -42,6 +45,18 @@ struct ImportOptions {
   // (nchwc_layout.h); off: every conv runs direct (the closest to a plain
   // convolution's rounding).
   bool winograd = true;
+  // Import for training (loom_train, AddBackward): one model serves both,
+  // so only rewrites whose result has a gradient and trains the same
+  // parameters apply. BatchNormalization and scalar affines are not folded
+  // (folding would train W * s instead of W), HardSwish is not fused,
+  // Conv + activation fuses only for activations whose derivative can be
+  // read off the output (FusedConv's gradient: FusedActivationGradient,
+  // then ConvGradient), nchwc_block is ignored (NchwcConv has no gradient),
+  // and training-mode BatchNormalization gets named running-statistics
+  // outputs, which the training net copies back into its input_mean /
+  // input_var initializers after each step
+  // (AppendRunningStatisticsWriteBack, batchnorm_training.h).
+  bool training = false;
 };
 
 // Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <numeric>
 
+#include "tools/train/npy.h"
+
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -52,7 +56,67 @@ absl::StatusOr<Dataset> ReadCsv(const std::string& path, float scale) {
     d.label.push_back(static_cast<int64_t>(label));
   }
   if (d.label.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no rows"));
+  d.example_shape = {d.features};
   return d;
+}
+
+absl::StatusOr<Dataset> ReadNumpy(const std::string& path, const std::string& labels_path, float scale) {
+  NpyArray x, y;
+  std::string x_name = path, y_name = labels_path;
+  if (absl::EndsWith(path, ".npz")) {
+    absl::StatusOr<std::map<std::string, NpyArray>> arrays = ReadNpz(path);
+    if (!arrays.ok()) return arrays.status();
+    for (const char* k : {"x", "y"}) {
+      if (!arrays->count(k)) {
+        std::string names;
+        for (const auto& [n, a] : *arrays) absl::StrAppend(&names, names.empty() ? "" : ", ", n);
+        return absl::InvalidArgumentError(absl::StrCat(path, ": needs arrays x (features) and y (labels), as "
+                                                       "numpy.savez(path, x=..., y=...) writes; found ", names));
+      }
+    }
+    x = std::move((*arrays)["x"]);
+    y = std::move((*arrays)["y"]);
+    x_name = path + ":x";
+    y_name = path + ":y";
+  } else {
+    if (labels_path.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": a .npy of features needs a .npy of labels (--labels)"));
+    }
+    absl::StatusOr<NpyArray> xa = ReadNpy(path), ya = ReadNpy(labels_path);
+    if (!xa.ok()) return xa.status();
+    if (!ya.ok()) return ya.status();
+    x = *std::move(xa);
+    y = *std::move(ya);
+  }
+  if (x.shape.empty()) return absl::InvalidArgumentError(absl::StrCat(x_name, ": features must be [examples, ...]; found a scalar"));
+  const int64_t n = x.shape[0];
+  if (y.shape.size() != 1 || y.shape[0] != n) {
+    std::string ys;
+    for (int64_t d : y.shape) absl::StrAppend(&ys, ys.empty() ? "" : ", ", d);
+    return absl::InvalidArgumentError(absl::StrCat(y_name, ": labels must be [", n, "] (one per example of ", x_name,
+                                                   "); found [", ys, "]"));
+  }
+  Dataset d;
+  d.example_shape.assign(x.shape.begin() + 1, x.shape.end());
+  d.features = 1;
+  for (int64_t v : d.example_shape) d.features *= v;
+  d.x.resize(x.data.size());
+  for (size_t i = 0; i < x.data.size(); ++i) d.x[i] = static_cast<float>(x.data[i]) * scale;
+  d.label.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const double l = y.data[static_cast<size_t>(i)];
+    if (l < 0 || l != std::floor(l)) {
+      return absl::InvalidArgumentError(absl::StrCat(y_name, ": label ", l, " of example ", i, " is not a class index"));
+    }
+    d.label[static_cast<size_t>(i)] = static_cast<int64_t>(l);
+  }
+  if (d.label.empty()) return absl::InvalidArgumentError(absl::StrCat(x_name, ": no examples"));
+  return d;
+}
+
+absl::StatusOr<Dataset> ReadDataset(const std::string& path, const std::string& labels_path, float scale) {
+  if (absl::EndsWith(path, ".npz") || absl::EndsWith(path, ".npy")) return ReadNumpy(path, labels_path, scale);
+  return ReadCsv(path, scale);
 }
 
 void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle, Dataset* train, Dataset* test) {
@@ -63,8 +127,8 @@ void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle
     std::shuffle(order.begin(), order.end(), rng);
   }
   const int64_t n_test = static_cast<int64_t>(std::llround(test_fraction * static_cast<double>(all.size())));
-  *train = Dataset{all.features, {}, {}};
-  *test = Dataset{all.features, {}, {}};
+  *train = Dataset{all.features, all.example_shape, {}, {}};
+  *test = Dataset{all.features, all.example_shape, {}, {}};
   for (int64_t k = 0; k < all.size(); ++k) {
     Dataset* to = k >= all.size() - n_test ? test : train;
     const int64_t i = order[k];
@@ -74,7 +138,10 @@ void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle
 }
 
 void Batch(const Dataset& d, int64_t begin, int64_t n, Tensor* x, Tensor* y) {
-  *x = Tensor::FromVector<float>({n, d.features}, std::vector<float>(d.x.begin() + begin * d.features,
+  std::vector<int64_t> shape = {n};
+  if (d.example_shape.empty()) shape.push_back(d.features);
+  shape.insert(shape.end(), d.example_shape.begin(), d.example_shape.end());
+  *x = Tensor::FromVector<float>(Shape(shape.begin(), shape.end()), std::vector<float>(d.x.begin() + begin * d.features,
                                                                        d.x.begin() + (begin + n) * d.features));
   *y = Tensor::FromVector<int64_t>({n}, std::vector<int64_t>(d.label.begin() + begin, d.label.begin() + begin + n));
 }

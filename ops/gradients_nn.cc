@@ -248,7 +248,7 @@ sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg) {
         "input_var:T|[C] (training_mode = 0)"},
        {"dX:T|X's shape", "dScale:T?|[C]", "dB:T?|[C]"}, f,
        {"epsilon:float=1e-5|the forward op's", "momentum:float=0.9|the forward op's (no effect)",
-        "training_mode:int=0|the forward op's"},
+        "training_mode:int=0|the forward op's", "running_var_unbiased:int=0|the forward op's (no effect)"},
        &NormGradientInfer<false>},
       {"LayerNormalizationGradient", 1,
        "The gradient of ONNX LayerNormalization-17 over the dims [axis, rank) of X: with g = dY * Scale "

@@ -29,18 +29,20 @@ sdk::Status RegisterNnBatchNormSchemas(sdk::Registrar& reg) {
       "ONNX BatchNormalization-15: Y = (X - mean) / sqrt(var + epsilon) * scale + B per "
       "channel of X [N, C, D...], with mean/var = input_mean/input_var (inference) or, with training_mode = 1, the "
       "batch's mean and population variance over N and the spatial dims. Training mode may also output "
-      "running_mean = input_mean * momentum + mean * (1 - momentum) and running_var = input_var * momentum + "
-      "unbiased_var * (1 - momentum), where unbiased_var is the batch variance times m / (m - 1), m = N * D1 * ... "
-      "* Dn (PyTorch's, cuDNN's and Caffe2's running variance; ONNX's reference uses the population variance), and "
-      "the batch statistics themselves as saved_mean and saved_var (the opset 9-13 outputs PyTorch exports; the "
-      "importer sets training_mode = 1 for those opsets' training-mode ops).",
+      "running_mean = input_mean * momentum + mean * (1 - momentum) and running_var = input_var * momentum + var * "
+      "(1 - momentum), var the batch's population variance (ONNX's rule) or, with the Loom attribute "
+      "running_var_unbiased = 1, its unbiased estimate (times m / (m - 1), m = N * D1 * ... * Dn: PyTorch's, "
+      "cuDNN's and Caffe2's rule, which the ONNX importer sets for models PyTorch exported), and the batch "
+      "statistics themselves as saved_mean and saved_var (the opset 9-13 outputs PyTorch exports; the importer sets "
+      "training_mode = 1 for those opsets' training-mode ops).",
       {"X:T|[N, C, D1, ..., Dn]", "scale:T|[C]", "B:T|[C]", "input_mean:T|[C]", "input_var:T|[C]"},
       {"Y:T|X's shape", "running_mean:T?|[C], training mode only", "running_var:T?|[C], training mode only",
        "saved_mean:T?|[C], the batch mean, training mode only",
        "saved_var:T?|[C], the batch's population variance, training mode only"},
       {{"T", FloatTypes()}},
       {"epsilon:float=1e-5|added to the variance", "momentum:float=0.9|running-statistics factor (training mode)",
-       "training_mode:int=0|nonzero: normalize with the batch statistics and output running averages"},
+       "training_mode:int=0|nonzero: normalize with the batch statistics and output running averages",
+       "running_var_unbiased:int=0|Loom's: nonzero, running_var blends in the unbiased batch variance (PyTorch)"},
       &BatchNormInfer}});
 }
 

@@ -87,6 +87,9 @@ ABSL_FLAG(bool, shuffle, true,
 ABSL_FLAG(std::string, loss_log, "", "Write each step's loss here, one per line.");
 ABSL_FLAG(std::string, export_initial, "",
           "Write the model's float32 initializers to this folder as <name>.bin (raw little-endian) before training.");
+ABSL_FLAG(std::string, export_final, "",
+          "Write the trained state (parameters, BatchNormalization running statistics, optimizer states) to this "
+          "folder as <name>.bin (raw little-endian) after training.");
 
 // The character-level LSTM language model (--text; tools/train/char_lm.h).
 ABSL_FLAG(std::string, text, "",
@@ -148,6 +151,15 @@ void FitExampleShape(const NetDef& model, const std::string& input, loom::train:
     for (int64_t v : example) n *= v;
     if (n == d->features) d->example_shape = example;
   }
+}
+
+// Writes `t`'s bytes to <dir>/<name>.bin (the folder is made if missing).
+absl::Status ExportTensor(const std::string& dir, const std::string& name, const Tensor& t) {
+  std::filesystem::create_directories(dir);
+  std::ofstream f(dir + "/" + name + ".bin", std::ios::binary);
+  f.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.nbytes()));
+  if (!f) return absl::InternalError(absl::StrCat("cannot write ", dir, "/", name, ".bin"));
+  return absl::OkStatus();
 }
 
 // Runs the forward net on `d` and returns the mean loss and the accuracy.
@@ -290,13 +302,10 @@ int main(int argc, char** argv) {
   const int accumulate = topt.accumulate_steps;
 
   if (const std::string out = absl::GetFlag(FLAGS_export_initial); !out.empty()) {
-    std::filesystem::create_directories(out);
     for (const loom::TensorProto& t : forward->initializer()) {
       absl::StatusOr<Tensor> v = loom::TensorFromProto(t);
       if (!v.ok()) return Fail(absl::StrCat("export ", t.name()), v.status());
-      std::ofstream f(out + "/" + t.name() + ".bin", std::ios::binary);
-      f.write(static_cast<const char*>(v->raw_data()), static_cast<std::streamsize>(v->nbytes()));
-      if (!f) return Fail("export", absl::InternalError(absl::StrCat("cannot write ", out, "/", t.name(), ".bin")));
+      if (absl::Status s = ExportTensor(out, t.name(), *v); !s.ok()) return Fail("export", s);
     }
   }
 
@@ -410,6 +419,13 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (absl::Status s = save(); !s.ok()) return Fail("checkpoint", s);
+  if (const std::string out = absl::GetFlag(FLAGS_export_final); !out.empty()) {
+    for (const std::string& name : state) {
+      const Tensor* t = ws.GetBlob(name);
+      if (t == nullptr) continue;
+      if (absl::Status s = ExportTensor(out, name, *t); !s.ok()) return Fail("export", s);
+    }
+  }
   if (const std::string log = absl::GetFlag(FLAGS_loss_log); !log.empty()) {
     std::ofstream f(log);
     f.precision(9);

@@ -20,7 +20,8 @@ using dnnl::memory;
 // float32 and float64. Training mode (training_mode = 1): the mean and the
 // (population) variance of X over N and the spatial dims replace input_mean
 // / input_var, and the optional outputs running_mean = input_mean * momentum + mean * (1 -
-// momentum), running_var likewise with the unbiased variance, and saved_mean /
+// momentum), running_var likewise with the variance (population, or unbiased
+// with Loom's running_var_unbiased, PyTorch's rule), and saved_mean /
 // saved_var, the batch statistics. Errors: a request for
 // any statistics output outside training mode (INVALID_ARGUMENT), X of
 // rank < 2 or a per-channel input that is not [C] (INVALID_ARGUMENT).
@@ -31,6 +32,7 @@ class BatchNormKernel {
     LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
     LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("momentum", &momentum_));
     training_ = info.IntOr("training_mode", 0) != 0;
+    unbiased_ = info.IntOr("running_var_unbiased", 0) != 0;
     return Status::Ok();
   }
 
@@ -163,12 +165,12 @@ class BatchNormKernel {
       }
     });
     if (!training_) return Status::Ok();
-    // The running variance is updated with the unbiased batch variance
-    // (PyTorch, cuDNN, Caffe2); saved_var is the population variance the
-    // op normalized with. Outputs 1 and 2 may be input_mean / input_var
-    // themselves (written back in place): each element is read before it is
-    // written.
-    const double unbias = count > 1 ? count / (count - 1) : 1.0;
+    // The running variance blends in the population variance (ONNX) or,
+    // with running_var_unbiased, the unbiased one (PyTorch, cuDNN, Caffe2);
+    // saved_var is the population variance the op normalized with. Each
+    // element is read before it is written, so outputs may share the
+    // inputs' blobs.
+    const double unbias = unbiased_ && count > 1 ? count / (count - 1) : 1.0;
     const std::vector<double>* batch[2] = {&mean, &var};
     for (size_t k = 0; k < 2; ++k) {
       if (!ctx.OutputRequested(1 + k)) continue;
@@ -190,7 +192,7 @@ class BatchNormKernel {
 
   std::string label_;
   float epsilon_ = 1e-5f, momentum_ = 0.9f;
-  bool training_ = false;
+  bool training_ = false, unbiased_ = false;
   // What the primitive was configured for: X's shape as [N, C, S].
   std::vector<int64_t> xs_;
   int64_t N_ = 0, C_ = 0, S_ = 1;

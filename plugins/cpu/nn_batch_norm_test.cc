@@ -95,43 +95,47 @@ TEST(BatchNormTest, Errors) {
 }
 
 // Training mode: batch statistics (population variance over N and the
-// spatial dims) normalize X; running averages blend them with the inputs,
-// the variance unbiased (m / (m - 1), PyTorch's running_var); saved_mean and
-// saved_var are the batch statistics.
+// spatial dims) normalize X; running averages blend them with the inputs
+// (the population variance, ONNX's rule, or with running_var_unbiased the
+// unbiased one, m / (m - 1), PyTorch's); saved_mean and saved_var are the
+// batch statistics.
 TEST(BatchNormTest, TrainingModeUsesBatchStatistics) {
   const Shape xs = {3, 2, 5};
   const int64_t N = 3, C = 2, S = 5;
   Tensor x = RandomTensor(DataType::kFloat32, xs, 21, -2, 2);
   Tensor scale = RandomTensor(DataType::kFloat32, {C}, 22), b = RandomTensor(DataType::kFloat32, {C}, 23);
   Tensor mean = RandomTensor(DataType::kFloat32, {C}, 24), var = RandomTensor(DataType::kFloat32, {C}, 25, 0.1, 1);
-  OperatorDef op = BnOp("arg { name: \"training_mode\" i: 1 } arg { name: \"momentum\" f: 0.8 }");
-  op.add_output("running_mean");
-  op.add_output("running_var");
-  op.add_output("saved_mean");
-  op.add_output("saved_var");
-  auto out = RunSingleOp(op, {x, scale, b, mean, var});
-  ASSERT_TRUE(out.ok()) << out.status();
-  Tensor bm = Tensor::Zeros(DataType::kFloat32, {C}), bv = Tensor::Zeros(DataType::kFloat32, {C});
-  Tensor rm = Tensor::Zeros(DataType::kFloat32, {C}), rv = Tensor::Zeros(DataType::kFloat32, {C});
-  for (int64_t c = 0; c < C; ++c) {
-    double sum = 0, sq = 0;
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t s = 0; s < S; ++s) sum += x.data<float>()[(n * C + c) * S + s];
+  for (const bool unbiased : {false, true}) {
+    OperatorDef op = BnOp(std::string("arg { name: \"training_mode\" i: 1 } arg { name: \"momentum\" f: 0.8 }") +
+                          (unbiased ? " arg { name: \"running_var_unbiased\" i: 1 }" : ""));
+    op.add_output("running_mean");
+    op.add_output("running_var");
+    op.add_output("saved_mean");
+    op.add_output("saved_var");
+    auto out = RunSingleOp(op, {x, scale, b, mean, var});
+    ASSERT_TRUE(out.ok()) << out.status();
+    Tensor bm = Tensor::Zeros(DataType::kFloat32, {C}), bv = Tensor::Zeros(DataType::kFloat32, {C});
+    Tensor rm = Tensor::Zeros(DataType::kFloat32, {C}), rv = Tensor::Zeros(DataType::kFloat32, {C});
+    for (int64_t c = 0; c < C; ++c) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t s = 0; s < S; ++s) sum += x.data<float>()[(n * C + c) * S + s];
+      }
+      double m = sum / (N * S);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t s = 0; s < S; ++s) sq += std::pow(x.data<float>()[(n * C + c) * S + s] - m, 2);
+      }
+      bm.data<float>()[c] = static_cast<float>(m);
+      bv.data<float>()[c] = static_cast<float>(sq / (N * S));
+      rm.data<float>()[c] = static_cast<float>(mean.data<float>()[c] * 0.8 + m * 0.2);
+      rv.data<float>()[c] = static_cast<float>(var.data<float>()[c] * 0.8 + sq / (unbiased ? N * S - 1 : N * S) * 0.2);
     }
-    double m = sum / (N * S);
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t s = 0; s < S; ++s) sq += std::pow(x.data<float>()[(n * C + c) * S + s] - m, 2);
-    }
-    bm.data<float>()[c] = static_cast<float>(m);
-    bv.data<float>()[c] = static_cast<float>(sq / (N * S));
-    rm.data<float>()[c] = static_cast<float>(mean.data<float>()[c] * 0.8 + m * 0.2);
-    rv.data<float>()[c] = static_cast<float>(var.data<float>()[c] * 0.8 + sq / (N * S - 1) * 0.2);
+    EXPECT_TRUE(AllClose((*out)[0], BnRef(x, scale, b, bm, bv, 1e-5), 1e-5, 1e-5));
+    EXPECT_TRUE(AllClose((*out)[1], rm, 1e-5, 1e-6));
+    EXPECT_TRUE(AllClose((*out)[2], rv, 1e-5, 1e-6));
+    EXPECT_TRUE(AllClose((*out)[3], bm, 1e-5, 1e-6));
+    EXPECT_TRUE(AllClose((*out)[4], bv, 1e-5, 1e-6));
   }
-  EXPECT_TRUE(AllClose((*out)[0], BnRef(x, scale, b, bm, bv, 1e-5), 1e-5, 1e-5));
-  EXPECT_TRUE(AllClose((*out)[1], rm, 1e-5, 1e-6));
-  EXPECT_TRUE(AllClose((*out)[2], rv, 1e-5, 1e-6));
-  EXPECT_TRUE(AllClose((*out)[3], bm, 1e-5, 1e-6));
-  EXPECT_TRUE(AllClose((*out)[4], bv, 1e-5, 1e-6));
 }
 
 }  // namespace

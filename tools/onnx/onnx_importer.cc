@@ -442,6 +442,17 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
   if (!net.ok()) return net.status();
   if (net->name().empty()) net->set_name("onnx_model");
   ConstantsToInitializers(&*net);
+  // PyTorch's BatchNormalization keeps its running variance with the
+  // unbiased batch variance; ONNX's rule is the population variance. A
+  // model PyTorch exported trains as it did there.
+  if (model.producer_name() == "pytorch") {
+    for (OperatorDef& op : *net->mutable_op()) {
+      if (op.type() != "BatchNormalization") continue;
+      Argument* a = op.add_arg();
+      a->set_name("running_var_unbiased");
+      a->set_i(1);
+    }
+  }
   if (options.training) {
     NameRunningStatistics(&*net);
     if (options.fold_and_fuse) FuseConvActivation(&*net, /*training=*/true);

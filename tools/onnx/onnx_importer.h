@@ -18,7 +18,9 @@
 // (fold_batchnorm.h), as are scalar Mul/Add after it, and HardSwish and
 // Conv + activation are fused (fuse_conv_activation.h). BatchNormalization
 // of opsets 9-13 with outputs besides Y is in training mode (those opsets
-// tell it by the outputs) and gets training_mode = 1, as opset 14 spells it.
+// tell it by the outputs) and gets training_mode = 1, as opset 14 spells it;
+// in a model whose producer is "pytorch" it also gets Loom's
+// running_var_unbiased = 1 (PyTorch's running variance).
 // ImportOptions::training limits the rewrites to those training can use.
 #ifndef LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
 #define LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_

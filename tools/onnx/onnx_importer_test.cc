@@ -256,6 +256,70 @@ TEST(OnnxImporterTest, BatchNormAfterConvIsFoldedIntoTheConv) {
   EXPECT_TRUE(testing::AllClose(y, (*ref)[0], 1e-5, 1e-5));
 }
 
+// PyTorch's training export (opset 13): BatchNormalization with five
+// outputs is training mode (training_mode = 1 after import), never folded.
+// Imported for training, Conv + Relu fuses (FusedConv has a gradient) but
+// Conv + LeakyRelu of negative alpha and Conv + HardSigmoid * X (HardSwish)
+// do not, and no layout pass runs; imported for inference the same model
+// gets the fusions and the blocked layouts.
+TEST(OnnxImporterTest, ImportForTrainingAppliesOnlyRewritesWithGradients) {
+  onnx::GraphProto g;
+  AddInput(&g, "x", {2, 16, 8, 8});
+  AddOutput(&g, "y");
+  uint32_t seed = 300;
+  for (const char* w : {"w1", "w2", "w3", "w4"}) *g.add_initializer() = FloatTensor(w, testing::RandomTensor(DataType::kFloat32, {16, 16, 3, 3}, seed++));
+  for (const char* c : {"s", "sh", "m", "v"}) {
+    *g.add_initializer() = FloatTensor(c, testing::RandomTensor(DataType::kFloat32, {16}, seed++, 0.1, 1));
+  }
+  auto conv = [&](const std::string& in, const std::string& w, const std::string& out) {
+    IntsAttr(AddNode(&g, "Conv", {in, w}, {out}), "pads", {1, 1, 1, 1});
+  };
+  conv("x", "w1", "c1");
+  AddNode(&g, "BatchNormalization", {"c1", "s", "sh", "m", "v"}, {"n1", "rm", "rv", "sm", "sv"});
+  AddNode(&g, "Relu", {"n1"}, {"r1"});
+  conv("r1", "w2", "c2");
+  AddNode(&g, "Relu", {"c2"}, {"r2"});
+  conv("r2", "w3", "c3");
+  onnx::NodeProto* leaky = AddNode(&g, "LeakyRelu", {"c3"}, {"r3"});
+  auto* alpha = leaky->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(-0.5f);
+  conv("r3", "w4", "c4");
+  onnx::NodeProto* hsig = AddNode(&g, "HardSigmoid", {"c4"}, {"hs"});
+  for (const auto& [name, v] : std::vector<std::pair<std::string, float>>{{"alpha", 1.0f / 6}, {"beta", 0.5f}}) {
+    auto* a = hsig->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  AddNode(&g, "Mul", {"c4", "hs"}, {"y"});
+  onnx_import::ImportOptions training;
+  training.training = true;
+  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13), training);
+  ASSERT_TRUE(net.ok()) << net.status();
+  std::vector<std::string> types;
+  for (const OperatorDef& op : net->op()) types.push_back(op.type());
+  EXPECT_EQ(types, (std::vector<std::string>{"Conv", "BatchNormalization", "Relu", "FusedConv", "Conv", "LeakyRelu",
+                                             "Conv", "HardSigmoid", "Mul"}));
+  const OperatorDef& bn = net->op(1);
+  EXPECT_TRUE(onnx_import::HasNonZeroInt(bn, "training_mode"));
+  ASSERT_EQ(bn.output_size(), 5);
+  EXPECT_EQ(bn.output(1), "rm");
+  EXPECT_EQ(bn.output(2), "rv");
+  // Inference import: folds and fusions as usual around the training-mode
+  // BatchNormalization, which keeps its batch statistics.
+  auto inference = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  ASSERT_TRUE(inference.ok()) << inference.status();
+  int bns = 0, fused = 0;
+  for (const OperatorDef& op : inference->op()) {
+    bns += op.type() == "BatchNormalization" && onnx_import::HasNonZeroInt(op, "training_mode");
+    fused += op.type() == "FusedConv" || op.type() == "NchwcConv";
+  }
+  EXPECT_EQ(bns, 1);
+  EXPECT_GE(fused, 3);
+}
+
 // ConvTranspose (stride 2, as PP-OCR's detection head) -> BatchNormalization
 // -> Mul by a scalar folds into one ConvTranspose: its W [C, M, kH, kW] is
 // scaled along M. The result equals the ops run one by one.

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# CNN training, Loom (loom_train) against PyTorch 1.13 (Debian python3-torch
+# and python3-torchvision, OpenBLAS from libopenblas0-openmp) side by side:
+# the same model exported from PyTorch to ONNX with its loss
+# (tools/bench/cnn_torch.py export: TrainingMode.TRAINING, opset 13), the
+# same initial weights (the ONNX file's), the same data in file order and
+# batches, SGD with momentum 0.9. For each model, prints per thread count
+# (1 and 2): both runtimes' images per second and peak RSS (GNU time),
+# their ratio, the largest relative difference of the first 20 losses, and
+# the largest absolute difference of the BatchNormalization running
+# statistics after 20 steps; and the ISA each one uses.
+#
+# Usage: tools/bench/cnn_vs_pytorch.sh [MODELS] [STEPS]
+#   MODELS: space-separated, of cnn (the small CNN of issue 30, batch 32 of
+#   3x32x32 digits), cnn_bn (the same with BatchNormalization), resnet18
+#   (torchvision's, batch 8 of random 3x224x224 images); default all three.
+#   STEPS: timing steps per run (default 60 for the CNNs, 12 for resnet18).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+MODELS=${1:-cnn cnn_bn resnet18} STEPS=${2:-}
+PY=/usr/bin/python3  # Debian's, where python3-torch lives
+if ! $PY -c "import torch, torchvision" 2>/dev/null; then
+  echo "cnn_vs_pytorch: installing python3-torch, python3-torchvision and libopenblas0-openmp" >&2
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    python3-torch python3-torchvision libopenblas0-openmp
+fi
+bazel build -c opt --config=cuda //tools:loom_train >/dev/null 2>&1 || bazel build -c opt //tools:loom_train >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+peak() { sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$1" | awk '{printf "%.0f", $1 / 1024}'; }
+
+isa=""
+for model in $MODELS; do
+  case $model in
+    resnet18) size=224 batch=8 steps=${STEPS:-12} examples=$((8 * 24)) lr=0.01 ;;
+    *) size=32 batch=32 steps=${STEPS:-60} examples=0 lr=0.05 ;;
+  esac
+  $PY tools/bench/cnn_torch.py export --model "$model" --out "$tmp/$model.onnx" --data "$tmp/$model.npz" \
+      --size "$size" --batch "$batch" --examples "$examples" 2>/dev/null
+  n=$($PY -c "import numpy as np; print(np.load('$tmp/$model.npz')['y'].shape[0])")
+  per_epoch=$((n / batch))
+  epochs=$(( (steps + per_epoch - 1) / per_epoch ))
+  common=(--model "$tmp/$model.onnx" --data "$tmp/$model.npz" --test_fraction 0 --shuffle=false --batch "$batch"
+          --lr "$lr" --momentum 0.9 --log_every 1000000 --input x --label y --loss loss --logits logits)
+  if [[ -z $isa ]]; then
+    isa=$(ONEDNN_VERBOSE=1 bazel-bin/tools/loom_train "${common[@]}" --epochs 1 --num_threads 1 2>&1 |
+          sed -n 's/^onednn_verbose,info,cpu,isa:\(.*\)$/\1/p' | head -1)
+  fi
+  echo
+  echo "model: $model, batch $batch of 3x${size}x${size}, SGD momentum 0.9, lr $lr; $(nproc) cores"
+  # Accuracy: 20 steps each, the losses and the running statistics compared.
+  bazel-bin/tools/loom_train "${common[@]}" --epochs $(( (20 + per_epoch - 1) / per_epoch )) --num_threads 1 \
+      --loss_log "$tmp/loom20.txt" --export_final "$tmp/final" >/dev/null
+  $PY tools/bench/cnn_torch.py train --model "$model" --onnx "$tmp/$model.onnx" --data "$tmp/$model.npz" \
+      --batch "$batch" --lr "$lr" --steps 20 --threads 1 >"$tmp/torch20.json"
+  read -r loss_diff stat_diff < <($PY - "$tmp/torch20.json" "$tmp/loom20.txt" "$tmp/final" <<'EOF'
+import json, sys, os
+import numpy as np
+t = json.load(open(sys.argv[1]))
+loom = [float(l) for l in open(sys.argv[2])][:20]
+d = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(loom, t["losses"][:20]))
+s = 0.0
+for name, v in t["running"].items():
+    f = os.path.join(sys.argv[3], name + ".bin")
+    if os.path.exists(f):
+        s = max(s, float(np.max(np.abs(np.fromfile(f, dtype="<f4") - np.array(v, dtype=np.float32)))))
+    else:
+        s = float("nan")
+print("%.2e %s" % (d, "%.2e" % s if t["running"] else "-"))
+EOF
+)
+  echo "first 20 steps: max relative loss difference $loss_diff; running statistics after 20 steps: max abs difference $stat_diff"
+  printf '%-8s %16s %18s %8s %16s %18s\n' threads "Loom images/s" "PyTorch images/s" ratio "Loom peak MiB" "PyTorch peak MiB"
+  for t in 1 2; do
+    OMP_NUM_THREADS=$t /usr/bin/time -v bazel-bin/tools/loom_train "${common[@]}" --epochs "$epochs" --num_threads "$t" \
+        >"$tmp/loom.out" 2>"$tmp/loom.time"
+    loom_ips=$(sed -n 's/.*after \([0-9]*\) steps, \([0-9.]*\) s (.*/\1 \2/p' "$tmp/loom.out" |
+               awk -v b="$batch" '{ printf "%.1f", $1 * b / $2 }')
+    OMP_NUM_THREADS=$t /usr/bin/time -v $PY tools/bench/cnn_torch.py train --model "$model" --onnx "$tmp/$model.onnx" \
+        --data "$tmp/$model.npz" --batch "$batch" --lr "$lr" --steps "$steps" --threads "$t" \
+        >"$tmp/torch.json" 2>"$tmp/torch.time"
+    read -r torch_ips cap < <($PY -c 'import json,sys; t=json.load(open(sys.argv[1])); print("%.1f %s" % (t["images_per_s"], t["cpu_capability"]))' "$tmp/torch.json")
+    printf '%-8s %16s %18s %8s %16s %18s\n' "$t" "$loom_ips" "$torch_ips" \
+      "$(awk "BEGIN{printf \"%.2f\", $loom_ips/$torch_ips}")" "$(peak "$tmp/loom.time")" "$(peak "$tmp/torch.time")"
+  done
+done
+echo
+echo "Loom: oneDNN ISA: ${isa:-unknown}"
+echo "PyTorch $($PY -c 'import torch; print(torch.__version__)'): CPU capability ${cap:-unknown} (its oneDNN: $($PY -c 'import torch; print(torch.backends.mkldnn.is_available())') )"
+echo "ratio: Loom / PyTorch images per second (above 1: Loom is faster). Loom's figure covers all its steps"
+echo "(the first included); PyTorch's excludes one warm-up step."

@@ -63,6 +63,7 @@ ABSL_FLAG(std::string, loss, "loss", "Blob of the scalar loss.");
 ABSL_FLAG(std::string, logits, "logits", "Blob of the class scores (for the accuracy; empty: none).");
 ABSL_FLAG(int, batch, 32, "Examples per step.");
 ABSL_FLAG(int, epochs, 10, "Passes over the training examples.");
+ABSL_FLAG(int64_t, max_steps, 0, "> 0: stop after this many steps (micro-batches), even within an epoch.");
 ABSL_FLAG(std::string, optimizer, "Momentum", "Momentum, Adam or Adagrad (ONNX ai.onnx.preview.training).");
 ABSL_FLAG(double, lr, 0.1, "Learning rate.");
 ABSL_FLAG(double, momentum, 0.9, "Momentum's alpha (PyTorch SGD momentum).");
@@ -355,7 +356,8 @@ int main(int argc, char** argv) {
   schedule.base = absl::GetFlag(FLAGS_lr);
   schedule.gamma = absl::GetFlag(FLAGS_lr_gamma);
   schedule.step_size = absl::GetFlag(FLAGS_lr_step_size);
-  const int64_t total = per_epoch * absl::GetFlag(FLAGS_epochs);
+  int64_t total = per_epoch * absl::GetFlag(FLAGS_epochs);
+  if (absl::GetFlag(FLAGS_max_steps) > 0) total = std::min(total, absl::GetFlag(FLAGS_max_steps));
   std::vector<std::pair<int64_t, double>> curve;
   auto start = std::chrono::steady_clock::now();
   auto window = start;

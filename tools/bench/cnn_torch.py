@@ -11,7 +11,7 @@
             resnet18  torchvision's ResNet-18 (10 classes).
           With --data, also writes the data set as .npz (x, y): scikit-learn's
           handwritten digits (8x8, 0..16) scaled to [0, 1], upsampled to
-          32x32 (nearest) and repeated over 3 channels, or for --size other
+          32x32 (bilinear) and repeated over 3 channels, or for --size other
           than 32 random images (seed 0).
   train   trains the ONNX model's PyTorch twin from the ONNX file's own
           initial weights on the .npz in file order, batches of --batch,
@@ -19,7 +19,11 @@
           threads, and prints one JSON line: each step's loss, images per
           second (after one untimed warm-up step), the running statistics
           after the last step (name -> list), the CPU capability and the
-          peak RSS (MiB).
+          peak RSS (MiB). --float64 runs the same steps in float64: the
+          reference both float32 runs are held to (a max-pool window whose
+          values are within rounding of each other sends its gradient to
+          whichever element each runtime's rounding makes largest, so two
+          float32 runs part ways by more than either does from float64).
 
 Debian's python3-torch 1.13 (oneDNN 2.6.3 inside), python3-torchvision
 0.14, python3-onnx for reading the initial weights.
@@ -83,9 +87,17 @@ def digits(size):
     path = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
     with gzip.open(path, "rt") as f:
         rows = np.loadtxt(f, delimiter=",")
-    x = (rows[:, :-1] / 16.0).reshape(-1, 1, 8, 8)
-    x = x.repeat(size // 8, axis=2).repeat(size // 8, axis=3).repeat(3, axis=1)
-    return x.astype(np.float32), rows[:, -1].astype(np.int64)
+    x = (rows[:, :-1] / 16.0).reshape(-1, 8, 8)
+    # Bilinear, not nearest: nearest-neighbour blocks make max-pool windows
+    # of equal values, whose ties two runtimes' rounding breaks differently.
+    pos = (np.arange(size) + 0.5) * 8 / size - 0.5
+    lo = np.clip(np.floor(pos).astype(int), 0, 7)
+    hi = np.clip(lo + 1, 0, 7)
+    f = np.clip(pos - lo, 0, 1)
+    x = x[:, lo, :] * (1 - f)[None, :, None] + x[:, hi, :] * f[None, :, None]
+    x = x[:, :, lo] * (1 - f)[None, None, :] + x[:, :, hi] * f[None, None, :]
+    x = np.repeat(x[:, None], 3, axis=1)
+    return np.ascontiguousarray(x, dtype=np.float32), rows[:, -1].astype(np.int64)
 
 
 def export(a):
@@ -130,6 +142,9 @@ def train(a):
     model.train()
     d = np.load(a.data)
     x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["y"])
+    if a.float64:  # the reference run: the same model and steps in float64
+        model.double()
+        x = x.double()
     opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=a.lr, momentum=a.momentum)
     per_epoch = x.shape[0] // a.batch
 
@@ -172,6 +187,7 @@ def main():
     p.add_argument("--momentum", type=float, default=0.9)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--float64", action="store_true", help="train: in float64 (the reference run)")
     a = p.parse_args()
     export(a) if a.mode == "export" else train(a)
 

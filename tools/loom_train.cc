@@ -86,6 +86,7 @@ ABSL_FLAG(std::string, plot, "", "Write the training-loss curve here (PNG, gnupl
 ABSL_FLAG(bool, shuffle, true,
           "Shuffle the examples before the split and each epoch (false: file order throughout, as a side-by-side needs).");
 ABSL_FLAG(std::string, loss_log, "", "Write each step's loss here, one per line.");
+ABSL_FLAG(bool, profile, false, "Print the training step's per-op profile (ms per run, per op and per op type) at the end.");
 ABSL_FLAG(std::string, export_initial, "",
           "Write the model's float32 initializers to this folder as <name>.bin (raw little-endian) before training.");
 ABSL_FLAG(std::string, export_final, "",
@@ -322,6 +323,7 @@ int main(int argc, char** argv) {
     if (!u.ok()) return Fail("update net", u.status());
     update = *std::move(u);
   }
+  (*net)->set_profiling(absl::GetFlag(FLAGS_profile));
   auto eval = Net::Create(nets->eval, &ws, registry->get(), options);
   if (!eval.ok()) return Fail("evaluation net", eval.status());
   const std::vector<std::string>& state = nets->state;  // what a checkpoint holds
@@ -421,6 +423,7 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (absl::Status s = save(); !s.ok()) return Fail("checkpoint", s);
+  if (absl::GetFlag(FLAGS_profile)) std::cout << (*net)->profile().ToString();
   if (const std::string out = absl::GetFlag(FLAGS_export_final); !out.empty()) {
     for (const std::string& name : state) {
       const Tensor* t = ws.GetBlob(name);

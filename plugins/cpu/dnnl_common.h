@@ -152,6 +152,44 @@ inline Status BindScratch(sdk::KernelContext& ctx, dnnl::memory* m) {
   return Status::Ok();
 }
 
+// A tensor a primitive reads or writes: a memory object over the tensor's
+// plain buffer and, when the primitive wants another layout, a copy in that
+// layout in per-call scratch with the reorder between (the backward
+// kernels' operands: nn_conv_gradient.cc, nn_pool_gradient.cc).
+struct DnnlOperand {
+  dnnl::memory plain, blocked;
+  dnnl::reorder reorder;  // plain -> blocked (inputs) or blocked -> plain (outputs)
+  bool reordered = false;
+
+  // `plain_md` as the tensor holds it, `want` as the primitive uses it;
+  // `input`: the reorder runs into the primitive's layout.
+  void Make(const dnnl::memory::desc& plain_md, const dnnl::memory::desc& want, bool input) {
+    plain = UnboundMemory(plain_md);
+    reordered = plain_md != want;
+    blocked = reordered ? UnboundMemory(want) : dnnl::memory();
+    if (reordered) {
+      reorder = input ? dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), plain_md, DnnlEngine(), want))
+                      : dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), want, DnnlEngine(), plain_md));
+    }
+  }
+  // Binds `data` (the tensor's buffer) and the scratch copy; *used is the
+  // memory the primitive takes.
+  Status Bind(sdk::KernelContext& ctx, void* data, dnnl::memory* used) {
+    plain.set_data_handle(data);
+    if (reordered) LOOM_SDK_RETURN_IF_ERROR(BindScratch(ctx, &blocked));
+    *used = reordered ? blocked : plain;
+    return Status::Ok();
+  }
+  Status ReorderIn(const std::string& label, int threads) {
+    if (!reordered) return Status::Ok();
+    return DnnlExecute(label, reorder, {{DNNL_ARG_FROM, plain}, {DNNL_ARG_TO, blocked}}, threads);
+  }
+  Status ReorderOut(const std::string& label, int threads) {
+    if (!reordered) return Status::Ok();
+    return DnnlExecute(label, reorder, {{DNNL_ARG_FROM, blocked}, {DNNL_ARG_TO, plain}}, threads);
+  }
+};
+
 // `attr` with a user-managed scratchpad. oneDNN's default scratchpad mode
 // lets Debian's build (concurrent execution on) keep a scratchpad inside
 // every primitive for the primitive's life: 260 KiB per small matmul, once

@@ -10,7 +10,6 @@
 // maker copies them). Prepare builds the primitives when the plan knows the
 // shapes; Compute rebuilds them only when the shapes, the outputs asked for
 // or the threads change.
-#include <optional>
 #include <unordered_map>
 
 #include "plugins/cpu/dnnl_common.h"
@@ -23,42 +22,6 @@ namespace cpu {
 namespace {
 
 using dnnl::memory;
-
-// A tensor bound to a plain memory object and, when the primitive wants
-// another layout, a scratch copy in that layout with the reorder between.
-struct Operand {
-  memory plain, blocked;
-  dnnl::reorder reorder;  // plain -> blocked (inputs) or blocked -> plain (outputs)
-  bool reordered = false;
-
-  // `plain_md` as the tensor holds it, `want` as the primitive reads or
-  // writes it; `input`: the reorder runs into the primitive's layout.
-  void Make(const memory::desc& plain_md, const memory::desc& want, bool input) {
-    plain = UnboundMemory(plain_md);
-    reordered = plain_md != want;
-    blocked = reordered ? UnboundMemory(want) : memory();
-    if (reordered) {
-      reorder = input ? dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), plain_md, DnnlEngine(), want))
-                      : dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), want, DnnlEngine(), plain_md));
-    }
-  }
-  // Binds `data` (the tensor's buffer) and the scratch copy; the memory the
-  // primitive uses.
-  Status Bind(KernelContext& ctx, void* data, memory* used) {
-    plain.set_data_handle(data);
-    if (reordered) LOOM_SDK_RETURN_IF_ERROR(BindScratch(ctx, &blocked));
-    *used = reordered ? blocked : plain;
-    return Status::Ok();
-  }
-  Status ReorderIn(const std::string& label, int threads) {
-    if (!reordered) return Status::Ok();
-    return DnnlExecute(label, reorder, {{DNNL_ARG_FROM, plain}, {DNNL_ARG_TO, blocked}}, threads);
-  }
-  Status ReorderOut(const std::string& label, int threads) {
-    if (!reordered) return Status::Ok();
-    return DnnlExecute(label, reorder, {{DNNL_ARG_FROM, blocked}, {DNNL_ARG_TO, plain}}, threads);
-  }
-};
 
 class ConvGradientKernel : public LabeledKernel {
  public:
@@ -235,8 +198,8 @@ class ConvGradientKernel : public LabeledKernel {
   dnnl::convolution_backward_weights bwd_weights_;
   dnnl::convolution_backward_data bwd_data_;
   DnnlScratchpad bw_scratchpad_, bd_scratchpad_;
-  Operand x_, dy_w_, dw_, db_;  // backward weights: X, dY in; dW, dB out
-  Operand dy_d_, w_, dx_;       // backward data: dY, W in; dX out
+  DnnlOperand x_, dy_w_, dw_, db_;  // backward weights: X, dY in; dW, dB out
+  DnnlOperand dy_d_, w_, dx_;       // backward data: dY, W in; dX out
 };
 
 }  // namespace

@@ -209,6 +209,14 @@ TEST(LayerGradientTest, Float32KernelsMatchFloat64) {
       {R"(type: "BatchNormalizationGradient" input: "x" input: "s" input: "dy" input: "m" input: "v" output: "dx"
           output: "ds" output: "db" arg { name: "training_mode" i: 1 })",
        {D({2, 3, 4}, 86), D({3}, 87), D({2, 3, 4}, 88), D({3}, 89), D({3}, 90, 0.5, 1)}},
+      // float32 on oneDNN's batch_normalization_backward: a CNN's 4-D shape,
+      // and dX alone.
+      {R"(type: "BatchNormalizationGradient" input: "x" input: "s" input: "dy" input: "m" input: "v" output: "dx"
+          output: "ds" output: "db" arg { name: "training_mode" i: 1 } arg { name: "epsilon" f: 0.001 })",
+       {D({4, 16, 7, 7}, 106, -2, 3), D({16}, 107), D({4, 16, 7, 7}, 108), D({16}, 109), D({16}, 110, 0.5, 1)}},
+      {R"(type: "BatchNormalizationGradient" input: "x" input: "s" input: "dy" input: "m" input: "v" output: "dx"
+          arg { name: "training_mode" i: 1 })",
+       {D({8, 8, 5, 5}, 111), D({8}, 112), D({8, 8, 5, 5}, 113), D({8}, 114), D({8}, 115, 0.5, 1)}},
       {R"(type: "LayerNormalizationGradient" input: "x" input: "s" input: "dy" input: "b" output: "dx" output: "ds"
           output: "db")",
        {D({3, 4}, 91), D({4}, 92), D({3, 4}, 93), D({4}, 94)}},

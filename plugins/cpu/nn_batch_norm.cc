@@ -1,8 +1,10 @@
-// BatchNormalization: float32 inference on oneDNN's
-// batch_normalization_forward with global statistics, built at plan time;
-// training mode (batch statistics, running averages) and float64 with plain
-// loops.
+// BatchNormalization: float32 on oneDNN's batch_normalization_forward,
+// built at plan time: forward_inference with the given statistics, or in
+// training mode forward_training, which computes the batch statistics the
+// outputs are made from; float64 with plain loops.
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/kernels.h"
@@ -13,6 +15,9 @@ namespace cpu {
 namespace {
 
 using dnnl::memory;
+
+template <typename T>
+constexpr LoomDataType kDType = std::is_same<T, float>::value ? LOOM_DTYPE_FLOAT : LOOM_DTYPE_DOUBLE;
 
 // ONNX BatchNormalization-15, inference mode: for X [N, C, D...] (rank >= 2)
 // and per-channel scale, B, input_mean, input_var (each [C]),
@@ -64,19 +69,27 @@ class BatchNormKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs_, &y));
     if (x.dtype() == LOOM_DTYPE_DOUBLE) return Normalize<double>(ctx, x, y);
-    if (training_) return Normalize<float>(ctx, x, y);
-    if (y.num_elements() == 0) return Status::Ok();
+    if (y.num_elements() == 0) return Normalize<float>(ctx, x, y);  // no primitive for an empty X
     x_mem_.set_data_handle(x.raw_data());
     y_mem_.set_data_handle(y.raw_data());
-    for (size_t i = 0; i < 4; ++i) c_mem_[i].set_data_handle(ctx.Input(i + 1).raw_data());
-    return DnnlExecute(label_, prim_,
-                       {{DNNL_ARG_SRC, x_mem_},
-                        {DNNL_ARG_DST, y_mem_},
-                        {DNNL_ARG_SCALE, c_mem_[0]},
-                        {DNNL_ARG_SHIFT, c_mem_[1]},
-                        {DNNL_ARG_MEAN, c_mem_[2]},
-                        {DNNL_ARG_VARIANCE, c_mem_[3]}},
-                       threads);
+    for (size_t i = 0; i < 2; ++i) c_mem_[i].set_data_handle(ctx.Input(i + 1).raw_data());
+    // Inference normalizes with input_mean / input_var; training has the
+    // primitive compute the batch's mean and (population) variance into the
+    // kernel's buffers, from which the statistics outputs follow.
+    for (size_t i = 2; i < 4; ++i) {
+      c_mem_[i].set_data_handle(training_ ? batch_[i - 2].data() : ctx.Input(i + 1).raw_data());
+    }
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_,
+                                         {{DNNL_ARG_SRC, x_mem_},
+                                          {DNNL_ARG_DST, y_mem_},
+                                          {DNNL_ARG_SCALE, c_mem_[0]},
+                                          {DNNL_ARG_SHIFT, c_mem_[1]},
+                                          {DNNL_ARG_MEAN, c_mem_[2]},
+                                          {DNNL_ARG_VARIANCE, c_mem_[3]}},
+                                         threads));
+    if (!training_) return Status::Ok();
+    const std::vector<double> mean(batch_[0].begin(), batch_[0].end()), var(batch_[1].begin(), batch_[1].end());
+    return StatisticsOutputs<float>(ctx, mean, var);
   }
 
  private:
@@ -103,20 +116,21 @@ class BatchNormKernel {
     // the spatial dims (given to oneDNN as [N, C, S, 1]).
     int64_t S = 1;
     for (size_t i = 2; i < xs.size(); ++i) S *= xs[i];
-    if (!training_ && N * C * S != 0 && dtype == LOOM_DTYPE_FLOAT) {
+    if (N * C * S != 0 && dtype == LOOM_DTYPE_FLOAT) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         // 4-D [N, C, S, 1]: oneDNN 2.6 has only its reference kernel for
         // 3-D data (bnorm_ref), several times slower than the jit one.
         const memory::desc x_md = PlainDesc({N, C, S, 1}), c_md = PlainDesc({C});
-        dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, x_md, epsilon_,
-                                                  dnnl::normalization_flags::use_global_stats |
-                                                      dnnl::normalization_flags::use_scale |
-                                                      dnnl::normalization_flags::use_shift);
+        const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+        dnnl::batch_normalization_forward::desc d(
+            training_ ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, x_md, epsilon_,
+            training_ ? flags : flags | dnnl::normalization_flags::use_global_stats);
         prim_ = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(d, DnnlEngine()));
         x_mem_ = UnboundMemory(x_md);
         y_mem_ = UnboundMemory(x_md);
         for (memory& m : c_mem_) m = UnboundMemory(c_md);
       }));
+      for (std::vector<float>& b : batch_) b.assign(static_cast<size_t>(C), 0.0f);
     }
     xs_ = xs;
     N_ = N;
@@ -128,8 +142,9 @@ class BatchNormKernel {
     return Status::Ok();
   }
 
-  // Y by plain loops: with the batch statistics (training mode; the
-  // requested running statistics too) or input_mean / input_var.
+  // Y by plain loops (float64, and empty tensors): with the batch
+  // statistics (training mode; the requested statistics outputs too) or
+  // input_mean / input_var.
   template <typename T>
   Status Normalize(KernelContext& ctx, const Tensor& x, const Tensor& y) {
     const int64_t N = N_, C = C_, S = S_;
@@ -165,6 +180,16 @@ class BatchNormKernel {
       }
     });
     if (!training_) return Status::Ok();
+    return StatisticsOutputs<T>(ctx, mean, var);
+  }
+
+  // Training mode's outputs 1 to 4 that are asked for, from the batch's
+  // mean and population variance.
+  template <typename T>
+  Status StatisticsOutputs(KernelContext& ctx, const std::vector<double>& mean, const std::vector<double>& var) {
+    const int64_t C = C_;
+    const double count = static_cast<double>(N_ * S_);
+    const T* stats[2] = {ctx.Input(3).data<T>(), ctx.Input(4).data<T>()};
     // The running variance blends in the population variance (ONNX) or,
     // with running_var_unbiased, the unbiased one (PyTorch, cuDNN, Caffe2);
     // saved_var is the population variance the op normalized with. Each
@@ -175,7 +200,7 @@ class BatchNormKernel {
     for (size_t k = 0; k < 2; ++k) {
       if (!ctx.OutputRequested(1 + k)) continue;
       Tensor r;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, x.dtype(), {C}, &r));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, kDType<T>, {C}, &r));
       const double f = k == 1 ? unbias : 1.0;
       for (int64_t c = 0; c < C; ++c) {
         r.data<T>()[c] = static_cast<T>(stats[k][c] * momentum_ + (*batch[k])[c] * f * (1.0 - momentum_));
@@ -184,7 +209,7 @@ class BatchNormKernel {
     for (size_t k = 0; k < 2; ++k) {
       if (!ctx.OutputRequested(3 + k)) continue;
       Tensor r;
-      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(3 + k, x.dtype(), {C}, &r));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(3 + k, kDType<T>, {C}, &r));
       for (int64_t c = 0; c < C; ++c) r.data<T>()[c] = static_cast<T>((*batch[k])[c]);
     }
     return Status::Ok();
@@ -199,8 +224,9 @@ class BatchNormKernel {
   int threads_ = 0;
   LoomDataType dtype_ = LOOM_DTYPE_UNDEFINED;
   bool configured_ = false;
-  dnnl::batch_normalization_forward prim_;
-  memory x_mem_, y_mem_, c_mem_[4];  // c_mem_: scale, B, input_mean, input_var
+  dnnl::batch_normalization_forward prim_;  // forward_inference, or forward_training in training mode
+  memory x_mem_, y_mem_, c_mem_[4];  // c_mem_: scale, B, and input_mean, input_var or batch_
+  std::vector<float> batch_[2];      // training mode: the batch's mean and variance from the primitive
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // BatchNormalizationGradient (the gradient of ONNX BatchNormalization-15,
 // Caffe2's SpatialBNGradient math): dX, dScale, dB from X, scale, dY and, in
-// inference mode, input_mean / input_var; float32 and float64 in plain
-// loops, statistics in double.
+// inference mode, input_mean / input_var; float32 and float64 in
+// vectorized loops, statistics and sums in double (autodiff_layers_test
+// holds float32 to float64 and float64 to finite differences).
 #include <cmath>
 
 #include "plugins/cpu/kernels.h"
@@ -54,6 +55,12 @@ class BatchNormGradientKernel : public LabeledKernel {
   }
 
  private:
+  // Per channel: the statistics (training mode), the two sums, then dX as
+  // an affine function of dY and X, dX = a dY + b X + c, every pass a
+  // contiguous plane of S elements that vectorizes (omp simd reductions in
+  // double). oneDNN's batch_normalization_backward on plain NCHW
+  // (ncsp_bnorm, not a jit kernel) was slower than these loops: 104 against
+  // 69 ms per ResNet-18 step at batch 8 before they were vectorized.
   template <typename T>
   void Run(KernelContext& ctx, const Tensor& x, const Tensor& dy, Tensor* out) const {
     const int64_t N = x.dim(0), C = x.dim(1), S = N * C == 0 ? 0 : x.num_elements() / (N * C);
@@ -65,38 +72,63 @@ class BatchNormGradientKernel : public LabeledKernel {
     ParallelFor(C, ctx.num_threads(), [&](int64_t c) {
       double mean = 0, var = 0;
       if (training_) {
-        for (int64_t n = 0; n < N; ++n) {
-          for (int64_t s = 0; s < S; ++s) mean += xv[(n * C + c) * S + s];
-        }
+        for (int64_t n = 0; n < N; ++n) mean += PlaneSum(xv + (n * C + c) * S, S);
         mean = m > 0 ? mean / m : 0.0;
-        for (int64_t n = 0; n < N; ++n) {
-          for (int64_t s = 0; s < S; ++s) var += (xv[(n * C + c) * S + s] - mean) * (xv[(n * C + c) * S + s] - mean);
-        }
+        for (int64_t n = 0; n < N; ++n) var += PlaneCenteredSquares(xv + (n * C + c) * S, S, mean);
         var = m > 0 ? var / m : 0.0;
       } else {
         mean = in_mean[c];
         var = in_var[c];
       }
       const double inv = 1.0 / std::sqrt(var + epsilon_);
-      double db = 0, dscale = 0;
+      double db = 0, dxc = 0;  // sum(dY), sum(dY (X - mean))
       for (int64_t n = 0; n < N; ++n) {
-        for (int64_t s = 0; s < S; ++s) {
-          const int64_t i = (n * C + c) * S + s;
-          db += g[i];
-          dscale += g[i] * (xv[i] - mean) * inv;
-        }
+        const int64_t at = (n * C + c) * S;
+        PlaneGradientSums(g + at, xv + at, S, mean, &db, &dxc);
       }
-      const double k = static_cast<double>(scale[c]) * inv;
+      const double dscale = dxc * inv, k = static_cast<double>(scale[c]) * inv;
+      // Training: dX = k / m (m dY - db - xhat dscale); inference: k dY.
+      const double a = k, b = training_ && m > 0 ? -k * inv * dscale / m : 0.0;
+      const double c0 = training_ && m > 0 ? -k * db / m - b * mean : 0.0;
+      const T ta = static_cast<T>(a), tb = static_cast<T>(b), tc = static_cast<T>(c0);
       for (int64_t n = 0; n < N; ++n) {
-        for (int64_t s = 0; s < S; ++s) {
-          const int64_t i = (n * C + c) * S + s;
-          const double xhat = (xv[i] - mean) * inv;
-          dx[i] = static_cast<T>(training_ ? k / m * (m * g[i] - db - xhat * dscale) : k * g[i]);
-        }
+        const int64_t at = (n * C + c) * S;
+        const T *gp = g + at, *xp = xv + at;
+        T* dp = dx + at;
+#pragma omp simd
+        for (int64_t s = 0; s < S; ++s) dp[s] = ta * gp[s] + tb * xp[s] + tc;
       }
       if (out[1].present()) out[1].data<T>()[c] = static_cast<T>(dscale);
       if (out[2].present()) out[2].data<T>()[c] = static_cast<T>(db);
-    });
+    }, N * S);
+  }
+
+  template <typename T>
+  static double PlaneSum(const T* p, int64_t n) {
+    double sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += p[i];
+    return sum;
+  }
+
+  template <typename T>
+  static double PlaneCenteredSquares(const T* p, int64_t n, double mean) {
+    double sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += (p[i] - mean) * (p[i] - mean);
+    return sum;
+  }
+
+  template <typename T>
+  static void PlaneGradientSums(const T* g, const T* x, int64_t n, double mean, double* db, double* dxc) {
+    double sg = 0, sgx = 0;
+#pragma omp simd reduction(+ : sg, sgx)
+    for (int64_t i = 0; i < n; ++i) {
+      sg += g[i];
+      sgx += g[i] * (x[i] - mean);
+    }
+    *db += sg;
+    *dxc += sgx;
   }
 
   float epsilon_ = 1e-5f;

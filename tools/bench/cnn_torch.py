@@ -83,21 +83,12 @@ def make_model(name):
 
 
 def digits(size):
-    import gzip
-    path = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
-    with gzip.open(path, "rt") as f:
-        rows = np.loadtxt(f, delimiter=",")
-    x = (rows[:, :-1] / 16.0).reshape(-1, 8, 8)
-    # Bilinear, not nearest: nearest-neighbour blocks make max-pool windows
-    # of equal values, whose ties two runtimes' rounding breaks differently.
-    pos = (np.arange(size) + 0.5) * 8 / size - 0.5
-    lo = np.clip(np.floor(pos).astype(int), 0, 7)
-    hi = np.clip(lo + 1, 0, 7)
-    f = np.clip(pos - lo, 0, 1)
-    x = x[:, lo, :] * (1 - f)[None, :, None] + x[:, hi, :] * f[None, :, None]
-    x = x[:, :, lo] * (1 - f)[None, None, :] + x[:, :, hi] * f[None, None, :]
-    x = np.repeat(x[:, None], 3, axis=1)
-    return np.ascontiguousarray(x, dtype=np.float32), rows[:, -1].astype(np.int64)
+    """The digits data set as cnn_onnx.py writes it (bilinear upsampling)."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
+    import cnn_onnx
+    return cnn_onnx.digits(size)
 
 
 def export(a):

@@ -362,6 +362,8 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_max_steps) > 0) total = std::min(total, absl::GetFlag(FLAGS_max_steps));
   std::vector<std::pair<int64_t, double>> curve;
   auto start = std::chrono::steady_clock::now();
+  auto after_first = start;  // the first step builds plans and primitives: steady state starts after it
+  int64_t first_step = -1;
   auto window = start;
   int64_t window_examples = 0;
   std::cout << absl::StrFormat("loom_train: %d training and %d test examples of %d features; %d steps of %d\n",
@@ -397,6 +399,10 @@ int main(int argc, char** argv) {
     }
     const double loss = ws.GetBlob(absl::GetFlag(FLAGS_loss))->ElementAsDouble(0);
     curve.emplace_back(step, loss);
+    if (first_step < 0) {
+      first_step = step;
+      after_first = std::chrono::steady_clock::now();
+    }
     window_examples += batch;
     if ((step + 1) % absl::GetFlag(FLAGS_log_every) == 0) {
       const auto now = std::chrono::steady_clock::now();
@@ -421,7 +427,9 @@ int main(int argc, char** argv) {
       if (!s.ok()) return Fail("checkpoint", s);
     }
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto end = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(end - start).count();
+  const double steady = std::chrono::duration<double>(end - after_first).count();
   if (absl::Status s = save(); !s.ok()) return Fail("checkpoint", s);
   if (absl::GetFlag(FLAGS_profile)) std::cout << (*net)->profile().ToString();
   if (const std::string out = absl::GetFlag(FLAGS_export_final); !out.empty()) {
@@ -447,6 +455,10 @@ int main(int argc, char** argv) {
     if (absl::Status s = Evaluate(eval->get(), &ws, test, &test_loss, &correct); !s.ok()) return Fail("evaluation", s);
   }
   const int64_t ran = static_cast<int64_t>(curve.size());
+  if (ran > 1 && steady > 0) {
+    std::cout << absl::StrFormat("loom_train: steady state %.1f examples/s (the %d steps after the first)\n",
+                                 static_cast<double>((ran - 1) * batch) / steady, ran - 1);
+  }
   std::cout << absl::StrFormat(
       "loom_train: test accuracy %.2f%% (%d of %d), test loss %.4f, after %d steps, %.3f s (%.0f steps/s)\n",
       test.label.empty() ? 0.0 : 100.0 * correct / test.size(), correct, test.size(), test_loss, total, seconds,

@@ -16,9 +16,12 @@
 #   3x32x32 digits), cnn_bn (the same with BatchNormalization), resnet18
 #   (torchvision's, batch 8 of random 3x224x224 images); default all three.
 #   STEPS: timing steps per run (default 60 for the CNNs, 12 for resnet18).
+#   ROUNDS (environment, default 3): timing runs per runtime, Loom and
+#   PyTorch in turn; images/s are the medians, "rounds" the lowest and
+#   highest per-round ratio, peak RSS the largest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-MODELS=${1:-cnn cnn_bn resnet18} STEPS=${2:-}
+MODELS=${1:-cnn cnn_bn resnet18} STEPS=${2:-} ROUNDS=${ROUNDS:-3}
 PY=/usr/bin/python3  # Debian's, where python3-torch lives
 if ! $PY -c "import torch, torchvision" 2>/dev/null; then
   echo "cnn_vs_pytorch: installing python3-torch, python3-torchvision and libopenblas0-openmp" >&2
@@ -77,23 +80,30 @@ print("running statistics after 20 steps, max abs difference from float64: Loom 
     stats(lambda n: np.fromfile(os.path.join(sys.argv[4], n + ".bin"), dtype="<f4")),
     stats(lambda n: np.array(t32["running"][n]))))
 EOF
-  printf '%-8s %16s %18s %8s %16s %18s\n' threads "Loom images/s" "PyTorch images/s" ratio "Loom peak MiB" "PyTorch peak MiB"
+  printf '%-8s %14s %17s %7s %13s %14s %16s\n' threads "Loom images/s" "PyTorch images/s" ratio rounds \
+    "Loom peak MiB" "PyTorch peak MiB"
   for t in 1 2; do
-    OMP_NUM_THREADS=$t /usr/bin/time -v bazel-bin/tools/loom_train "${common[@]}" --epochs "$epochs" --max_steps "$steps" \
-        --num_threads "$t" \
-        >"$tmp/loom.out" 2>"$tmp/loom.time"
-    loom_ips=$(sed -n 's/.*after \([0-9]*\) steps, \([0-9.]*\) s (.*/\1 \2/p' "$tmp/loom.out" |
-               awk -v b="$batch" '{ printf "%.1f", $1 * b / $2 }')
-    OMP_NUM_THREADS=$t /usr/bin/time -v $PY tools/bench/cnn_torch.py train --model "$model" --onnx "$tmp/$model.onnx" \
-        --data "$tmp/$model.npz" --batch "$batch" --lr "$lr" --steps "$steps" --threads "$t" \
-        >"$tmp/torch.json" 2>"$tmp/torch.time"
-    read -r torch_ips cap < <($PY -c 'import json,sys; t=json.load(open(sys.argv[1])); print("%.1f %s" % (t["images_per_s"], t["cpu_capability"]))' "$tmp/torch.json")
-    printf '%-8s %16s %18s %8s %16s %18s\n' "$t" "$loom_ips" "$torch_ips" \
-      "$(awk "BEGIN{printf \"%.2f\", $loom_ips/$torch_ips}")" "$(peak "$tmp/loom.time")" "$(peak "$tmp/torch.time")"
+    loom_all=() torch_all=() ratios=() loom_peak=0 torch_peak=0
+    for ((r = 0; r < ROUNDS; ++r)); do  # Loom, then PyTorch, in turn: a slow spell lands on both
+      OMP_NUM_THREADS=$t /usr/bin/time -v bazel-bin/tools/loom_train "${common[@]}" --epochs "$epochs" \
+          --max_steps "$steps" --num_threads "$t" >"$tmp/loom.out" 2>"$tmp/loom.time"
+      l=$(sed -n 's/^loom_train: steady state \([0-9.]*\) examples.*/\1/p' "$tmp/loom.out")
+      OMP_NUM_THREADS=$t /usr/bin/time -v $PY tools/bench/cnn_torch.py train --model "$model" --onnx "$tmp/$model.onnx" \
+          --data "$tmp/$model.npz" --batch "$batch" --lr "$lr" --steps "$steps" --threads "$t" \
+          >"$tmp/torch.json" 2>"$tmp/torch.time"
+      read -r p cap < <($PY -c 'import json,sys; t=json.load(open(sys.argv[1])); print("%.2f %s" % (t["images_per_s"], t["cpu_capability"]))' "$tmp/torch.json")
+      loom_all+=("$l") torch_all+=("$p") ratios+=("$(awk "BEGIN{printf \"%.2f\", $l/$p}")")
+      loom_peak=$(( $(peak "$tmp/loom.time") > loom_peak ? $(peak "$tmp/loom.time") : loom_peak ))
+      torch_peak=$(( $(peak "$tmp/torch.time") > torch_peak ? $(peak "$tmp/torch.time") : torch_peak ))
+    done
+    median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{printf "%.1f", NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+    lm=$(median "${loom_all[@]}") pm=$(median "${torch_all[@]}")
+    range="$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)-$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)"
+    printf '%-8s %14s %17s %7s %13s %14s %16s\n' "$t" "$lm" "$pm" "$(awk "BEGIN{printf \"%.2f\", $lm/$pm}")" "$range" \
+      "$loom_peak" "$torch_peak"
   done
 done
 echo
 echo "Loom: oneDNN ISA: ${isa:-unknown}"
 echo "PyTorch $($PY -c 'import torch; print(torch.__version__)'): CPU capability ${cap:-unknown} (its oneDNN: $($PY -c 'import torch; print(torch.backends.mkldnn.is_available())') )"
-echo "ratio: Loom / PyTorch images per second (above 1: Loom is faster). Loom's figure covers all its steps"
-echo "(the first included); PyTorch's excludes one warm-up step."
+echo "ratio: Loom / PyTorch images per second (above 1: Loom is faster); both exclude the first step (warm-up)."

@@ -257,6 +257,7 @@ int main(int argc, char** argv) {
   loom::train::Dataset train, test;
   loom::train::Split(*all, absl::GetFlag(FLAGS_test_fraction), static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)),
                      absl::GetFlag(FLAGS_shuffle), &train, &test);
+  *all = loom::train::Dataset();  // the split holds the examples now
   const int64_t batch = absl::GetFlag(FLAGS_batch);
   const int64_t per_epoch = train.size() / std::max<int64_t>(1, batch);
   if (per_epoch == 0) return Fail("data", absl::InvalidArgumentError("fewer training examples than one batch"));
@@ -268,14 +269,26 @@ int main(int argc, char** argv) {
   }
   const int64_t local = batch / dp.world_size;  // this rank's examples of every batch
 
+  if (const std::string out = absl::GetFlag(FLAGS_export_initial); !out.empty()) {
+    for (const loom::TensorProto& t : forward->initializer()) {
+      absl::StatusOr<Tensor> v = loom::TensorFromProto(t);
+      if (!v.ok()) return Fail(absl::StrCat("export ", t.name()), v.status());
+      if (absl::Status s = ExportTensor(out, t.name(), *v); !s.ok()) return Fail("export", s);
+    }
+  }
+  std::vector<std::string> params;  // the model's initializers
+  for (const loom::TensorProto& t : forward->initializer()) params.push_back(t.name());
+
   // The nets: the training step (forward over --contexts shards, backward
-  // averaged over the ranks, update) and the evaluation net.
-  NetDef training_forward = *forward;
+  // averaged over the ranks, update) and the evaluation net. The model's
+  // weights move into the step net, and from it into the workspace: held
+  // once.
+  NetDef training_forward = std::move(*forward);
   if (contexts > 1) {
-    auto split = loom::SplitAcrossContexts(*forward, {absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_label)},
+    auto split = loom::SplitAcrossContexts(training_forward, {absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_label)},
                                            absl::GetFlag(FLAGS_loss), contexts);
     if (!split.ok()) return Fail("contexts", split.status());
-    training_forward = *split;
+    training_forward = *std::move(split);
   }
   loom::train::TrainingNetOptions topt;
   topt.loss = absl::GetFlag(FLAGS_loss);
@@ -295,7 +308,8 @@ int main(int argc, char** argv) {
   if (dp.world_size > 1) {
     topt.finish_gradients = [&](const loom::BackwardResult& b, NetDef* net) { return loom::AddAllreduce(b, dp, net); };
   }
-  absl::StatusOr<loom::train::TrainingNets> nets = loom::train::BuildTrainingNets(**registry, training_forward, topt);
+  absl::StatusOr<loom::train::TrainingNets> nets =
+      loom::train::BuildTrainingNets(**registry, std::move(training_forward), topt);
   if (!nets.ok()) return Fail("training nets", nets.status());
   if (!nets->frozen.empty()) {
     std::cout << "loom_train: " << nets->frozen.size() << " frozen parameters (" << absl::StrJoin(nets->frozen, ", ")
@@ -303,19 +317,11 @@ int main(int argc, char** argv) {
   }
   const int accumulate = topt.accumulate_steps;
 
-  if (const std::string out = absl::GetFlag(FLAGS_export_initial); !out.empty()) {
-    for (const loom::TensorProto& t : forward->initializer()) {
-      absl::StatusOr<Tensor> v = loom::TensorFromProto(t);
-      if (!v.ok()) return Fail(absl::StrCat("export ", t.name()), v.status());
-      if (absl::Status s = ExportTensor(out, t.name(), *v); !s.ok()) return Fail("export", s);
-    }
-  }
-
   Workspace ws;
   loom::NetOptions options;
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
-  if (absl::Status s = loom::train::SetUpWorkspace(*nets, training_forward, &ws); !s.ok()) return Fail("parameters", s);
-  auto net = Net::Create(nets->step, &ws, registry->get(), options);
+  if (absl::Status s = loom::train::SetUpWorkspace(&*nets, &ws); !s.ok()) return Fail("parameters", s);
+  auto net = Net::Create(std::move(nets->step), &ws, registry->get(), options);
   if (!net.ok()) return Fail("training net", net.status());
   std::unique_ptr<Net> update;
   if (accumulate > 1) {
@@ -328,8 +334,6 @@ int main(int argc, char** argv) {
   if (!eval.ok()) return Fail("evaluation net", eval.status());
   const std::vector<std::string>& state = nets->state;  // what a checkpoint holds
   if (dp.world_size > 1) {  // every rank starts from rank 0's parameters
-    std::vector<std::string> params;
-    for (const loom::TensorProto& t : forward->initializer()) params.push_back(t.name());
     auto bcast = Net::Create(loom::BroadcastNet(params, dp), &ws, registry->get(), options);
     if (!bcast.ok()) return Fail("broadcast", bcast.status());
     if (absl::Status s = (*bcast)->Run(); !s.ok()) return Fail("broadcast", s);
@@ -368,22 +372,18 @@ int main(int argc, char** argv) {
   int64_t window_examples = 0;
   std::cout << absl::StrFormat("loom_train: %d training and %d test examples of %d features; %d steps of %d\n",
                                train.size(), test.size(), train.features, total, batch);
-  loom::train::Dataset shuffled;
+  std::vector<int64_t> order;  // this epoch's order of the training examples
   int64_t shuffled_epoch = -1;
   for (; step < total; ++step) {
     const int64_t epoch = step / per_epoch, k = step % per_epoch;
-    if (epoch != shuffled_epoch) {  // this epoch's order, from the seed: a resumed run sees the same batches
-      loom::train::Dataset none;
-      if (absl::GetFlag(FLAGS_shuffle)) {
-        loom::train::Split(train, 0.0, static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)) + 1000 + static_cast<uint32_t>(epoch),
-                           true, &shuffled, &none);
-      } else {
-        shuffled = train;
-      }
+    if (epoch != shuffled_epoch) {  // from the seed: a resumed run sees the same batches
+      order = loom::train::Order(train.size(), static_cast<uint32_t>(absl::GetFlag(FLAGS_seed)) + 1000 +
+                                                   static_cast<uint32_t>(epoch),
+                                 absl::GetFlag(FLAGS_shuffle));
       shuffled_epoch = epoch;
     }
     Tensor x, y;
-    loom::train::Batch(shuffled, k * batch + dp.rank * local, local, &x, &y);
+    loom::train::Batch(train, order, k * batch + dp.rank * local, local, &x, &y);
     ws.SetBlob(absl::GetFlag(FLAGS_input), std::move(x));
     ws.SetBlob(absl::GetFlag(FLAGS_label), std::move(y));
     // Updates count from 0 (the optimizer's step input; the schedule's).

@@ -98,18 +98,29 @@ class SumReduceLikeKernel : public LabeledKernel {
   }
 };
 
+// An element-wise gradient's operands: dY (input 0) and the forward
+// tensor it pairs with (input 1, named `other` in the error), which must
+// match it in shape and dtype; dX (output 0) sized like them.
+Status ElementwiseGradientOperands(KernelContext& ctx, const std::string& label, const char* other, Tensor* dy,
+                                   Tensor* v, Tensor* dx) {
+  *dy = ctx.Input(0);
+  *v = ctx.Input(1);
+  if (dy->shape() != v->shape() || dy->dtype() != v->dtype()) {
+    return sdk::InvalidArgument(label + ": dY " + sdk::DTypeName(dy->dtype()) + ShapeStr(dy->shape()) + " and " + other +
+                                " " + sdk::DTypeName(v->dtype()) + ShapeStr(v->shape()) +
+                                " must have the same shape and dtype");
+  }
+  return ctx.Output(0, dy->dtype(), dy->shape(), dx);
+}
+
 // dX from dY and the forward output Y, element by element.
 enum class Act { kRelu, kSigmoid, kTanh };
 template <Act kAct>
 class ActivationGradientKernel : public LabeledKernel {
  public:
   Status Compute(KernelContext& ctx) {
-    Tensor dy = ctx.Input(0), y = ctx.Input(1), dx;
-    if (dy.shape() != y.shape()) {
-      return sdk::InvalidArgument(label_ + ": dY " + ShapeStr(dy.shape()) + " and Y " + ShapeStr(y.shape()) +
-                                  " must have the same shape");
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dy.dtype(), dy.shape(), &dx));
+    Tensor dy, y, dx;
+    LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
     if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, y, dx, ctx.num_threads());
     else Run<double>(dy, y, dx, ctx.num_threads());
     return Status::Ok();
@@ -161,12 +172,8 @@ class FusedActivationGradientKernel : public LabeledKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    Tensor dy = ctx.Input(0), y = ctx.Input(1), dx;
-    if (dy.shape() != y.shape() || dy.dtype() != y.dtype()) {
-      return sdk::InvalidArgument(label_ + ": dY " + sdk::DTypeName(dy.dtype()) + ShapeStr(dy.shape()) + " and Y " +
-                                  sdk::DTypeName(y.dtype()) + ShapeStr(y.shape()) + " must have the same shape and dtype");
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dy.dtype(), dy.shape(), &dx));
+    Tensor dy, y, dx;
+    LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
     if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, y, dx, ctx.num_threads());
     else Run<double>(dy, y, dx, ctx.num_threads());
     return Status::Ok();
@@ -254,12 +261,8 @@ class GeluGradientKernel : public LabeledKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    Tensor dy = ctx.Input(0), x = ctx.Input(1), dx;
-    if (dy.shape() != x.shape() || dy.dtype() != x.dtype()) {
-      return sdk::InvalidArgument(label_ + ": dY " + sdk::DTypeName(dy.dtype()) + ShapeStr(dy.shape()) + " and X " +
-                                  sdk::DTypeName(x.dtype()) + ShapeStr(x.shape()) + " must have the same shape and dtype");
-    }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dy.dtype(), dy.shape(), &dx));
+    Tensor dy, x, dx;
+    LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "X", &dy, &x, &dx));
     if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, x, dx, ctx.num_threads());
     else Run<double>(dy, x, dx, ctx.num_threads());
     return Status::Ok();

@@ -71,6 +71,8 @@ std::vector<double> Values(const Tensor& t) {
   return v;
 }
 
+Tensor Cast(DataType dt, const Tensor& t) { return Make(dt, t.dims(), Values(t)); }
+
 Tensor F32(Shape dims, std::vector<float> v) { return Tensor::FromVector<float>(std::move(dims), v); }
 Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v); }
 

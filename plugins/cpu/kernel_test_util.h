@@ -47,6 +47,9 @@ Tensor Map(const Tensor& x, const std::function<double(double)>& f);
 // Every element as double.
 std::vector<double> Values(const Tensor& t);
 
+// `t`'s values as a tensor of `dt` (float32 against float64 references).
+Tensor Cast(DataType dt, const Tensor& t);
+
 Tensor F32(Shape dims, std::vector<float> v);
 // A 1-D int64 tensor.
 Tensor I64(std::vector<int64_t> v);

@@ -15,12 +15,6 @@ namespace {
 
 using namespace kernel_test;  // NOLINT
 
-Tensor ToDouble(const Tensor& t) {
-  Tensor d = Tensor::Zeros(DataType::kFloat64, t.dims());
-  for (int64_t i = 0; i < t.num_elements(); ++i) d.data<double>()[i] = testing::ElementAsDouble(t, i);
-  return d;
-}
-
 // Within float32 rounding of sums of `terms` products of values in [-1, 1].
 ::testing::AssertionResult CloseToReference(const Tensor& f32, const Tensor& f64, int64_t terms) {
   Tensor ref = Tensor::Zeros(DataType::kFloat32, f64.dims());
@@ -53,7 +47,7 @@ TEST(ConvGradientTest, Float32MatchesFloat64Reference) {
     Tensor x = RandomTensor(DataType::kFloat32, c.x, seed++), w = RandomTensor(DataType::kFloat32, c.w, seed++);
     // dY's shape from the float64 forward (Conv's own shape rule).
     const std::string conv = "type: \"Conv\" input: \"x\" input: \"w\" output: \"y\" " + c.attrs;
-    auto y = RunSingleOp(ParseOp(conv), {ToDouble(x), ToDouble(w)});
+    auto y = RunSingleOp(ParseOp(conv), {Cast(DataType::kFloat64, x), Cast(DataType::kFloat64, w)});
     ASSERT_TRUE(y.ok()) << conv << ": " << y.status();
     Tensor dy = RandomTensor(DataType::kFloat32, (*y)[0].dims(), seed++);
     int64_t terms = 1;  // products summed into one dW element: N times Y's spatial size
@@ -65,7 +59,7 @@ TEST(ConvGradientTest, Float32MatchesFloat64Reference) {
       text += outputs >= 3 ? "output: \"dx\" " : "";
       text += c.attrs;
       auto f32 = RunSingleOp(ParseOp(text), {x, w, dy});
-      auto f64 = RunSingleOp(ParseOp(text), {ToDouble(x), ToDouble(w), ToDouble(dy)});
+      auto f64 = RunSingleOp(ParseOp(text), {Cast(DataType::kFloat64, x), Cast(DataType::kFloat64, w), Cast(DataType::kFloat64, dy)});
       ASSERT_TRUE(f32.ok()) << text << ": " << f32.status();
       ASSERT_TRUE(f64.ok()) << text << ": " << f64.status();
       EXPECT_TRUE(CloseToReference((*f32)[0], (*f64)[0], terms)) << "dW of " << text;

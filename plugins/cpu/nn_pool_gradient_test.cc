@@ -16,18 +16,6 @@ namespace {
 
 using namespace kernel_test;  // NOLINT
 
-Tensor ToDouble(const Tensor& t) {
-  Tensor d = Tensor::Zeros(DataType::kFloat64, t.dims());
-  for (int64_t i = 0; i < t.num_elements(); ++i) d.data<double>()[i] = testing::ElementAsDouble(t, i);
-  return d;
-}
-
-Tensor ToFloat(const Tensor& t) {
-  Tensor f = Tensor::Zeros(DataType::kFloat32, t.dims());
-  for (int64_t i = 0; i < t.num_elements(); ++i) f.data<float>()[i] = static_cast<float>(t.data<double>()[i]);
-  return f;
-}
-
 TEST(PoolGradientTest, Float32MatchesFloat64Reference) {
   struct Case {
     std::string attrs;
@@ -59,10 +47,10 @@ TEST(PoolGradientTest, Float32MatchesFloat64Reference) {
         const std::string grad = std::string("type: \"") + type +
                                  "Gradient\" input: \"x\" input: \"y\" input: \"dy\" output: \"dx\" " + attrs;
         auto f64 = RunSingleOp(ParseOp(grad), {x, (*y)[0], dy});
-        auto f32 = RunSingleOp(ParseOp(grad), {ToFloat(x), ToFloat((*y)[0]), ToFloat(dy)});
+        auto f32 = RunSingleOp(ParseOp(grad), {Cast(DataType::kFloat32, x), Cast(DataType::kFloat32, (*y)[0]), Cast(DataType::kFloat32, dy)});
         ASSERT_TRUE(f64.ok()) << grad << ": " << f64.status();
         ASSERT_TRUE(f32.ok()) << grad << ": " << f32.status();
-        EXPECT_TRUE(AllClose((*f32)[0], ToFloat((*f64)[0]), 1e-5, 1e-6)) << grad;
+        EXPECT_TRUE(AllClose((*f32)[0], Cast(DataType::kFloat32, (*f64)[0]), 1e-5, 1e-6)) << grad;
       }
     }
   }

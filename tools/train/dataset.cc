@@ -8,12 +8,11 @@
 #include <map>
 #include <numeric>
 
-#include "tools/train/npy.h"
-
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tools/train/npy.h"
 
 namespace loom {
 namespace train {
@@ -100,11 +99,12 @@ absl::StatusOr<Dataset> ReadNumpy(const std::string& path, const std::string& la
   d.example_shape.assign(x.shape.begin() + 1, x.shape.end());
   d.features = 1;
   for (int64_t v : d.example_shape) d.features *= v;
-  d.x.resize(x.data.size());
-  for (size_t i = 0; i < x.data.size(); ++i) d.x[i] = static_cast<float>(x.data[i]) * scale;
+  d.x.resize(static_cast<size_t>(x.count));
+  for (int64_t i = 0; i < x.count; ++i) d.x[static_cast<size_t>(i)] = static_cast<float>(x.At(i)) * scale;
+  x = NpyArray();  // the file's bytes
   d.label.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    const double l = y.data[static_cast<size_t>(i)];
+    const double l = y.At(i);
     if (l < 0 || l != std::floor(l)) {
       return absl::InvalidArgumentError(absl::StrCat(y_name, ": label ", l, " of example ", i, " is not a class index"));
     }
@@ -119,13 +119,18 @@ absl::StatusOr<Dataset> ReadDataset(const std::string& path, const std::string& 
   return ReadCsv(path, scale);
 }
 
-void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle, Dataset* train, Dataset* test) {
-  std::vector<int64_t> order(all.size());
+std::vector<int64_t> Order(int64_t n, uint32_t seed, bool shuffle) {
+  std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   if (shuffle) {
     std::mt19937 rng(seed);
     std::shuffle(order.begin(), order.end(), rng);
   }
+  return order;
+}
+
+void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle, Dataset* train, Dataset* test) {
+  const std::vector<int64_t> order = Order(all.size(), seed, shuffle);
   const int64_t n_test = static_cast<int64_t>(std::llround(test_fraction * static_cast<double>(all.size())));
   *train = Dataset{all.features, all.example_shape, {}, {}};
   *test = Dataset{all.features, all.example_shape, {}, {}};
@@ -135,6 +140,21 @@ void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle
     to->x.insert(to->x.end(), all.x.begin() + i * all.features, all.x.begin() + (i + 1) * all.features);
     to->label.push_back(all.label[i]);
   }
+}
+
+void Batch(const Dataset& d, const std::vector<int64_t>& order, int64_t begin, int64_t n, Tensor* x, Tensor* y) {
+  std::vector<int64_t> shape = {n};
+  if (d.example_shape.empty()) shape.push_back(d.features);
+  shape.insert(shape.end(), d.example_shape.begin(), d.example_shape.end());
+  std::vector<float> xv(static_cast<size_t>(n * d.features));
+  std::vector<int64_t> yv(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = order[static_cast<size_t>(begin + k)];
+    std::copy(d.x.begin() + i * d.features, d.x.begin() + (i + 1) * d.features, xv.begin() + k * d.features);
+    yv[static_cast<size_t>(k)] = d.label[static_cast<size_t>(i)];
+  }
+  *x = Tensor::FromVector<float>(shape, xv);
+  *y = Tensor::FromVector<int64_t>({n}, yv);
 }
 
 void Batch(const Dataset& d, int64_t begin, int64_t n, Tensor* x, Tensor* y) {

@@ -53,6 +53,14 @@ void Split(const Dataset& all, double test_fraction, uint32_t seed, bool shuffle
 // int64.
 void Batch(const Dataset& d, int64_t begin, int64_t n, Tensor* x, Tensor* y);
 
+// The order in which an epoch visits `n` examples: 0..n-1, shuffled with
+// `seed` when `shuffle` (the permutation Split uses).
+std::vector<int64_t> Order(int64_t n, uint32_t seed, bool shuffle);
+
+// Batch of the examples order[begin], ..., order[begin + n - 1]: an epoch's
+// batches without a reordered copy of the data set.
+void Batch(const Dataset& d, const std::vector<int64_t>& order, int64_t begin, int64_t n, Tensor* x, Tensor* y);
+
 }  // namespace train
 }  // namespace loom
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -55,7 +56,7 @@ double Read(const char* p) {
 
 }  // namespace
 
-absl::StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& name) {
+absl::StatusOr<NpyArray> ParseNpy(std::string b, const std::string& name) {
   if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": not a .npy file (no \\x93NUMPY magic)"));
   }
@@ -113,15 +114,18 @@ absl::StatusOr<NpyArray> ParseNpy(const std::string& b, const std::string& name)
     return absl::InvalidArgumentError(absl::StrCat(name, ": ", count, " elements of ", size, " bytes need ",
                                                    static_cast<size_t>(count) * size, " bytes; found ", b.size() - data));
   }
-  a.data.resize(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) a.data[static_cast<size_t>(i)] = read(b.data() + data + static_cast<size_t>(i) * size);
+  a.count = count;
+  a.offset = data;
+  a.size = size;
+  a.read = read;
+  a.bytes = std::move(b);
   return a;
 }
 
 absl::StatusOr<NpyArray> ReadNpy(const std::string& path) {
   absl::StatusOr<std::string> b = ReadFile(path);
   if (!b.ok()) return b.status();
-  return ParseNpy(*b, path);
+  return ParseNpy(*std::move(b), path);
 }
 
 absl::StatusOr<std::map<std::string, NpyArray>> ReadNpz(const std::string& path) {
@@ -192,7 +196,7 @@ absl::StatusOr<std::map<std::string, NpyArray>> ReadNpz(const std::string& path)
     } else {
       return bad(absl::StrCat(name, ": compression method ", method, " (only stored and deflate)"));
     }
-    absl::StatusOr<NpyArray> a = ParseNpy(bytes, path + ":" + name);
+    absl::StatusOr<NpyArray> a = ParseNpy(std::move(bytes), path + ":" + name);
     if (!a.ok()) return a.status();
     arrays[std::string(absl::StripSuffix(name, ".npy"))] = *std::move(a);
   }

@@ -16,18 +16,28 @@
 namespace loom {
 namespace train {
 
-// One array, its elements converted to double (exact for every integer
-// type up to 2^53 and for float32/float64).
+// One array: its shape, dtype and the file's bytes, read element by element
+// as double (exact for every integer type up to 2^53 and for float32 and
+// float64) without a converted copy of the whole array (a dataset of
+// images would otherwise be held twice more).
 struct NpyArray {
   std::vector<int64_t> shape;  // () for a scalar
   std::string descr;           // NumPy's dtype string, e.g. "<f4"
-  std::vector<double> data;    // row-major
+  int64_t count = 0;           // elements (the shape's product)
+  // Element i (row-major) as double.
+  double At(int64_t i) const { return read(bytes.data() + offset + static_cast<size_t>(i) * size); }
+
+  std::string bytes;  // the .npy file (or zip member)
+  size_t offset = 0;  // where the data starts in `bytes`
+  size_t size = 0;    // bytes per element
+  double (*read)(const char*) = nullptr;
 };
 
-// Parses the bytes of one .npy file; `name` goes into the errors.
+// Parses the bytes of one .npy file (moved into the array); `name` goes
+// into the errors.
 // INVALID_ARGUMENT for a bad magic or header, Fortran order, an unsupported
 // dtype (naming it) or too few data bytes.
-absl::StatusOr<NpyArray> ParseNpy(const std::string& bytes, const std::string& name);
+absl::StatusOr<NpyArray> ParseNpy(std::string bytes, const std::string& name);
 
 // Reads a .npy file. NOT_FOUND when it cannot be opened; ParseNpy's errors.
 absl::StatusOr<NpyArray> ReadNpy(const std::string& path);

@@ -39,10 +39,12 @@ struct TrainingNetOptions {
 
 struct TrainingNets {
   // accumulate_steps == 1: one training step (forward, backward, update,
-  // running statistics written back). Otherwise: forward, backward into the
-  // accumulators, running statistics written back; its parameters are
-  // external inputs (the update net changes them) that SetUpWorkspace puts
-  // in the workspace.
+  // running statistics written back), holding the parameters as
+  // initializers (create it from an rvalue, Net::Create(NetDef&&), so their
+  // bytes are held once). Otherwise: forward, backward into the
+  // accumulators, running statistics written back; SetUpWorkspace moves its
+  // parameters into the workspace and makes them external inputs (the
+  // update net changes them).
   NetDef step;
   // accumulate_steps > 1: the mean of the accumulators, then the optimizer;
   // empty (no ops) otherwise.
@@ -63,16 +65,17 @@ struct TrainingNets {
   std::string learning_rate, step_counter;
 };
 
-// Builds the nets. Errors: an invalid freeze pattern, accumulate_steps < 1
-// (INVALID_ARGUMENT), AddBackward's, AddOptimizer's and finish_gradients'.
-absl::StatusOr<TrainingNets> BuildTrainingNets(const Registry& registry, const NetDef& forward,
+// Builds the nets from `forward` (moved in: its initializers become the
+// step net's, not copied). Errors: an invalid freeze pattern,
+// accumulate_steps < 1 (INVALID_ARGUMENT), AddBackward's, AddOptimizer's and
+// finish_gradients'.
+absl::StatusOr<TrainingNets> BuildTrainingNets(const Registry& registry, NetDef forward,
                                                const TrainingNetOptions& options);
 
-// Puts the initializers of `forward` and the optimizer's states that the
-// nets read as external inputs into `ws` (accumulate_steps > 1; with one
-// step the step net holds them itself). Errors: a tensor that does not
-// convert.
-absl::Status SetUpWorkspace(const TrainingNets& nets, const NetDef& forward, Workspace* ws);
+// accumulate_steps > 1: moves the step net's initializers (the parameters)
+// into `ws` and lists them as its external inputs; nothing otherwise.
+// Errors: a tensor that does not convert.
+absl::Status SetUpWorkspace(TrainingNets* nets, Workspace* ws);
 
 }  // namespace train
 }  // namespace loom

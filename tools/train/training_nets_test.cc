@@ -87,7 +87,7 @@ std::map<std::string, Tensor> Train(const NetDef& forward, const TrainingNetOpti
   absl::StatusOr<TrainingNets> nets = BuildTrainingNets(*CpuRegistry(), forward, o);
   EXPECT_TRUE(nets.ok()) << nets.status();
   if (!nets.ok()) return state;
-  EXPECT_TRUE(SetUpWorkspace(*nets, forward, ws).ok());
+  EXPECT_TRUE(SetUpWorkspace(&*nets, ws).ok());
   auto step = Net::Create(nets->step, ws, CpuRegistry());
   EXPECT_TRUE(step.ok()) << step.status();
   std::unique_ptr<Net> update;

@@ -228,9 +228,10 @@ sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg) {
        "dX (X's shape: Conv of dY with W). ConvTranspose's attributes and group.",
        {"X:T", "W:T", "dY:T"}, {"dW:T", "dB:T?", "dX:T?"}, f, convt_attrs, &ConvLikeGradientInfer<true>},
       {"MaxPoolGradient", 1,
-       "The gradient of ONNX MaxPool-12 (Caffe2's MaxPoolGradient): dX [X's shape] gets each dY at the first "
-       "maximum of its window in window order (the element MaxPool's Indices names), 0 elsewhere; overlapping "
-       "windows add. MaxPool's attributes.",
+       "The gradient of ONNX MaxPool-12 (Caffe2's MaxPoolGradient): dX [X's shape] gets each dY at the maximum "
+       "of its window, 0 elsewhere; overlapping windows add. On exact ties the first maximum in window order (the "
+       "element MaxPool's Indices names) in the CPU's float64 kernel; its float32 kernel (oneDNN) picks one of "
+       "the tied elements. MaxPool's attributes.",
        {"X:T|[N, C, D...]", "Y:T|MaxPool's output (unused; Caffe2's signature)", "dY:T|Y's shape"},
        {"dX:T|X's shape"}, f, max_attrs, &SameShapeAsInput0},
       {"AveragePoolGradient", 1,

@@ -84,6 +84,11 @@ absl::StatusOr<NpyArray> ParseNpy(std::string b, const std::string& name) {
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 0) {
       return absl::InvalidArgumentError(absl::StrCat(name, ": bad shape ", shape));
     }
+    // A shape larger than the file is refused before its product can
+    // overflow (each element takes at least one byte).
+    if (v > 0 && count > static_cast<int64_t>(b.size()) / v) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": shape ", shape, " holds more elements than the file has bytes"));
+    }
     a.shape.push_back(v);
     count *= v;
   }
@@ -162,12 +167,13 @@ absl::StatusOr<std::map<std::string, NpyArray>> ReadNpz(const std::string& path)
     const std::string name = z.substr(p + 46, name_len);
     // Zip64 extra field (id 1): the 8-byte values of the fields that are
     // 0xFFFFFFFF above, in the order usize, csize, offset.
-    for (size_t x = p + 46 + name_len; x + 4 <= p + 46 + name_len + extra_len;) {
+    const size_t extra_end = p + 46 + name_len + extra_len;
+    for (size_t x = p + 46 + name_len; x + 4 <= extra_end;) {
       const uint64_t id = Le(z, x, 2), len = Le(z, x + 2, 2);
       size_t f = x + 4;
       if (id == 1) {
         for (uint64_t* v : {&usize, &csize, &offset}) {
-          if (*v == 0xFFFFFFFF && f + 8 <= x + 4 + len) {
+          if (*v == 0xFFFFFFFF && f + 8 <= x + 4 + len && f + 8 <= extra_end) {
             *v = Le(z, f, 8);
             f += 8;
           }
@@ -176,13 +182,17 @@ absl::StatusOr<std::map<std::string, NpyArray>> ReadNpz(const std::string& path)
       x += 4 + len;
     }
     p += 46 + name_len + extra_len + comment_len;
-    if (offset + 30 > z.size() || Le(z, offset, 4) != 0x04034b50) return bad("bad local header of " + name);
+    if (offset >= z.size() || z.size() - offset < 30 || Le(z, offset, 4) != 0x04034b50) {
+      return bad("bad local header of " + name);
+    }
     const uint64_t data = offset + 30 + Le(z, offset + 26, 2) + Le(z, offset + 28, 2);
-    if (data + csize > z.size()) return bad(name + " runs past the end of the file");
+    if (data > z.size() || csize > z.size() - data) return bad(name + " runs past the end of the file");
     std::string bytes;
     if (method == 0) {
       bytes = z.substr(data, csize);
     } else if (method == 8) {
+      // Deflate expands at most about 1032 times: a larger size is corrupt.
+      if (usize > 1032 * csize + 1024) return bad(absl::StrCat(name, ": ", usize, " bytes cannot come from ", csize));
       bytes.resize(usize);
       z_stream s{};
       if (inflateInit2(&s, -MAX_WBITS) != Z_OK) return bad("zlib inflateInit2 failed");

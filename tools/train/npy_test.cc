@@ -70,6 +70,13 @@ TEST(NpyTest, ErrorsNameTheFileAndTheProblem) {
   EXPECT_EQ(ReadNpz(kDir + "labels_i4.npy").status().code(), absl::StatusCode::kInvalidArgument);  // not a zip
   EXPECT_EQ(ParseNpy(std::string("\x93NUMPY\x01\x00\x10\x00{'descr': '>f4'", 26), "t").status().code(),
             absl::StatusCode::kInvalidArgument);
+  // A shape whose product would overflow, in a file of a few bytes.
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }";
+  std::string huge = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + "abcd";
+  auto overflow = ParseNpy(huge, "huge");
+  ASSERT_EQ(overflow.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(overflow.status().message().find("more elements than the file has bytes"), std::string::npos)
+      << overflow.status();
 }
 
 }  // namespace

@@ -223,6 +223,22 @@ TEST(LayerGradientTest, Float32KernelsMatchFloat64) {
       {R"(type: "ConvTransposeGradient" input: "x" input: "w" input: "dy" output: "dw" output: "db" output: "dx"
           arg { name: "strides" ints: [2, 2] })",
        {D({1, 2, 3, 3}, 95), D({2, 3, 2, 2}, 96), D({1, 3, 6, 6}, 97)}},
+      // float32 on oneDNN's deconvolution backward: groups, pads and
+      // dilations; output_padding and a larger output_shape (negative
+      // padding: dY read through a window, dB summed over all of dY); 1-D;
+      // dW alone.
+      {R"(type: "ConvTransposeGradient" input: "x" input: "w" input: "dy" output: "dw" output: "db" output: "dx"
+          arg { name: "group" i: 2 } arg { name: "pads" ints: [1, 0, 0, 1] } arg { name: "dilations" ints: [1, 2] })",
+       {D({2, 4, 5, 4}, 116), D({4, 3, 3, 2}, 117), D({2, 6, 6, 5}, 118)}},
+      {R"(type: "ConvTransposeGradient" input: "x" input: "w" input: "dy" output: "dw" output: "db" output: "dx"
+          arg { name: "strides" ints: [2, 2] } arg { name: "output_padding" ints: [1, 1] })",
+       {D({1, 3, 4, 4}, 119), D({3, 2, 3, 3}, 120), D({1, 2, 10, 10}, 121)}},
+      {R"(type: "ConvTransposeGradient" input: "x" input: "w" input: "dy" output: "dw" output: "db" output: "dx"
+          arg { name: "strides" ints: [2] } arg { name: "output_shape" ints: [13] })",
+       {D({2, 3, 5}, 122), D({3, 4, 3}, 123), D({2, 4, 13}, 124)}},
+      {R"(type: "ConvTransposeGradient" input: "x" input: "w" input: "dy" output: "dw"
+          arg { name: "strides" ints: [2, 2] })",
+       {D({2, 16, 6, 6}, 125), D({16, 16, 2, 2}, 126), D({2, 16, 12, 12}, 127)}},
       {R"(type: "GeluGradient" input: "dy" input: "x" output: "dx")", {D({7}, 98), D({7}, 99, -3, 3)}},
       // MatMul's gradient ops: oneDNN reading the transposes through strides.
       {R"(type: "BatchMatMul" input: "a" input: "b" output: "y" arg { name: "trans_a" i: 1 })",

@@ -16,6 +16,28 @@
 namespace loom {
 namespace cpu {
 
+// ONNX ConvTranspose's W [C, M / G, k...] as oneDNN's deconvolution
+// weights [G,] O, I, k... over the same bytes: [G, C / G, M / G, k...] with
+// the I and O strides swapped (for the forward and the gradient kernels).
+inline dnnl::memory::desc ConvTransposeWeightsDesc(const std::vector<int64_t>& ws, int64_t group) {
+  const int64_t C = ws[0], Mg = ws[1], G = group, M = Mg * G;
+  const std::vector<int64_t> k(ws.begin() + 2, ws.end());
+  int64_t K = 1;
+  for (int64_t d : k) K *= d;
+  std::vector<int64_t> wdims, wstrides;
+  if (G > 1) {
+    wdims = {G, Mg, C / G};
+    wstrides = {(C / G) * Mg * K, K, Mg * K};
+  } else {
+    wdims = {M, C};
+    wstrides = {K, M * K};
+  }
+  wdims.insert(wdims.end(), k.begin(), k.end());
+  const dnnl::memory::dims kstrides = PlainStrides(k);
+  wstrides.insert(wstrides.end(), kstrides.begin(), kstrides.end());
+  return dnnl::memory::desc(Dims(wdims), dnnl::memory::data_type::f32, Dims(wstrides));
+}
+
 // Derived provides
 //   Status Configure(xs, ws, bs, threads);  // checks, sets ys_, builds via Bind
 // Attrs reads the window attributes: Status Read(info, label).

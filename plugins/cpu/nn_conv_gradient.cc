@@ -4,17 +4,18 @@
 // in one pass) and convolution_backward_data, each in the layouts oneDNN
 // picks (hinted by a forward_training convolution of the same geometry),
 // with X, dY and W reordered in and dW and dX reordered out through per-call
-// scratch; float64, and float32 shapes with an empty dim, run the plain
+// scratch (nn_conv_backward.h); float64, and float32 shapes with an empty dim, run the plain
 // loops of nn_conv_naive.h, which stay the reference the oneDNN path is
 // tested against. The window attributes and group are Conv's (the gradient
 // maker copies them). Prepare builds the primitives when the plan knows the
 // shapes; Compute rebuilds them only when the shapes, the outputs asked for
 // or the threads change.
-#include <unordered_map>
+#include <optional>
 
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/dnnl_window.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/nn_conv_backward.h"
 #include "plugins/cpu/nn_conv_naive.h"
 
 namespace loom {
@@ -65,7 +66,7 @@ class ConvGradientKernel : public LabeledKernel {
           dx.present() != want_dx_) {
         LOOM_SDK_RETURN_IF_ERROR(Configure(xs, ws, ys, win, db.present(), dx.present(), threads));
       }
-      return RunDnnl(ctx, x, w, dy, dw, db, dx);
+      return backward_.Run(ctx, label_, threads_, x, w, dy, dw, db, dx);
     }
     const ConvGeometry g(xs, ws, group_, win);
     if (x.dtype() == LOOM_DTYPE_FLOAT) RunNaive<float>(g, x, w, dy, &dw, &db, &dx);
@@ -119,24 +120,13 @@ class ConvGradientKernel : public LabeledKernel {
                            : dnnl::convolution_backward_weights::desc(direct, any(x_md), any(w_md), any(y_md), strides,
                                                                       dilations, pads_begin, pads_end);
       const dnnl::convolution_backward_weights::primitive_desc bw(bw_d, UserScratchpad(), DnnlEngine(), fwd);
-      bwd_weights_ = dnnl::convolution_backward_weights(bw);
-      bw_scratchpad_.Reset(bw.scratchpad_desc());
-      x_.Make(x_md, bw.src_desc(), /*input=*/true);
-      dy_w_.Make(y_md, bw.diff_dst_desc(), /*input=*/true);
-      dw_.Make(w_md, bw.diff_weights_desc(), /*input=*/false);
-      db_.Make(b_md, db ? bw.diff_bias_desc() : b_md, /*input=*/false);
+      std::optional<dnnl::convolution_backward_data::primitive_desc> bd;
       if (dx) {
         const dnnl::convolution_backward_data::desc bd_d(direct, any(x_md), any(w_md), any(y_md), strides, dilations,
                                                          pads_begin, pads_end);
-        const dnnl::convolution_backward_data::primitive_desc bd(bd_d, UserScratchpad(), DnnlEngine(), fwd);
-        bwd_data_ = dnnl::convolution_backward_data(bd);
-        bd_scratchpad_.Reset(bd.scratchpad_desc());
-        // dY is reordered once when both primitives read the same layout.
-        dy_same_ = bd.diff_dst_desc() == bw.diff_dst_desc();
-        dy_d_.Make(y_md, bd.diff_dst_desc(), /*input=*/true);
-        w_.Make(w_md, bd.weights_desc(), /*input=*/true);
-        dx_.Make(x_md, bd.diff_src_desc(), /*input=*/false);
+        bd.emplace(bd_d, UserScratchpad(), DnnlEngine(), fwd);
       }
+      backward_.Build(bw, bd ? &*bd : nullptr, x_md, w_md, y_md, b_md, /*bias=*/db);
     }));
     xs_ = xs;
     ws_ = ws;
@@ -145,41 +135,6 @@ class ConvGradientKernel : public LabeledKernel {
     want_dx_ = dx;
     configured_ = true;
     return Status::Ok();
-  }
-
-  Status RunDnnl(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& dw, Tensor& db,
-                 Tensor& dx) {
-    const int threads = threads_;
-    memory src, diff_dst, diff_weights, diff_bias;
-    LOOM_SDK_RETURN_IF_ERROR(x_.Bind(ctx, x.raw_data(), &src));
-    LOOM_SDK_RETURN_IF_ERROR(dy_w_.Bind(ctx, dy.raw_data(), &diff_dst));
-    LOOM_SDK_RETURN_IF_ERROR(dw_.Bind(ctx, dw.raw_data(), &diff_weights));
-    LOOM_SDK_RETURN_IF_ERROR(x_.ReorderIn(label_, threads));
-    LOOM_SDK_RETURN_IF_ERROR(dy_w_.ReorderIn(label_, threads));
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_WEIGHTS, diff_weights}};
-    if (want_db_) {
-      LOOM_SDK_RETURN_IF_ERROR(db_.Bind(ctx, db.raw_data(), &diff_bias));
-      args[DNNL_ARG_DIFF_BIAS] = diff_bias;
-    }
-    LOOM_SDK_RETURN_IF_ERROR(bw_scratchpad_.Bind(ctx, &args));
-    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, bwd_weights_, args, threads));
-    LOOM_SDK_RETURN_IF_ERROR(dw_.ReorderOut(label_, threads));
-    if (want_db_) LOOM_SDK_RETURN_IF_ERROR(db_.ReorderOut(label_, threads));
-    if (!want_dx_) return Status::Ok();
-    memory weights, diff_src, dy_d = diff_dst;
-    if (!dy_same_) {
-      LOOM_SDK_RETURN_IF_ERROR(dy_d_.Bind(ctx, dy.raw_data(), &dy_d));
-      LOOM_SDK_RETURN_IF_ERROR(dy_d_.ReorderIn(label_, threads));
-    }
-    LOOM_SDK_RETURN_IF_ERROR(w_.Bind(ctx, w.raw_data(), &weights));
-    LOOM_SDK_RETURN_IF_ERROR(w_.ReorderIn(label_, threads));
-    LOOM_SDK_RETURN_IF_ERROR(dx_.Bind(ctx, dx.raw_data(), &diff_src));
-    std::unordered_map<int, memory> dargs = {
-        {DNNL_ARG_DIFF_DST, dy_d}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DIFF_SRC, diff_src}};
-    LOOM_SDK_RETURN_IF_ERROR(bd_scratchpad_.Bind(ctx, &dargs));
-    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, bwd_data_, dargs, threads));
-    return dx_.ReorderOut(label_, threads);
   }
 
   template <typename T>
@@ -192,14 +147,10 @@ class ConvGradientKernel : public LabeledKernel {
   int64_t group_ = 1;
   WindowAttrs attrs_;
   // What the primitives were built for.
-  bool configured_ = false, want_db_ = false, want_dx_ = false, dy_same_ = false;
+  bool configured_ = false, want_db_ = false, want_dx_ = false;
   std::vector<int64_t> xs_, ws_;
   int threads_ = 0;
-  dnnl::convolution_backward_weights bwd_weights_;
-  dnnl::convolution_backward_data bwd_data_;
-  DnnlScratchpad bw_scratchpad_, bd_scratchpad_;
-  DnnlOperand x_, dy_w_, dw_, db_;  // backward weights: X, dY in; dW, dB out
-  DnnlOperand dy_d_, w_, dx_;       // backward data: dY, W in; dX out
+  DnnlConvBackward backward_;
 };
 
 }  // namespace

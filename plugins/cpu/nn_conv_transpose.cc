@@ -68,7 +68,7 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
                    int threads) {
     Reset();
     LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvTransposeOperands(label_, group_, xs, ws, Tensor()));
-    const int64_t N = xs[0], C = xs[1], G = group_, Mg = ws[1], M = Mg * G;
+    const int64_t N = xs[0], G = group_, Mg = ws[1], M = Mg * G;
     if (has_b_ && (bs.size() != 1 || bs[0] != M)) {
       return sdk::InvalidArgument(label_ + ": input B must be [" + std::to_string(M) + "]; found " + ShapeStr(bs));
     }
@@ -100,22 +100,8 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
     if (semantics::Product(ys) == 0 || semantics::Product(xs) == 0 || empty) return Status::Ok();  // Y = bias
     if (!direct) scratch_.resize(semantics::Product(ts));
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-      // ONNX's W [C, M / G, k...] is [G, C / G, M / G, k...]: oneDNN's
-      // [G,] O, I, k... weights with the I and O strides swapped.
-      const int64_t K = semantics::Product(k);
-      std::vector<int64_t> wdims, wstrides;
-      if (G > 1) {
-        wdims = {G, Mg, C / G};
-        wstrides = {(C / G) * Mg * K, K, Mg * K};
-      } else {
-        wdims = {M, C};
-        wstrides = {K, M * K};
-      }
-      wdims.insert(wdims.end(), k.begin(), k.end());
-      const memory::dims kstrides = PlainStrides(k);
-      wstrides.insert(wstrides.end(), kstrides.begin(), kstrides.end());
       memory::desc x_md = PlainDesc(xs), y_md = PlainDesc(ts), b_md = PlainDesc({M});
-      memory::desc w_md(Dims(wdims), memory::data_type::f32, Dims(wstrides));
+      const memory::desc w_md = ConvTransposeWeightsDesc(ws, G);
       const auto prop = dnnl::prop_kind::forward_inference;
       const auto alg = dnnl::algorithm::deconvolution_direct;
       memory::dims dnnl_dil(n);

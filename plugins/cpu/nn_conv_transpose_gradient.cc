@@ -13,10 +13,12 @@
 // input and X as its output gradient. Attributes: ConvTranspose's (the
 // gradient maker copies them).
 #include <algorithm>
-#include <unordered_map>
+#include <optional>
 
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/nn_conv_backward.h"
+#include "plugins/cpu/nn_conv_common.h"
 #include "plugins/cpu/nn_conv_naive.h"
 
 namespace loom {
@@ -76,7 +78,7 @@ class ConvTransposeGradientKernel : public LabeledKernel {
     want_db_ = db;
     want_dx_ = dx;
     const size_t n = xs.size() - 2;
-    const int64_t N = xs[0], C = xs[1], G = group_, Mg = ws[1], M = Mg * G;
+    const int64_t N = xs[0], G = group_, M = ws[1] * G;
     // oneDNN computes T[t] = full[t + pl] with pl, pr >= 0; Y[j] =
     // full[j + pb], so T sits in Y at offset pl - pb.
     std::vector<int64_t> pl(n), pr(n), ts = {N, M}, offsets = {0, 0};
@@ -91,24 +93,7 @@ class ConvTransposeGradientKernel : public LabeledKernel {
     }
     using memory = dnnl::memory;
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-      // ONNX's W [C, M / G, k...] is [G, C / G, M / G, k...]: oneDNN's
-      // [G,] O, I, k... weights with the I and O strides swapped (as the
-      // forward kernel reads it).
-      const std::vector<int64_t> k(ws.begin() + 2, ws.end());
-      const int64_t K = semantics::Product(k);
-      std::vector<int64_t> wdims, wstrides;
-      if (G > 1) {
-        wdims = {G, Mg, C / G};
-        wstrides = {(C / G) * Mg * K, K, Mg * K};
-      } else {
-        wdims = {M, C};
-        wstrides = {K, M * K};
-      }
-      wdims.insert(wdims.end(), k.begin(), k.end());
-      const memory::dims kstrides = PlainStrides(k);
-      wstrides.insert(wstrides.end(), kstrides.begin(), kstrides.end());
-      const memory::desc x_md = PlainDesc(xs), b_md = PlainDesc({M});
-      const memory::desc w_md(Dims(wdims), memory::data_type::f32, Dims(wstrides));
+      const memory::desc x_md = PlainDesc(xs), b_md = PlainDesc({M}), w_md = ConvTransposeWeightsDesc(ws, G);
       // dY's window T (the whole of dY when the padding is non-negative).
       const memory::desc t_md = PlainDesc(ys).submemory_desc(Dims(ts), Dims(offsets));
       const auto any = [](const memory::desc& md) {
@@ -132,22 +117,12 @@ class ConvTransposeGradientKernel : public LabeledKernel {
                             : dnnl::deconvolution_backward_weights::desc(alg, any(x_md), any(w_md), t_any, strides,
                                                                          dil, l, r);
       const dnnl::deconvolution_backward_weights::primitive_desc bw(bw_d, UserScratchpad(), DnnlEngine(), fwd);
-      bwd_weights_ = dnnl::deconvolution_backward_weights(bw);
-      bw_scratchpad_.Reset(bw.scratchpad_desc());
-      x_.Make(x_md, bw.src_desc(), /*input=*/true);
-      dy_w_.Make(t_md, bw.diff_dst_desc(), /*input=*/true);
-      dw_.Make(w_md, bw.diff_weights_desc(), /*input=*/false);
-      db_.Make(b_md, bias_in_primitive_ ? bw.diff_bias_desc() : b_md, /*input=*/false);
+      std::optional<dnnl::deconvolution_backward_data::primitive_desc> bd;
       if (dx) {
         const dnnl::deconvolution_backward_data::desc bd_d(alg, any(x_md), any(w_md), t_any, strides, dil, l, r);
-        const dnnl::deconvolution_backward_data::primitive_desc bd(bd_d, UserScratchpad(), DnnlEngine(), fwd);
-        bwd_data_ = dnnl::deconvolution_backward_data(bd);
-        bd_scratchpad_.Reset(bd.scratchpad_desc());
-        dy_same_ = bd.diff_dst_desc() == bw.diff_dst_desc();
-        dy_d_.Make(t_md, bd.diff_dst_desc(), /*input=*/true);
-        w_.Make(w_md, bd.weights_desc(), /*input=*/true);
-        dx_.Make(x_md, bd.diff_src_desc(), /*input=*/false);
+        bd.emplace(bd_d, UserScratchpad(), DnnlEngine(), fwd);
       }
+      backward_.Build(bw, bd ? &*bd : nullptr, x_md, w_md, t_md, b_md, bias_in_primitive_);
     }));
     ready_ = true;
     return Status::Ok();
@@ -155,38 +130,9 @@ class ConvTransposeGradientKernel : public LabeledKernel {
 
   Status RunDnnl(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& dw, Tensor& db,
                  Tensor& dx) {
-    const int threads = threads_;
-    dnnl::memory src, diff_dst, diff_weights, diff_bias;
-    LOOM_SDK_RETURN_IF_ERROR(x_.Bind(ctx, x.raw_data(), &src));
-    LOOM_SDK_RETURN_IF_ERROR(dy_w_.Bind(ctx, dy.raw_data(), &diff_dst));
-    LOOM_SDK_RETURN_IF_ERROR(dw_.Bind(ctx, dw.raw_data(), &diff_weights));
-    LOOM_SDK_RETURN_IF_ERROR(x_.ReorderIn(label_, threads));
-    LOOM_SDK_RETURN_IF_ERROR(dy_w_.ReorderIn(label_, threads));
-    std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_WEIGHTS, diff_weights}};
-    if (bias_in_primitive_) {
-      LOOM_SDK_RETURN_IF_ERROR(db_.Bind(ctx, db.raw_data(), &diff_bias));
-      args[DNNL_ARG_DIFF_BIAS] = diff_bias;
-    }
-    LOOM_SDK_RETURN_IF_ERROR(bw_scratchpad_.Bind(ctx, &args));
-    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, bwd_weights_, args, threads));
-    LOOM_SDK_RETURN_IF_ERROR(dw_.ReorderOut(label_, threads));
-    if (bias_in_primitive_) LOOM_SDK_RETURN_IF_ERROR(db_.ReorderOut(label_, threads));
+    LOOM_SDK_RETURN_IF_ERROR(backward_.Run(ctx, label_, threads_, x, w, dy, dw, db, dx));
     if (db.present() && !bias_in_primitive_) SumOverPlanes<float>(dy, db);  // all of dY, past T too
-    if (!want_dx_) return Status::Ok();
-    dnnl::memory weights, diff_src, dy_d = diff_dst;
-    if (!dy_same_) {
-      LOOM_SDK_RETURN_IF_ERROR(dy_d_.Bind(ctx, dy.raw_data(), &dy_d));
-      LOOM_SDK_RETURN_IF_ERROR(dy_d_.ReorderIn(label_, threads));
-    }
-    LOOM_SDK_RETURN_IF_ERROR(w_.Bind(ctx, w.raw_data(), &weights));
-    LOOM_SDK_RETURN_IF_ERROR(w_.ReorderIn(label_, threads));
-    LOOM_SDK_RETURN_IF_ERROR(dx_.Bind(ctx, dx.raw_data(), &diff_src));
-    std::unordered_map<int, dnnl::memory> dargs = {
-        {DNNL_ARG_DIFF_DST, dy_d}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DIFF_SRC, diff_src}};
-    LOOM_SDK_RETURN_IF_ERROR(bd_scratchpad_.Bind(ctx, &dargs));
-    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, bwd_data_, dargs, threads));
-    return dx_.ReorderOut(label_, threads);
+    return Status::Ok();
   }
 
   // dB [M] = dY [N, M, ...] summed over N and the spatial dims, in double.
@@ -211,16 +157,12 @@ class ConvTransposeGradientKernel : public LabeledKernel {
   semantics::ConvTransposeAttrs attrs_;
   // What the primitives were built for (ready_: built; configured_ without
   // ready_: the loops run).
-  bool configured_ = false, ready_ = false, want_db_ = false, want_dx_ = false, dy_same_ = false;
+  bool configured_ = false, ready_ = false, want_db_ = false, want_dx_ = false;
   bool whole_ = true;               // T is all of Y (no negative padding)
   bool bias_in_primitive_ = false;  // dB from backward_weights (whole_), else summed over dY
   std::vector<int64_t> xs_, ws_;
   int threads_ = 0;
-  dnnl::deconvolution_backward_weights bwd_weights_;
-  dnnl::deconvolution_backward_data bwd_data_;
-  DnnlScratchpad bw_scratchpad_, bd_scratchpad_;
-  DnnlOperand x_, dy_w_, dw_, db_;  // backward weights: X, dY's window T in; dW, dB out
-  DnnlOperand dy_d_, w_, dx_;       // backward data: T, W in; dX out
+  DnnlConvBackward backward_;  // dY read through its window T
 };
 
 }  // namespace

@@ -10,13 +10,6 @@ namespace loom {
 namespace onnx_import {
 namespace {
 
-bool IsInitializer(const NetDef& net, const std::string& name) {
-  for (const TensorProto& t : net.initializer()) {
-    if (t.name() == name) return true;
-  }
-  return false;
-}
-
 void SetInt(OperatorDef* op, const std::string& name, int64_t v) {
   for (Argument& a : *op->mutable_arg()) {
     if (a.name() == name) {
@@ -56,7 +49,9 @@ int AppendRunningStatisticsWriteBack(NetDef* net) {
   for (const OperatorDef& op : net->op()) {
     if (!IsTrainingBatchNorm(op)) continue;
     for (int k = 1; k <= 2 && k < op.output_size(); ++k) {
-      if (!op.output(k).empty() && IsInitializer(*net, op.input(2 + k))) copies.emplace_back(op.output(k), op.input(2 + k));
+      if (!op.output(k).empty() && FindInitializer(*net, op.input(2 + k)) != nullptr) {
+        copies.emplace_back(op.output(k), op.input(2 + k));
+      }
     }
   }
   for (const auto& [from, to] : copies) {

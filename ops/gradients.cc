@@ -194,36 +194,20 @@ Status IntsConstant(GradientContext& c, const std::vector<int64_t>& v, const std
   return Status::Ok();
 }
 
-// An int64 [1] constant blob holding the op's `axis`.
-Status AxisConstant(GradientContext& c, std::string* name) {
+// Softmax-13 and LogSoftmax-13: one op from dY and Y over the same axis
+// (SoftmaxGradient: dX = Y * (dY - sum(dY * Y, axis)); LogSoftmaxGradient:
+// dX = dY - exp(Y) * sum(dY, axis)), so a device runs it as one primitive.
+template <const char* kOp>
+Status SoftmaxFamilyGradient(GradientContext& c) {
+  if (c.GI(0).empty()) return Status::Ok();
   int64_t axis = -1;
   LOOM_SDK_RETURN_IF_ERROR(c.info().GetInt("axis", &axis));
-  return IntsConstant(c, {axis}, "axis", name);
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp(kOp, {c.GO(0), c.O(0)}, {c.GI(0)}));
+  c.ArgInt("axis", axis);
+  return Status::Ok();
 }
-
-// Softmax-13: dX = Y * (dY - sum(dY * Y, axis)).
-Status SoftmaxGradient(GradientContext& c) {
-  if (c.GI(0).empty()) return Status::Ok();
-  std::string axes;
-  LOOM_SDK_RETURN_IF_ERROR(AxisConstant(c, &axes));
-  const std::string p = c.Temp("p"), s = c.Temp("s"), d = c.Temp("d");
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), c.O(0)}, {p}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ReduceSum", {p, axes}, {s}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Sub", {c.GO(0), s}, {d}));
-  return c.AddOp("Mul", {c.O(0), d}, {c.GI(0)});
-}
-
-// LogSoftmax-13: dX = dY - exp(Y) * sum(dY, axis).
-Status LogSoftmaxGradient(GradientContext& c) {
-  if (c.GI(0).empty()) return Status::Ok();
-  std::string axes;
-  LOOM_SDK_RETURN_IF_ERROR(AxisConstant(c, &axes));
-  const std::string s = c.Temp("s"), e = c.Temp("e"), p = c.Temp("p");
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("ReduceSum", {c.GO(0), axes}, {s}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Exp", {c.O(0)}, {e}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {e, s}, {p}));
-  return c.AddOp("Sub", {c.GO(0), p}, {c.GI(0)});
-}
+constexpr char kSoftmaxGradient[] = "SoftmaxGradient";
+constexpr char kLogSoftmaxGradient[] = "LogSoftmaxGradient";
 
 // SoftmaxCrossEntropyLoss / NegativeLogLikelihoodLoss (ONNX 13): the
 // scores' (input's) gradient by the matching *Gradient op, from dLoss, the
@@ -649,19 +633,14 @@ Status TileGradient(GradientContext& c) {
   return Status::Ok();
 }
 
-// Elu: dX = X > 0 ? dY : dY * (Y + alpha).
+// Elu: EluGradient(dY, X) = X > 0 ? dY : dY * alpha * exp(X).
 Status EluGradient(GradientContext& c) {
   if (c.GI(0).empty()) return Status::Ok();
   float alpha = 1.0f;
   LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
-  std::string zero, a;
-  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
-  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
-  const std::string pos = c.Temp("pos"), ya = c.Temp("ya"), neg = c.Temp("neg");
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.I(0), zero}, {pos}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Add", {c.O(0), a}, {ya}));
-  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), ya}, {neg}));
-  return c.AddOp("Where", {pos, c.GO(0), neg}, {c.GI(0)});
+  LOOM_SDK_RETURN_IF_ERROR(c.AddOp("EluGradient", {c.GO(0), c.I(0)}, {c.GI(0)}));
+  c.ArgFloat("alpha", alpha);
+  return Status::Ok();
 }
 
 // GI(0) = op(GO(0)) (Neg, Identity).
@@ -757,10 +736,10 @@ LoomGradientFn StandardGradient(const std::string& op) {
       {"Flatten", sdk::internal::GradientTrampoline<&ReshapeGradient>},
       {"Squeeze", sdk::internal::GradientTrampoline<&ReshapeGradient>},
       {"Unsqueeze", sdk::internal::GradientTrampoline<&ReshapeGradient>},
-      {"Softmax", sdk::internal::GradientTrampoline<&SoftmaxGradient>},
+      {"Softmax", sdk::internal::GradientTrampoline<&SoftmaxFamilyGradient<kSoftmaxGradient>>},
       {"SoftmaxCrossEntropyLoss", sdk::internal::GradientTrampoline<&LossGradient<true>>},
       {"NegativeLogLikelihoodLoss", sdk::internal::GradientTrampoline<&LossGradient<false>>},
-      {"LogSoftmax", sdk::internal::GradientTrampoline<&LogSoftmaxGradient>},
+      {"LogSoftmax", sdk::internal::GradientTrampoline<&SoftmaxFamilyGradient<kLogSoftmaxGradient>>},
       {"ReduceSum", sdk::internal::GradientTrampoline<&ReduceSumGradient>},
       {"Relu", sdk::internal::GradientTrampoline<&FromOutputGradient<kReluGradient>>},
       {"Sigmoid", sdk::internal::GradientTrampoline<&FromOutputGradient<kSigmoidGradient>>},
@@ -805,6 +784,19 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
        {"dY:T", "Y:T"}, {"dX:T"}, f, {}, &SameShapeAsInput0},
       {"TanhGradient", 1, "Caffe2 TanhGradient: dX = dY * (1 - Y * Y), from dY and Tanh's output Y.",
        {"dY:T", "Y:T"}, {"dX:T"}, f, {}, &SameShapeAsInput0},
+      {"EluGradient", 1,
+       "The gradient of ONNX Elu-6: dX = X > 0 ? dY : dY * alpha * exp(X), from dY and Elu's input X (from X, "
+       "not Y: with a negative alpha Y > 0 on both sides of 0).",
+       {"dY:T", "X:T|Elu's input, dY's shape"}, {"dX:T|X's shape"}, f, {"alpha:float=1|Elu's alpha"},
+       &SameShapeAsInput0},
+      {"SoftmaxGradient", 1,
+       "The gradient of ONNX Softmax-13: dX = Y * (dY - sum(dY * Y, axis)), from dY and Softmax's output Y.",
+       {"dY:T", "Y:T|Softmax's output, dY's shape"}, {"dX:T|Y's shape"}, f,
+       {"axis:int=-1|Softmax's axis (negative counts from the end)"}, &SameShapeAsInput0},
+      {"LogSoftmaxGradient", 1,
+       "The gradient of ONNX LogSoftmax-13: dX = dY - exp(Y) * sum(dY, axis), from dY and LogSoftmax's output Y.",
+       {"dY:T", "Y:T|LogSoftmax's output, dY's shape"}, {"dX:T|Y's shape"}, f,
+       {"axis:int=-1|LogSoftmax's axis (negative counts from the end)"}, &SameShapeAsInput0},
       {"SoftmaxCrossEntropyLossGradient", 1,
        "The gradient of ONNX SoftmaxCrossEntropyLoss-13 with respect to its scores: (softmax - onehot(labels)) "
        "* weight[label] * dLoss, over the sum of weights for reduction mean; ignored entries give 0.",

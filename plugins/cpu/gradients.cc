@@ -1,13 +1,17 @@
 // Kernels of the gradient ops the standard gradient makers emit
 // (ops/gradients.cc): Accumulate, SumReduceLike, ReluGradient, SigmoidGradient,
-// TanhGradient, FusedActivationGradient, GeluGradient, SoftmaxCrossEntropyLossGradient,
-// NegativeLogLikelihoodLossGradient; float32 and float64, accumulating in
-// double.
+// TanhGradient, FusedActivationGradient, GeluGradient, EluGradient,
+// SoftmaxCrossEntropyLossGradient, NegativeLogLikelihoodLossGradient;
+// float32 and float64, accumulating in double. The activations' float32
+// gradients run oneDNN's eltwise backward (dnnl_eltwise_backward.h); their
+// float64 loops are the reference (gradients_test.cc).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "plugins/cpu/dnnl_eltwise_backward.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
 #include "ops/semantics/activation.h"
@@ -113,7 +117,8 @@ Status ElementwiseGradientOperands(KernelContext& ctx, const std::string& label,
   return ctx.Output(0, dy->dtype(), dy->shape(), dx);
 }
 
-// dX from dY and the forward output Y, element by element.
+// dX from dY and the forward output Y, element by element: float32 on
+// oneDNN (the `use_dst_for_bwd` algorithms), float64 in the loops below.
 enum class Act { kRelu, kSigmoid, kTanh };
 template <Act kAct>
 class ActivationGradientKernel : public LabeledKernel {
@@ -121,12 +126,22 @@ class ActivationGradientKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor dy, y, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
-    if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, y, dx, ctx.num_threads());
-    else Run<double>(dy, y, dx, ctx.num_threads());
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) {
+      return dnnl_.Run(ctx, label_, dy.data<float>(), y.data<float>(), dx.data<float>(), dy.num_elements());
+    }
+    Run<double>(dy, y, dx, ctx.num_threads());
     return Status::Ok();
   }
 
  private:
+  static dnnl::algorithm Algorithm() {
+    using A = dnnl::algorithm;
+    return kAct == Act::kRelu ? A::eltwise_relu_use_dst_for_bwd
+           : kAct == Act::kSigmoid ? A::eltwise_logistic_use_dst_for_bwd
+                                   : A::eltwise_tanh_use_dst_for_bwd;
+  }
+  DnnlEltwiseBackward dnnl_{Algorithm()};
+
   template <typename T>
   static void Run(const Tensor& dy, const Tensor& y, Tensor& dx, int threads) {
     const T *g = dy.data<T>(), *v = y.data<T>();
@@ -168,12 +183,27 @@ class FusedActivationGradientKernel : public LabeledKernel {
     if (!act_.HasDerivativeFromOutput()) {
       return sdk::Unimplemented(label_ + ": the derivative of " + name + " cannot be had from its output");
     }
+    // oneDNN's use_dst algorithms for the kinds whose derivative at the
+    // kinks is the one DerivativeFromOutput states (Relu and LeakyRelu take
+    // alpha at Y <= 0); Clip and HardSigmoid run the loop.
+    using A = dnnl::algorithm;
+    using K = semantics::FusedActivation;
+    switch (act_.kind) {
+      case K::kRelu: dnnl_.emplace(A::eltwise_relu_use_dst_for_bwd); break;
+      case K::kLeakyRelu: dnnl_.emplace(A::eltwise_relu_use_dst_for_bwd, act_.alpha); break;
+      case K::kSigmoid: dnnl_.emplace(A::eltwise_logistic_use_dst_for_bwd); break;
+      case K::kTanh: dnnl_.emplace(A::eltwise_tanh_use_dst_for_bwd); break;
+      default: break;
+    }
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor dy, y, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
+    if (dy.dtype() == LOOM_DTYPE_FLOAT && dnnl_) {
+      return dnnl_->Run(ctx, label_, dy.data<float>(), y.data<float>(), dx.data<float>(), dy.num_elements());
+    }
     if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, y, dx, ctx.num_threads());
     else Run<double>(dy, y, dx, ctx.num_threads());
     return Status::Ok();
@@ -197,6 +227,7 @@ class FusedActivationGradientKernel : public LabeledKernel {
   }
 
   semantics::FusedActivation act_;
+  std::optional<DnnlEltwiseBackward> dnnl_;
 };
 
 // Caffe2 Accumulate: Y = X + gamma * Y, Y's previous value read from the
@@ -246,7 +277,8 @@ class AccumulateKernel : public LabeledKernel {
 };
 
 // GeluGradient(dY, X) -> dX: dY times Gelu-20's derivative at X, exact
-// (Phi(x) + x phi(x)) or, with approximate = "tanh", that of the tanh form.
+// (Phi(x) + x phi(x)) or, with approximate = "tanh", that of the tanh form;
+// float32 on oneDNN (eltwise_gelu_erf / eltwise_gelu_tanh).
 class GeluGradientKernel : public LabeledKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -257,14 +289,17 @@ class GeluGradientKernel : public LabeledKernel {
                                   "\"");
     }
     tanh_ = approx == "tanh";
+    dnnl_.emplace(tanh_ ? dnnl::algorithm::eltwise_gelu_tanh : dnnl::algorithm::eltwise_gelu_erf);
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor dy, x, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "X", &dy, &x, &dx));
-    if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, x, dx, ctx.num_threads());
-    else Run<double>(dy, x, dx, ctx.num_threads());
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) {
+      return dnnl_->Run(ctx, label_, dy.data<float>(), x.data<float>(), dx.data<float>(), dy.num_elements());
+    }
+    Run<double>(dy, x, dx, ctx.num_threads());
     return Status::Ok();
   }
 
@@ -289,6 +324,40 @@ class GeluGradientKernel : public LabeledKernel {
   }
 
   bool tanh_ = false;
+  std::optional<DnnlEltwiseBackward> dnnl_;
+};
+
+// EluGradient(dY, X) -> dX, the gradient of ONNX Elu-6: dY where X > 0,
+// else dY * alpha * exp(X) (PyTorch's elu_backward from the input). From X,
+// not Y: with a negative alpha, Y > 0 on both sides of 0. float32 on
+// oneDNN's eltwise_elu backward.
+class EluGradientKernel : public LabeledKernel {
+ public:
+  Status Init(const KernelInfo& info) {
+    LOOM_SDK_RETURN_IF_ERROR(LabeledKernel::Init(info));
+    alpha_ = info.FloatOr("alpha", 1.0f);
+    dnnl_.emplace(dnnl::algorithm::eltwise_elu, alpha_);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) {
+    Tensor dy, x, dx;
+    LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "X", &dy, &x, &dx));
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) {
+      return dnnl_->Run(ctx, label_, dy.data<float>(), x.data<float>(), dx.data<float>(), dy.num_elements());
+    }
+    const double* g = dy.data<double>();
+    const double* v = x.data<double>();
+    double* out = dx.data<double>();
+    const double alpha = alpha_;
+    ParallelFor(dy.num_elements(), ctx.num_threads(),
+                [&](int64_t i) { out[i] = v[i] > 0 ? g[i] : g[i] * alpha * std::exp(v[i]); });
+    return Status::Ok();
+  }
+
+ private:
+  float alpha_ = 1.0f;
+  std::optional<DnnlEltwiseBackward> dnnl_;
 };
 
 // The gradient of NegativeLogLikelihoodLoss (kSoftmax false: X is its
@@ -394,6 +463,7 @@ Status RegisterGradientKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kRelu>>("ReluGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ActivationGradientKernel<Act::kSigmoid>>("SigmoidGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GeluGradientKernel>("GeluGradient", opts));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<EluGradientKernel>("EluGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FusedActivationGradientKernel>("FusedActivationGradient", opts));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AccumulateKernel>("Accumulate", opts));
   return reg.Kernel<ActivationGradientKernel<Act::kTanh>>("TanhGradient", opts);

@@ -54,8 +54,11 @@ sdk::Status RegisterReductionSumMeanMaxMinKernels(sdk::Registrar& reg);
 // ReduceLogSumExp, ReduceSumSquare
 sdk::Status RegisterReductionArgMaxProdLogSumKernels(sdk::Registrar& reg);
 sdk::Status RegisterRnnKernels(sdk::Registrar& reg);  // rnn.cc (oneDNN): ONNX LSTM, GRU, RNN (engine DNNL)
-// gradients.cc: SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient, FusedActivationGradient
+// gradients.cc: Accumulate, SumReduceLike, ReluGradient, SigmoidGradient, TanhGradient, GeluGradient,
+// EluGradient, FusedActivationGradient, the losses' gradients
 sdk::Status RegisterGradientKernels(sdk::Registrar& reg);
+// math_softmax_gradient.cc (oneDNN): SoftmaxGradient, LogSoftmaxGradient
+sdk::Status RegisterSoftmaxGradientKernels(sdk::Registrar& reg);
 sdk::Status RegisterTrainingKernels(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam
 sdk::Status RegisterNnConvGradientKernels(sdk::Registrar& reg);  // nn_conv_gradient.cc: ConvGradient
 sdk::Status RegisterNnConvTransposeGradientKernels(sdk::Registrar& reg);  // nn_conv_transpose_gradient.cc

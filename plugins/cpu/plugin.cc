@@ -31,6 +31,7 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterReductionArgMaxProdLogSumKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterRnnKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterGradientKernels(reg));
+  LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterSoftmaxGradientKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterTrainingKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvGradientKernels(reg));
   LOOM_SDK_RETURN_IF_ERROR(loom::cpu::RegisterNnConvTransposeGradientKernels(reg));

@@ -51,6 +51,14 @@ inline void SetDnnlThreads(int threads) {
   omp_set_num_threads(std::max(1, std::min(threads, omp_get_thread_limit())));
 }
 
+// The threads a memory-bound primitive (eltwise, softmax, normalization
+// backward) touching `work` elements runs with: the context's, or 1 at or
+// below kParallelThreshold, as ParallelRange decides for the loops. A tiny
+// tensor then pays no OpenMP team start, and a process that has only run
+// small ops keeps no OpenMP team it could fork without (libgomp's pool is
+// not fork-safe: tests/data_parallel_test forks after training).
+inline int DnnlThreadsFor(int64_t work, int threads) { return work <= kParallelThreshold ? 1 : threads; }
+
 // A oneDNN exception as a status: UNIMPLEMENTED when oneDNN has no
 // implementation for the configuration, INTERNAL otherwise.
 inline Status DnnlError(const std::string& label, const dnnl::error& e) {

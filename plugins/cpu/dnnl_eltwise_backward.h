@@ -28,7 +28,7 @@ class DnnlEltwiseBackward {
   // `label`.
   Status Run(sdk::KernelContext& ctx, const std::string& label, const float* dy, const float* v, float* dx, int64_t n) {
     if (n == 0) return Status::Ok();
-    const int threads = ctx.num_threads();
+    const int threads = DnnlThreadsFor(n, ctx.num_threads());
     if (n != n_ || threads != threads_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label, threads, [&] {
         const dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);

@@ -54,7 +54,7 @@ class SoftmaxGradientKernel : public LabeledKernel {
 
  private:
   Status RunDnnl(KernelContext& ctx, const std::vector<int64_t>& dims, const Tensor& dy, const Tensor& y, Tensor& dx) {
-    const int threads = ctx.num_threads();
+    const int threads = DnnlThreadsFor(y.num_elements(), ctx.num_threads());
     if (dims != dims_ || threads != threads_) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         const dnnl::memory::desc md = PlainDesc(dims);

@@ -69,7 +69,7 @@ class LayerNormGradientKernel : public LabeledKernel {
   // scale, so dScale goes to scratch when it is not asked for.
   Status RunDnnl(KernelContext& ctx, const Tensor& x, const Tensor& scale, const Tensor& dy, const Tensor& b,
                  int64_t outer, int64_t inner, Tensor* out) {
-    const int threads = ctx.num_threads();
+    const int threads = DnnlThreadsFor(x.num_elements(), ctx.num_threads());
     const bool with_b = out[2].present();
     const std::vector<int64_t> dims = {outer, inner};
     if (dims != dims_ || threads != threads_ || with_b != with_b_) {

@@ -28,6 +28,7 @@ TEST(LayerNormGradientTest, Float32MatchesFloat64Reference) {
       {{4, 1, 33}, {1, 33}, {33}, -1},          // Scale with a leading 1
       {{2, 3, 8}, {1}, {8}, -1},                // Scale broadcast: the loops
       {{6, 130}, {130}, {130}, 1},
+      {{512, 96}, {96}, {96}, -1},  // above kParallelThreshold: on the context's threads
   };
   uint32_t seed = 1;
   for (const Case& c : cases) {

@@ -3,11 +3,23 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace loom {
 
 std::string OpLabel(const OperatorDef& op, int index) {
   return absl::StrCat("op #", index, " '", op.name(), "' (", op.type(), ")");
+}
+
+absl::Status WithOpLabel(const std::string& label, const OperatorDef& op, const absl::Status& s,
+                         const std::string& stage) {
+  if (s.ok()) return s;
+  absl::string_view what = s.message();
+  const std::string kernel_label = absl::StrCat(op.type(), " '", op.name(), "'");
+  for (const std::string* prefix : {&label, &kernel_label}) {
+    if (absl::ConsumePrefix(&what, absl::StrCat(*prefix, ": "))) break;
+  }
+  return absl::Status(s.code(), absl::StrCat(label, ": ", stage, stage.empty() ? "" : ": ", what));
 }
 
 const char* AttrTypeName(LoomAttrType t) {
@@ -60,8 +72,9 @@ absl::StatusOr<OperatorDef> CheckAttributes(const OperatorDef& op, int index, co
     LoomAttrType found = ArgumentType(a);
     bool ok = found == spec->type || (found == LOOM_ATTR_UNDEFINED && IsList(spec->type));
     if (!ok) {
-      return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, index), ": attribute '", a.name(), "' expected type ",
-                                                     AttrTypeName(spec->type), ", found ", AttrTypeName(found)));
+      return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, index), ": the model gives attribute '", a.name(),
+                                                     "' as ", AttrTypeName(found), ", but the schema of ", op.type(),
+                                                     " declares it ", AttrTypeName(spec->type)));
     }
   }
   for (const AttrSpec& spec : schema.attrs) {

@@ -13,6 +13,14 @@ namespace loom {
 
 // "op #3 'conv1' (Conv)": how errors name an operator of a net.
 std::string OpLabel(const OperatorDef& op, int index);
+// `s` (an error of op `op`, labelled `label` = OpLabel(op, i), from its
+// kernel or the planner) with the op named once: "<label>: <stage>: <what>"
+// (no stage: "<label>: <what>"). A message that already begins with `label`
+// (the core's attribute getters write it) or with "<type> '<name>'" (the
+// label Loom's own kernels write) has that beginning replaced, not
+// repeated. OK stays OK.
+absl::Status WithOpLabel(const std::string& label, const OperatorDef& op, const absl::Status& s,
+                         const std::string& stage = "");
 // "int", "floats", "net", ...
 const char* AttrTypeName(LoomAttrType t);
 // The type an Argument holds, judged by which field is set. An Argument with

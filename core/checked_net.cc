@@ -140,7 +140,7 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
       return absl::NotFoundError(absl::StrCat(label, ": no kernel for device ", c.device_type, "; kernels that exist: ",
                                               have.empty() ? "none" : absl::StrJoin(have, "; ")));
     }
-    c.info = std::make_unique<LoomKernelInfo>(*normalized, label);
+    c.info = std::make_unique<LoomKernelInfo>(*normalized, label, schema, op.arg_size());
     for (const std::string& o : op.output()) {
       if (!o.empty()) available.insert(o);
     }

@@ -33,6 +33,21 @@ class TAddKernel {
   float scale_ = 0;
 };
 
+// Reads each of its attributes that is set ("extra", then "given", then
+// "n") as a float, whatever the schema declares: the three ways a kernel's
+// getter and a value can disagree.
+class MisreadKernel {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo& info) {
+    float v = 0;
+    for (const char* name : {"extra", "given", "n"}) {
+      if (info.Has(name)) LOOM_SDK_RETURN_IF_ERROR(info.GetFloat(name, &v));
+    }
+    return loom::sdk::Status::Ok();
+  }
+  loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
+};
+
 class FailKernel {
  public:
   loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
@@ -53,6 +68,13 @@ LOOM_DEFINE_PLUGIN_INIT(NetTestOpsInit, "net_test_ops", "1.0", reg) {
   need.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT}).Attr("k", LOOM_ATTR_INT, true, "required");
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(need));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FailKernel>("TNeeds"));
+  loom::sdk::SchemaBuilder misread("TMisread");
+  misread.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT})
+      .AttrInt("n", 3, "read as a float by the kernel")
+      .Attr("given", LOOM_ATTR_INT, false, "read as a float by the kernel")
+      .AllowUnknownAttrs();
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(misread));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<MisreadKernel>("TMisread"));
   loom::sdk::SchemaBuilder orphan("TNoKernel");
   orphan.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
   return reg.Register(orphan);
@@ -114,9 +136,37 @@ TEST_F(NetTest, AttributeErrorsNameOpAttributeExpectedAndFound) {
                  {"op #0 'a' (TAdd)", "unknown attribute 'scal'", "scale"});
   ExpectContains(CreateError(R"(external_input: "x"
       op { name: "a" type: "TAdd" input: "x" input: "x" output: "y" arg { name: "scale" i: 2 } })"),
-                 {"op #0 'a' (TAdd)", "attribute 'scale'", "expected type float, found int"});
+                 {"op #0 'a' (TAdd)", "the model gives attribute 'scale' as int, but the schema of TAdd declares it float"});
   ExpectContains(CreateError(R"(external_input: "x" op { name: "r" type: "TNeeds" input: "x" output: "y" })"),
                  {"op #0 'r' (TNeeds)", "missing required attribute 'k'", "int"});
+}
+
+// A kernel reading an attribute as another type: the error names the op
+// once and says whose value it is (issue 36).
+TEST_F(NetTest, KernelAttributeReadErrorsSayWhoseValueItIs) {
+  auto once = [](const absl::Status& s) {
+    const std::string m(s.message());
+    EXPECT_EQ(m.find("op #0"), m.rfind("op #0")) << "the op is named more than once: " << s;
+  };
+  ws_.SetBlob("x", Tensor::FromVector<float>({1}, {1}));
+  auto run = [&](const std::string& text) {  // kernels are made when the first run plans
+    auto net = Net::Create(Parse(text), &ws_, &registry_);
+    return net.ok() ? (*net)->Run() : net.status();
+  };
+  absl::Status s = run(R"(external_input: "x" op { name: "m" type: "TMisread" input: "x" output: "y" })");
+  ExpectContains(s, {"op #0 'm' (TMisread): the kernel reads attribute 'n' as float, but the schema of TMisread "
+                     "declares it int (the value is the schema's default): the kernel and its schema disagree"});
+  once(s);
+  s = run(R"(external_input: "x"
+      op { name: "m" type: "TMisread" input: "x" output: "y" arg { name: "given" i: 2 } })");
+  ExpectContains(s, {"op #0 'm' (TMisread): the kernel reads attribute 'given' as float, but the schema of TMisread "
+                     "declares it int (the model gives it so): the kernel and its schema disagree"});
+  once(s);
+  s = run(R"(external_input: "x"
+      op { name: "m" type: "TMisread" input: "x" output: "y" arg { name: "extra" i: 2 } })");
+  ExpectContains(s, {"op #0 'm' (TMisread): the kernel reads attribute 'extra' as float, but the model gives it as "
+                     "int (the schema of TMisread does not declare it)"});
+  once(s);
 }
 
 TEST_F(NetTest, NoDeviceOrNoKernel) {

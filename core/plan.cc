@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/attributes.h"
 #include "core/plan_passes.h"
 #include "core/status_bridge.h"
 
@@ -161,8 +162,7 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
   LoomStatus* st = nullptr;
   step->state = step->kernel->create(op.info.get(), &st);
   if (st != nullptr || step->state == nullptr) {
-    absl::Status s = st ? FromLoomStatus(st) : absl::InternalError("kernel creation returned null");
-    return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
+    return WithOpLabel(op.label, def, st ? FromLoomStatus(st) : absl::InternalError("kernel creation returned null"));
   }
   return absl::OkStatus();
 }
@@ -183,7 +183,7 @@ absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx
   pctx.device = &op.device_type;
   pctx.released_constants = &step->released_constants;
   absl::Status s = FromLoomStatus(step->kernel->prepare(step->state, &pctx));
-  if (!s.ok()) return absl::Status(s.code(), absl::StrCat(op.label, ": prepare: ", s.message()));
+  if (!s.ok()) return WithOpLabel(op.label, op.info->op, s, "prepare");
   return absl::OkStatus();
 }
 
@@ -313,10 +313,7 @@ absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerSt
   if (!step->copies_before.empty() || !step->copies_after.empty()) return absl::OkStatus();
   LoomStatus* folded = step->kernel->compute(step->state, &step->ctx);
   step->ctx.scratch.clear();
-  if (LoomStatus* st = folded) {
-    absl::Status s = FromLoomStatus(st);
-    return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
-  }
+  if (LoomStatus* st = folded) return WithOpLabel(op.label, def, FromLoomStatus(st));
   const bool per_signature = std::any_of(def.input().begin(), def.input().end(),
                                          [&](const std::string& n) { return state->signature_constants.count(n) > 0; });
   for (const std::string& name : def.output()) {

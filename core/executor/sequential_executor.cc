@@ -4,17 +4,15 @@
 #include <cstring>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/attributes.h"
 #include "core/status_bridge.h"
 #include "core/trace.h"
 
 namespace loom {
 
 static absl::Status Labeled(LoomStatus* st, const PlanStep& step) {
-  absl::Status s = FromLoomStatus(st);
-  if (absl::StartsWith(s.message(), step.op->label)) return s;
-  return absl::Status(s.code(), absl::StrCat(step.op->label, ": ", s.message()));
+  return WithOpLabel(step.op->label, step.op->info->op, FromLoomStatus(st));
 }
 
 static absl::Status RunCopies(const std::vector<DeviceCopy>& copies, const PlanStep& step) {

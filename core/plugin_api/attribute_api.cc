@@ -7,7 +7,8 @@
 #include "core/proto_io.h"
 #include "core/status_bridge.h"
 
-LoomKernelInfo::LoomKernelInfo(const loom::OperatorDef& o, std::string l) : op(o), label(std::move(l)) {
+LoomKernelInfo::LoomKernelInfo(const loom::OperatorDef& o, std::string l, const loom::OpSchema* s, int m)
+    : op(o), label(std::move(l)), schema(s), model_args(m) {
   for (const auto& a : op.arg()) args[a.name()] = &a;
 }
 
@@ -28,6 +29,31 @@ const char* Info_OutputName(const LoomKernelInfo* i, size_t k) {
 }
 int Info_HasAttr(const LoomKernelInfo* i, const char* name) { return i->args.count(name) ? 1 : 0; }
 
+// A kernel read attribute `name` (holding `arg`) as `want`, another type.
+// Whose value it is decides who is wrong: the schema's default or a model
+// value the schema declared (CheckAttributes let it through), so the kernel
+// and its schema disagree; or a value the schema does not declare (it
+// allows unknown attributes), so the kernel and the model do.
+std::string KernelReadError(const LoomKernelInfo& i, const char* name, const Argument& arg, LoomAttrType want) {
+  const char* found = AttrTypeName(ArgumentType(arg));
+  const std::string head = absl::StrCat(i.label, ": the kernel reads attribute '", name, "' as ", AttrTypeName(want));
+  const std::string type = i.op.domain().empty() ? i.op.type() : absl::StrCat(i.op.domain(), ".", i.op.type());
+  int index = 0;
+  while (index < i.op.arg_size() && i.op.arg(index).name() != name) ++index;
+  const bool from_default = i.model_args >= 0 && index >= i.model_args;
+  const AttrSpec* spec = i.schema != nullptr ? i.schema->FindAttr(name) : nullptr;
+  if (from_default) {
+    return absl::StrCat(head, ", but the schema of ", type, " declares it ", found,
+                        " (the value is the schema's default): the kernel and its schema disagree");
+  }
+  if (spec != nullptr) {
+    return absl::StrCat(head, ", but the schema of ", type, " declares it ", found,
+                        " (the model gives it so): the kernel and its schema disagree");
+  }
+  return absl::StrCat(head, ", but the model gives it as ", found, " (the schema of ", type,
+                      " does not declare it)");
+}
+
 // Finds attribute `name` and checks it holds `want` (an empty Argument is an
 // empty list of any list type).
 LoomStatus* Lookup(const LoomKernelInfo* i, const char* name, LoomAttrType want, const Argument** out) {
@@ -38,10 +64,7 @@ LoomStatus* Lookup(const LoomKernelInfo* i, const char* name, LoomAttrType want,
   LoomAttrType found = ArgumentType(*it->second);
   bool list_ok = found == LOOM_ATTR_UNDEFINED &&
                  (want == LOOM_ATTR_INTS || want == LOOM_ATTR_FLOATS || want == LOOM_ATTR_STRINGS || want == LOOM_ATTR_NETS);
-  if (found != want && !list_ok) {
-    return Err(LOOM_INVALID_ARGUMENT, absl::StrCat(i->label, ": attribute '", name, "' expected type ",
-                                                   AttrTypeName(want), ", found ", AttrTypeName(found)));
-  }
+  if (found != want && !list_ok) return Err(LOOM_INVALID_ARGUMENT, KernelReadError(*i, name, *it->second, want));
   *out = it->second;
   return nullptr;
 }

@@ -32,9 +32,16 @@ struct LoomRegistrar {
 // inference. Owns decoded tensor and net attributes, so pointers handed to
 // kernels stay valid as long as this object.
 struct LoomKernelInfo {
-  LoomKernelInfo(const loom::OperatorDef& op, std::string label);
+  // `schema` (may be null: no schema to name in errors) and `model_args`,
+  // how many of op's arguments the model gave: CheckAttributes appends the
+  // schema's defaults after them. Both serve the errors of a kernel reading
+  // an attribute as another type, which say whose value it is.
+  LoomKernelInfo(const loom::OperatorDef& op, std::string label, const loom::OpSchema* schema = nullptr,
+                 int model_args = -1);
   loom::OperatorDef op;
   std::string label;  // "op #3 'x' (Conv)"
+  const loom::OpSchema* schema = nullptr;
+  int model_args = -1;  // -1: all of them
   absl::flat_hash_map<std::string, const loom::Argument*> args;
   mutable absl::node_hash_map<std::string, loom::Tensor> tensors;
   mutable absl::node_hash_map<std::string, std::string> nets;

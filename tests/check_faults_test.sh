@@ -3,9 +3,13 @@
 # (tests/plugins/bad_plugin.cc): each is loaded in a child process, the report
 # says what happened, a hang is killed after --check_timeout_s, and the tool
 # lives on to check the next plugin.
+# A plugin that loads is then checked for kernels whose attribute getters
+# disagree with their schemas, and for symbols it exports besides
+# LoomPluginInit.
 #   $1 loom_inspect  $2 SIGSEGV  $3 hang  $4 exit(3)  $5 exit(0)  $6 abort()  $7 example (good)
+#   $8 a kernel reading an int attribute as a float  $9 an extra export
 set -uo pipefail
-inspect=$1 segv=$2 hang=$3 ex=$4 ex0=$5 abrt=$6 example=$7
+inspect=$1 segv=$2 hang=$3 ex=$4 ex0=$5 abrt=$6 example=$7 misread=$8 exports=$9
 # Under AddressSanitizer (scripts/sanitize.sh asan) its SIGSEGV handler would
 # turn the plugin's crash into an abort: let the signal through, as it is
 # what the report must name.
@@ -47,6 +51,15 @@ check "exit(0) in init is a failure too" \
 
 out=$("$inspect" --check "$example"); rc=$?; echo "$out"
 check "a good plugin still checks OK" "[[ $rc -eq 0 ]] && grep -q \"OK plugin 'example'\" <<<\"\$out\""
+check "a plugin built with loom_plugin exports nothing but LoomPluginInit" "! grep -q warning <<<\"\$out\""
+
+out=$("$inspect" --check "$misread"); rc=$?; echo "$out"
+check "a kernel reading an attribute as another type than its schema declares fails the check" \
+  "[[ $rc -eq 1 ]] && grep -q \"FAIL plugin 'misread': 1 kernel(s) read attributes as other types than their schemas declare\" <<<\"\$out\" && grep -q \"the kernel reads attribute 'n' as float, but the schema of com.acme.AcmeMisread declares it int (the value is the schema's default)\" <<<\"\$out\""
+
+out=$("$inspect" --check "$exports"); rc=$?; echo "$out"
+check "a plugin exporting another symbol checks OK with a warning naming it" \
+  "[[ $rc -eq 0 ]] && grep -q \"OK plugin 'exports'\" <<<\"\$out\" && grep -q \"warning: '.*libbad_exports.so' exports [0-9]* symbol(s) besides LoomPluginInit.*AcmeHelper\" <<<\"\$out\""
 
 # A plugin on LOOM_PLUGIN_PATH that crashes takes down the child's setup, not
 # the tool, and the report says the checked plugin was not checked.

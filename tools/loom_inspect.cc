@@ -9,12 +9,21 @@
 //                                 what is wrong with it: an error, a crash (the signal),
 //                                 a hang (killed after --check_timeout_s seconds) or an
 //                                 exit() while loading is reported, not inherited, and
-//                                 the other plugins are still checked. One line per
-//                                 plugin; exit status 0 only if all load cleanly.
+//                                 the other plugins are still checked. A plugin that
+//                                 loads then has each of its kernels (on devices
+//                                 present) created for an op with its schema's
+//                                 defaults: a kernel reading an attribute as another
+//                                 type than the schema declares fails the check. One
+//                                 line per plugin, then a warning line listing the
+//                                 symbols it exports besides LoomPluginInit (they can
+//                                 bind to another plugin's). Exit status 0 only if all
+//                                 load and pass cleanly.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,9 +33,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/attributes.h"
+#include "core/kernel_defaults_check.h"
 #include "core/plugin_loader.h"
 #include "core/registry.h"
 #include "tools/child_process.h"
+#include "tools/elf_symbols.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(std::string, op, "",
@@ -217,6 +228,50 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool inde
   std::cout << (indent ? Indent(out) : out + "\n");
 }
 
+// Each kernel plugin `p` registered (on a device this process has) created
+// for an op with its schema's defaults (CreateKernelWithSchemaDefaults): the
+// errors of those that read an attribute as another type than the schema
+// declares. Other creation errors (a value a kernel refuses, e.g. a
+// stand-in for a required attribute) are not the getters' and pass.
+std::vector<std::string> KernelGetterErrors(const Registry& registry, const PluginRecord& p) {
+  std::vector<std::string> out;
+  std::set<std::string> ops;
+  for (const std::string& k : p.kernels) ops.insert(k.substr(0, k.find('@')));
+  for (const std::string& op : ops) {
+    const OpSchema* schema = registry.FindSchema(op);
+    if (schema == nullptr) continue;
+    for (const KernelDef* k : registry.KernelsFor(op)) {
+      if (k->plugin != p.name || registry.FindDevice(k->device, 0) == nullptr) continue;
+      const absl::Status s = CreateKernelWithSchemaDefaults(*schema, *k);
+      if (!s.ok() && s.message().find("the kernel reads attribute") != absl::string_view::npos) {
+        out.push_back(absl::StrCat(k->Describe(), ": ", s.message()));
+      }
+    }
+  }
+  return out;
+}
+
+// A warning line when the plugin file exports symbols besides
+// LoomPluginInit (tools/elf_symbols.h says why that matters).
+void PrintExtraExports(const std::string& path) {
+  absl::StatusOr<std::vector<std::string>> symbols = tools::ExportedSymbols(path);
+  if (!symbols.ok()) return;  // not an ELF file: loading it has said what is wrong
+  std::vector<std::string> extra;
+  for (const std::string& s : *symbols) {
+    if (s == "LoomPluginInit") continue;
+    std::string d = tools::Demangle(s);
+    if (d.size() > 120) d = d.substr(0, 117) + "...";  // template instantiations run to kilobytes
+    extra.push_back(d);
+  }
+  if (extra.empty()) return;
+  const size_t shown = std::min<size_t>(extra.size(), 5);
+  std::cout << "  warning: '" << path << "' exports " << extra.size()
+            << " symbol(s) besides LoomPluginInit, which can bind to another plugin's copy of the same name "
+               "(link with loom_plugin's version script, tools/build_defs/plugin.bzl): "
+            << absl::StrJoin(extra.begin(), extra.begin() + shown, "; ") << (extra.size() > shown ? "; ..." : "")
+            << std::endl;
+}
+
 // The child's setup (the standard op set and the default plugins) gets this
 // long; --check_timeout_s counts from the load of the plugin checked.
 constexpr int kSetupTimeoutS = 120;
@@ -235,6 +290,12 @@ bool CheckOne(const std::string& path, int timeout_s) {
         if (!s.ok()) return absl::StrCat("FAIL ", s.ToString());
         if ((*registry)->Plugins().size() == before) return "OK: already loaded from the default plugin folder";
         const PluginRecord p = (*registry)->Plugins().back();
+        const std::vector<std::string> getters = KernelGetterErrors(**registry, p);
+        if (!getters.empty()) {
+          return absl::StrCat("FAIL plugin '", p.name, "': ", getters.size(),
+                              " kernel(s) read attributes as other types than their schemas declare:\n  ",
+                              absl::StrJoin(getters, "\n  "));
+        }
         return absl::StrCat("OK plugin '", p.name, "' version ", p.version, ", ABI ", p.abi_version, ": ",
                             p.schemas.size(), " schemas, ", p.kernels.size(), " kernels, ", p.devices.size(),
                             " devices");
@@ -261,6 +322,7 @@ bool CheckOne(const std::string& path, int timeout_s) {
     line = absl::StrCat("FAIL plugin '", path, "': the checking process ended without a report");
   }
   std::cout << line << std::endl;
+  if (r.completed) PrintExtraExports(path);
   return r.completed && line.rfind("OK", 0) == 0;
 }
 

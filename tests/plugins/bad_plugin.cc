@@ -113,6 +113,38 @@ LOOM_PLUGIN("exit0", "0.0.1", reg) {
 // Returns success without declaring itself.
 extern "C" LOOM_EXPORT LoomStatus* LoomPluginInit(const LoomApi*, LoomRegistrar*) { return nullptr; }
 
+#elif defined(BAD_MISREAD)
+// A kernel whose attribute getter disagrees with its schema: it reads "n",
+// declared int (default 3), as a float. Loads fine; `loom_inspect --check`
+// creates the kernel with the defaults and reports it.
+namespace {
+class MisreadKernel {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo& info) { return info.GetFloat("n", &n_); }
+  loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
+
+ private:
+  float n_ = 0;
+};
+}  // namespace
+LOOM_PLUGIN("misread", "0.0.1", reg) {
+  loom::sdk::SchemaBuilder s("AcmeMisread");
+  s.Domain("com.acme").Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT}).AttrInt("n", 3);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  return reg.Kernel<MisreadKernel>("AcmeMisread");
+}
+
+#elif defined(BAD_EXPORTS)
+// A good plugin that also exports a function of its own (built without
+// loom_plugin's version script): `loom_inspect --check` warns.
+extern "C" LOOM_EXPORT int AcmeHelper() { return 7; }
+LOOM_PLUGIN("exports", "0.0.1", reg) {
+  loom::sdk::SchemaBuilder s("AcmeExports");
+  s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  return reg.Kernel<NoopKernel>("AcmeExports");
+}
+
 #else
 #error "compile with one -DBAD_<KIND>"
 #endif

@@ -2,17 +2,22 @@
 
 loom_plugin(name, srcs, deps) builds lib<name>.so against the SDK headers
 only: it links nothing from the core, exports only LoomPluginInit (every
-other symbol is hidden), and resolves all its own symbols at link time.
+other symbol is hidden: -fvisibility=hidden, and a version script for the
+standard library's template instantiations, which the visibility flags
+leave exported), and resolves all its own symbols at link time.
+`loom_inspect --check` lists any other symbol a plugin exports.
 """
 
 def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], **kwargs):
+    # Label(): resolves in Loom's repository when another workspace loads this macro.
+    exports = Label("//tools/build_defs:plugin_exports.lds")
     native.cc_binary(
         name = "lib" + name + ".so",
         srcs = srcs,
-        # Label(): resolves in Loom's repository when another workspace loads this macro.
         deps = [Label("//core/api:sdk")] + deps,
         copts = ["-fvisibility=hidden", "-fvisibility-inlines-hidden"] + copts,
-        linkopts = ["-Wl,--no-undefined", "-Wl,-z,defs"] + linkopts,
+        additional_linker_inputs = [exports],
+        linkopts = ["-Wl,--no-undefined", "-Wl,-z,defs", "-Wl,--version-script=$(location %s)" % exports] + linkopts,
         linkshared = 1,
         linkstatic = 1,
         **kwargs

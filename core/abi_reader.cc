@@ -13,12 +13,34 @@ static_assert(sizeof(abi_v1::TypeConstraint) == 32, "ABI v1 LoomTypeConstraint l
 static_assert(sizeof(abi_v1::AttrSpec) == 104, "ABI v1 LoomAttrSpec layout changed");
 static_assert(abi_v1::kKernelDefSize == 80, "ABI v1 LoomKernelDef layout changed");
 
+// sizeof(T) as version `v` of the ABI had it: what the header's "since N"
+// members added. A new member raises the size from its version on (and its
+// line here).
 template <class T>
-absl::StatusOr<T> ReadStruct(const T* in, size_t min_size, const char* what) {
-  size_t size = in->struct_size;
-  if (size < min_size) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ".struct_size is ", size, "; expected at least ", min_size,
-                                                   " (the oldest layout this core reads)"));
+size_t LayoutSize(uint32_t v);
+template <>
+size_t LayoutSize<LoomPluginInfo>(uint32_t) { return sizeof(LoomPluginInfo); }
+template <>
+size_t LayoutSize<LoomSchemaDef>(uint32_t v) { return v < 5 ? abi_v1::kSchemaDefSize : sizeof(LoomSchemaDef); }
+template <>
+size_t LayoutSize<LoomKernelDef>(uint32_t v) { return v < 2 ? abi_v1::kKernelDefSize : sizeof(LoomKernelDef); }
+template <>
+size_t LayoutSize<LoomDeviceDef>(uint32_t) { return sizeof(LoomDeviceDef); }
+template <>
+size_t LayoutSize<LoomFormalParam>(uint32_t) { return sizeof(LoomFormalParam); }
+template <>
+size_t LayoutSize<LoomTypeConstraint>(uint32_t) { return sizeof(LoomTypeConstraint); }
+template <>
+size_t LayoutSize<LoomAttrSpec>(uint32_t) { return sizeof(LoomAttrSpec); }
+
+template <class T>
+absl::StatusOr<T> ReadStruct(const T* in, uint32_t abi_version, const char* what) {
+  const size_t size = in->struct_size, want = LayoutSize<T>(abi_version);
+  if (size != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ".struct_size is ", size, ", but version ", abi_version, " of the ABI (the version the plugin declares) has ",
+        want, ": the plugin was built against a loom_c_api.h that is not that version's (edited, or another version "
+        "than it declares)"));
   }
   T out;
   std::memset(&out, 0, sizeof(T));
@@ -27,23 +49,19 @@ absl::StatusOr<T> ReadStruct(const T* in, size_t min_size, const char* what) {
   return out;
 }
 
-template absl::StatusOr<LoomPluginInfo> ReadStruct(const LoomPluginInfo*, size_t, const char*);
-template absl::StatusOr<LoomSchemaDef> ReadStruct(const LoomSchemaDef*, size_t, const char*);
-template absl::StatusOr<LoomKernelDef> ReadStruct(const LoomKernelDef*, size_t, const char*);
-template absl::StatusOr<LoomDeviceDef> ReadStruct(const LoomDeviceDef*, size_t, const char*);
+template absl::StatusOr<LoomPluginInfo> ReadStruct(const LoomPluginInfo*, uint32_t, const char*);
+template absl::StatusOr<LoomSchemaDef> ReadStruct(const LoomSchemaDef*, uint32_t, const char*);
+template absl::StatusOr<LoomKernelDef> ReadStruct(const LoomKernelDef*, uint32_t, const char*);
+template absl::StatusOr<LoomDeviceDef> ReadStruct(const LoomDeviceDef*, uint32_t, const char*);
 
 namespace {
 
 // Version 2+ arrays: every element carries the same struct_size, the stride.
 template <class T>
-absl::StatusOr<std::vector<T>> ReadSizedArray(const T* in, size_t count, size_t min_size, const char* what) {
+absl::StatusOr<std::vector<T>> ReadSizedArray(const T* in, size_t count, uint32_t abi_version, const char* what) {
   std::vector<T> out;
   if (count == 0) return out;
   const size_t stride = in->struct_size;
-  if (stride < min_size) {
-    return absl::InvalidArgumentError(absl::StrCat(what, "[0].struct_size is ", stride, "; expected at least ",
-                                                   min_size));
-  }
   const char* base = reinterpret_cast<const char*>(in);
   for (size_t i = 0; i < count; ++i) {
     const T* e = reinterpret_cast<const T*>(base + i * stride);
@@ -52,7 +70,7 @@ absl::StatusOr<std::vector<T>> ReadSizedArray(const T* in, size_t count, size_t 
                                                      "; every element of an array must have its first's (", stride,
                                                      ")"));
     }
-    absl::StatusOr<T> r = ReadStruct(e, min_size, what);
+    absl::StatusOr<T> r = ReadStruct(e, abi_version, what);
     if (!r.ok()) return r.status();
     out.push_back(*r);
   }
@@ -63,7 +81,7 @@ absl::StatusOr<std::vector<T>> ReadSizedArray(const T* in, size_t count, size_t 
 
 absl::StatusOr<std::vector<LoomFormalParam>> ReadFormalParams(const LoomFormalParam* in, size_t count,
                                                               uint32_t abi_version) {
-  if (abi_version >= 2) return ReadSizedArray(in, count, sizeof(LoomFormalParam), "LoomFormalParam");
+  if (abi_version >= 2) return ReadSizedArray(in, count, abi_version, "LoomFormalParam");
   std::vector<LoomFormalParam> out;
   const auto* v1 = reinterpret_cast<const abi_v1::FormalParam*>(in);
   for (size_t i = 0; i < count; ++i) {
@@ -80,7 +98,7 @@ absl::StatusOr<std::vector<LoomFormalParam>> ReadFormalParams(const LoomFormalPa
 
 absl::StatusOr<std::vector<LoomTypeConstraint>> ReadTypeConstraints(const LoomTypeConstraint* in, size_t count,
                                                                     uint32_t abi_version) {
-  if (abi_version >= 2) return ReadSizedArray(in, count, sizeof(LoomTypeConstraint), "LoomTypeConstraint");
+  if (abi_version >= 2) return ReadSizedArray(in, count, abi_version, "LoomTypeConstraint");
   std::vector<LoomTypeConstraint> out;
   const auto* v1 = reinterpret_cast<const abi_v1::TypeConstraint*>(in);
   for (size_t i = 0; i < count; ++i) {
@@ -96,7 +114,7 @@ absl::StatusOr<std::vector<LoomTypeConstraint>> ReadTypeConstraints(const LoomTy
 }
 
 absl::StatusOr<std::vector<LoomAttrSpec>> ReadAttrSpecs(const LoomAttrSpec* in, size_t count, uint32_t abi_version) {
-  if (abi_version >= 2) return ReadSizedArray(in, count, sizeof(LoomAttrSpec), "LoomAttrSpec");
+  if (abi_version >= 2) return ReadSizedArray(in, count, abi_version, "LoomAttrSpec");
   std::vector<LoomAttrSpec> out;
   const auto* v1 = reinterpret_cast<const abi_v1::AttrSpec*>(in);
   for (size_t i = 0; i < count; ++i) {

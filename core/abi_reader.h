@@ -2,11 +2,15 @@
 // plugin declared (core/api/README.md, "Versioning").
 //
 // From version 2 on every struct starts with struct_size and grows only by
-// appending: a struct is copied up to the smaller of its struct_size and the
-// core's sizeof, and members the plugin did not have stay zero (their
-// documented default). Arrays are walked with the stride of their elements'
-// struct_size. Version 1's array elements had no struct_size; they are read
-// through the frozen version-1 layouts below.
+// appending, so each version has one layout per struct, of a known size
+// (LayoutSize in abi_reader.cc). A plugin's struct_size must be the size its declared
+// version had: anything else means the plugin was built against a header
+// that is not that version's (an edited one, or another version than it
+// declares), and is refused by name rather than misread. A struct of an
+// older version is copied up to its struct_size; members it did not have
+// stay zero (their documented default). Arrays are walked with the stride
+// of their elements' struct_size. Version 1's array elements had no
+// struct_size; they are read through the frozen version-1 layouts below.
 #ifndef LOOM_CORE_ABI_READER_H_
 #define LOOM_CORE_ABI_READER_H_
 
@@ -51,15 +55,14 @@ struct AttrSpec {
 // sizeof of the version-1 structs that had struct_size.
 inline constexpr size_t kKernelDefSize = offsetof(LoomKernelDef, prepare);
 inline constexpr size_t kSchemaDefSize = offsetof(LoomSchemaDef, gradient);  // 136: gradient came in 5
-inline constexpr size_t kDeviceDefSize = sizeof(LoomDeviceDef);
-inline constexpr size_t kPluginInfoSize = sizeof(LoomPluginInfo);
 }  // namespace abi_v1
 
-// A plugin's struct `*in` as the core's current layout: copied up to
-// in->struct_size, the rest zero. INVALID_ARGUMENT (naming `what`, the size
-// found and the smallest accepted) when struct_size is below `min_size`.
+// A plugin's struct `*in`, written by a plugin of ABI `abi_version`, as the
+// core's current layout: copied up to in->struct_size, the rest zero.
+// INVALID_ARGUMENT naming `what`, the size found and the size of that
+// version's layout when they differ.
 template <class T>
-absl::StatusOr<T> ReadStruct(const T* in, size_t min_size, const char* what);
+absl::StatusOr<T> ReadStruct(const T* in, uint32_t abi_version, const char* what);
 
 // `count` array elements written by a plugin of ABI `abi_version`, in the
 // core's current layout (struct_size set to the core's sizeof).

@@ -1,8 +1,8 @@
-// How the core reads plugin structs across ABI versions: a newer plugin's
-// larger structs (members appended after this core) are read up to what the
-// core knows; an older one's smaller structs get zero defaults; sizes below
-// the oldest layout, and arrays with uneven element sizes, are refused with
-// the struct named.
+// How the core reads plugin structs across ABI versions: a struct of the
+// layout its declared version had is read (an older one's members past its
+// struct_size get zero defaults); any other struct_size, larger (a header
+// with an extra field) or smaller, is refused with the struct, the size
+// found and the size expected named; arrays with uneven element sizes too.
 #include "core/abi_reader.h"
 
 #include <cstring>
@@ -12,67 +12,91 @@
 namespace loom {
 namespace {
 
-// What a plugin built against a future header would pass: the current
-// layout plus appended members.
-struct FutureKernelDef {
+// What a plugin built against an edited header would pass: the layout plus
+// a member of its own.
+struct EditedKernelDef {
   LoomKernelDef def;
-  void* appended_pointer;
-  int64_t appended_int;
+  void* extra_pointer;
 };
 
-struct FutureFormalParam {
-  LoomFormalParam p;
-  const char* appended;
+struct EditedAttrSpec {
+  LoomAttrSpec a;
+  int64_t extra;
 };
 
-TEST(AbiReader, LargerStructFromANewerPluginIsReadUpToWhatTheCoreKnows) {
-  FutureKernelDef f;
-  std::memset(&f, 0xAB, sizeof f);
+TEST(AbiReader, AStructLargerThanItsVersionsLayoutIsRefusedByName) {
+  EditedKernelDef f{};
   f.def.struct_size = sizeof f;
   f.def.op_type = "Op";
-  f.def.prepare = nullptr;
-  absl::StatusOr<LoomKernelDef> r = ReadStruct(&f.def, abi_v1::kKernelDefSize, "LoomKernelDef");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->struct_size, sizeof(LoomKernelDef));
-  EXPECT_STREQ(r->op_type, "Op");
-  EXPECT_EQ(r->prepare, nullptr);
+  absl::StatusOr<LoomKernelDef> r = ReadStruct(&f.def, LOOM_ABI_VERSION, "LoomKernelDef");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "LoomKernelDef.struct_size is " + std::to_string(sizeof f) + ", but version " +
+                std::to_string(LOOM_ABI_VERSION) + " of the ABI (the version the plugin declares) has " +
+                std::to_string(sizeof(LoomKernelDef)) +
+                ": the plugin was built against a loom_c_api.h that is not that version's (edited, or another "
+                "version than it declares)");
 }
 
-TEST(AbiReader, SmallerStructFromAnOlderPluginGetsZeroDefaults) {
+TEST(AbiReader, TheCurrentLayoutIsReadWhole) {
+  LoomKernelDef d{};
+  d.struct_size = sizeof d;
+  d.op_type = "Op";
+  absl::StatusOr<LoomKernelDef> r = ReadStruct(&d, LOOM_ABI_VERSION, "LoomKernelDef");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_STREQ(r->op_type, "Op");
+}
+
+TEST(AbiReader, AnOlderVersionsSmallerStructGetsZeroDefaults) {
   LoomKernelDef d;
   std::memset(&d, 0xAB, sizeof d);  // garbage past the version-1 size
   d.struct_size = abi_v1::kKernelDefSize;
-  absl::StatusOr<LoomKernelDef> r = ReadStruct(&d, abi_v1::kKernelDefSize, "LoomKernelDef");
+  absl::StatusOr<LoomKernelDef> r = ReadStruct(&d, 1, "LoomKernelDef");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->prepare, nullptr) << "a member the plugin did not have must read as its default";
+  // The same size from a plugin declaring version 2, which had prepare: not that version's layout.
+  EXPECT_FALSE(ReadStruct(&d, 2, "LoomKernelDef").ok());
 }
 
 TEST(AbiReader, TooSmallStructIsRefusedWithItsName) {
   LoomKernelDef d{};
   d.struct_size = 16;
-  absl::StatusOr<LoomKernelDef> r = ReadStruct(&d, abi_v1::kKernelDefSize, "LoomKernelDef");
+  absl::StatusOr<LoomKernelDef> r = ReadStruct(&d, 1, "LoomKernelDef");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "LoomKernelDef.struct_size is 16; expected at least 80 (the oldest layout this core reads)");
+  EXPECT_NE(r.status().message().find("LoomKernelDef.struct_size is 16, but version 1 of the ABI"),
+            std::string::npos) << r.status();
+}
+
+TEST(AbiReader, ArrayElementsOfAnotherLayoutAreRefusedByName) {
+  EditedAttrSpec a[2] = {};
+  for (auto& e : a) {
+    e.a.struct_size = sizeof(EditedAttrSpec);
+    e.a.name = "n";
+  }
+  auto r = ReadAttrSpecs(&a[0].a, 2, LOOM_ABI_VERSION);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("LoomAttrSpec.struct_size is " + std::to_string(sizeof(EditedAttrSpec))),
+            std::string::npos) << r.status();
 }
 
 TEST(AbiReader, ArraysAreWalkedWithTheElementsStructSize) {
-  FutureFormalParam a[2] = {};
+  LoomFormalParam a[2] = {};
   const char* names[2] = {"X", "W"};
   for (int i = 0; i < 2; ++i) {
-    a[i].p.struct_size = sizeof(FutureFormalParam);
-    a[i].p.name = names[i];
-    a[i].p.type_str = "T";
-    a[i].p.option = i == 1 ? LOOM_PARAM_OPTIONAL : LOOM_PARAM_SINGLE;
-    a[i].appended = "ignored";
+    a[i].struct_size = sizeof(LoomFormalParam);
+    a[i].name = names[i];
+    a[i].type_str = "T";
+    a[i].option = i == 1 ? LOOM_PARAM_OPTIONAL : LOOM_PARAM_SINGLE;
   }
-  auto r = ReadFormalParams(&a[0].p, 2, 3);
+  auto r = ReadFormalParams(a, 2, 3);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->size(), 2u);
   EXPECT_STREQ((*r)[1].name, "W");
   EXPECT_EQ((*r)[1].option, LOOM_PARAM_OPTIONAL);
 
-  a[1].p.struct_size = sizeof(LoomFormalParam);
-  r = ReadFormalParams(&a[0].p, 2, 3);
+  a[1].struct_size = 8;
+  r = ReadFormalParams(a, 2, 3);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("LoomFormalParam[1].struct_size"), std::string::npos) << r.status();
 }

@@ -84,7 +84,8 @@ bool KernelsOverlap(const KernelDef& a, const KernelDef& b) {
 
 absl::Status RegistrationTransaction::Declare(const LoomPluginInfo& in) {
   if (declared_) return absl::FailedPreconditionError("DeclarePlugin called twice");
-  absl::StatusOr<LoomPluginInfo> read = ReadStruct(&in, abi_v1::kPluginInfoSize, "LoomPluginInfo");
+  // The same layout in every version: readable before the version is known.
+  absl::StatusOr<LoomPluginInfo> read = ReadStruct(&in, LOOM_ABI_VERSION, "LoomPluginInfo");
   if (!read.ok()) return read.status();
   const LoomPluginInfo& info = *read;
   std::string name = Str(info.name);
@@ -111,7 +112,7 @@ static absl::Status NotDeclared() {
 
 absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
   if (!declared_) return NotDeclared();
-  absl::StatusOr<LoomSchemaDef> read = ReadStruct(&in, abi_v1::kSchemaDefSize, "LoomSchemaDef");
+  absl::StatusOr<LoomSchemaDef> read = ReadStruct(&in, record_.abi_version, "LoomSchemaDef");
   if (!read.ok()) return read.status();
   const LoomSchemaDef& def = *read;
   const uint32_t abi = record_.abi_version;
@@ -220,7 +221,7 @@ absl::Status RegistrationTransaction::AddGradient(const std::string& op_type, Lo
 
 absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& in) {
   if (!declared_) return NotDeclared();
-  absl::StatusOr<LoomKernelDef> read = ReadStruct(&in, abi_v1::kKernelDefSize, "LoomKernelDef");
+  absl::StatusOr<LoomKernelDef> read = ReadStruct(&in, record_.abi_version, "LoomKernelDef");
   if (!read.ok()) return read.status();
   const LoomKernelDef& def = *read;
   auto k = std::make_unique<KernelDef>();
@@ -261,7 +262,7 @@ absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& in) {
 
 absl::Status RegistrationTransaction::AddDevice(const LoomDeviceDef& in) {
   if (!declared_) return NotDeclared();
-  absl::StatusOr<LoomDeviceDef> read = ReadStruct(&in, abi_v1::kDeviceDefSize, "LoomDeviceDef");
+  absl::StatusOr<LoomDeviceDef> read = ReadStruct(&in, record_.abi_version, "LoomDeviceDef");
   if (!read.ok()) return read.status();
   const LoomDeviceDef& def = *read;
   std::string name = Str(def.name);

@@ -13,6 +13,16 @@
 
 namespace loom {
 namespace testing {
+namespace {
+
+bool IsFloat(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat64; }
+
+void SetElement(Tensor* t, int64_t i, double v) {
+  if (t->dtype() == DataType::kFloat32) t->data<float>()[i] = static_cast<float>(v);
+  else t->data<double>()[i] = v;
+}
+
+}  // namespace
 
 ::testing::AssertionResult CheckGradient(const OperatorDef& op, const std::vector<Tensor>& inputs, Registry* registry,
                                          const GradientCheckOptions& options) {
@@ -20,13 +30,43 @@ namespace testing {
   absl::StatusOr<std::vector<Tensor>> plain = RunSingleOp(op, inputs, registry);
   if (!plain.ok()) return ::testing::AssertionFailure() << "forward run: " << plain.status();
 
+  std::vector<int> checked = options.inputs;
+  if (checked.empty()) {
+    for (int i = 0; i < op.input_size(); ++i) {
+      if (!op.input(i).empty() && IsFloat(inputs[i].dtype())) checked.push_back(i);
+    }
+  }
+  if (checked.empty()) return ::testing::AssertionFailure() << "the op has no float32 or float64 input to check";
+  const DataType dtype = inputs[checked[0]].dtype();
+  for (int i : checked) {
+    if (inputs[i].dtype() != dtype || !IsFloat(dtype)) {
+      return ::testing::AssertionFailure() << "checked inputs must all be float64 or all float32; input " << i << " is "
+                                           << DataTypeName(inputs[i].dtype()) << ", input " << checked[0] << " "
+                                           << DataTypeName(dtype);
+    }
+  }
+  const bool f32 = dtype == DataType::kFloat32;
+  const double eps = options.eps > 0 ? options.eps : f32 ? 1e-2 : 1e-6;
+  const double tolerance = options.tolerance > 0 ? options.tolerance : f32 ? 1e-2 : 1e-6;
+
   NetDef net;
   net.set_name("gradient_check");
   *net.add_op() = op;
   std::vector<std::string> sums;
   for (int k = 0; k < op.output_size(); ++k) {
     const Tensor& y = (*plain)[k];
-    if (op.output(k).empty() || y.dtype() != DataType::kFloat64) continue;
+    if (op.output(k).empty() || !IsFloat(y.dtype())) continue;
+    std::string out = op.output(k);
+    if (y.dtype() == DataType::kFloat32) {  // to float64 before the weighted sum
+      OperatorDef* cast = net.add_op();
+      cast->set_type("Cast");
+      cast->add_input(out);
+      out = absl::StrCat("__y", k, "_f64");
+      cast->add_output(out);
+      Argument* to = cast->add_arg();
+      to->set_name("to");
+      to->set_i(11);  // ONNX DOUBLE
+    }
     const std::string w = absl::StrCat("__R", k), p = absl::StrCat("__p", k), s = absl::StrCat("__s", k);
     Tensor r = RandomTensor(DataType::kFloat64, y.dims(), options.seed + k, -1.0, 1.0);
     TensorProto* init = net.add_initializer();
@@ -36,7 +76,7 @@ namespace testing {
     for (int64_t i = 0; i < r.num_elements(); ++i) init->add_double_data(r.data<double>()[i]);
     OperatorDef* mul = net.add_op();
     mul->set_type("Mul");
-    mul->add_input(op.output(k));
+    mul->add_input(out);
     mul->add_input(w);
     mul->add_output(p);
     OperatorDef* sum = net.add_op();
@@ -48,19 +88,13 @@ namespace testing {
     keep->set_i(0);
     sums.push_back(s);
   }
-  if (sums.empty()) return ::testing::AssertionFailure() << "the op has no float64 output";
+  if (sums.empty()) return ::testing::AssertionFailure() << "the op has no float32 or float64 output";
   OperatorDef* total = net.add_op();
   total->set_type("Sum");
   for (const std::string& s : sums) total->add_input(s);
   total->add_output("__loss");
   net.add_external_output("__loss");
 
-  std::vector<int> checked = options.inputs;
-  if (checked.empty()) {
-    for (int i = 0; i < op.input_size(); ++i) {
-      if (!op.input(i).empty() && inputs[i].dtype() == DataType::kFloat64) checked.push_back(i);
-    }
-  }
   BackwardOptions bo;
   for (int i : checked) bo.wrt.push_back(op.input(i));
   Workspace ws;
@@ -103,16 +137,18 @@ namespace testing {
     }
     Tensor* x = ws.GetBlob(name);
     for (int64_t e = 0; e < x->num_elements(); ++e) {
-      double& v = x->data<double>()[e];
-      const double saved = v;
-      v = saved + options.eps;
+      const double saved = ElementAsDouble(*x, e);
+      // The step actually taken: x +- eps rounded to the input's dtype.
+      const double up = f32 ? static_cast<double>(static_cast<float>(saved + eps)) : saved + eps;
+      const double down = f32 ? static_cast<double>(static_cast<float>(saved - eps)) : saved - eps;
+      SetElement(x, e, up);
       absl::StatusOr<double> plus = loss();
-      v = saved - options.eps;
+      SetElement(x, e, down);
       absl::StatusOr<double> minus = loss();
-      v = saved;
+      SetElement(x, e, saved);
       if (!plus.ok() || !minus.ok()) return ::testing::AssertionFailure() << "perturbed run failed";
-      const double numeric = (*plus - *minus) / (2 * options.eps);
-      const double a = analytic.data<double>()[e];
+      const double numeric = (*plus - *minus) / (up - down);
+      const double a = ElementAsDouble(analytic, e);
       const double err = std::abs(a - numeric) / std::max(1.0, std::abs(numeric));
       if (err > worst) {
         worst = err;
@@ -122,8 +158,8 @@ namespace testing {
       }
     }
   }
-  if (worst > options.tolerance) {
-    return ::testing::AssertionFailure() << "relative error " << worst << " > " << options.tolerance << " at " << worst_what;
+  if (worst > tolerance) {
+    return ::testing::AssertionFailure() << "relative error " << worst << " > " << tolerance << " at " << worst_what;
   }
   return ::testing::AssertionSuccess();
 }

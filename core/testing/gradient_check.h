@@ -1,10 +1,13 @@
 // The generic gradient checker: the gradients the backward builder
 // (core/autodiff/backward.h) makes for one operator, against central finite
-// differences, in float64.
+// differences, in float64 or float32 (the checked inputs' dtype; a plugin
+// author's float32-only kernel is checked with float32 tolerances).
 //
-// The loss is L = sum_k sum(Y_k * R_k) over the op's outputs Y_k with fixed
-// random weights R_k (so every output element matters, differently), and
-// for every element x of every checked input
+// The loss is L = sum_k sum(double(Y_k) * R_k) over the op's float outputs
+// Y_k with fixed random float64 weights R_k (so every output element
+// matters, differently; a float32 output is cast to float64 first, so the
+// sum adds no rounding of its own), and for every element x of every
+// checked input
 //   numeric = (L(x + eps) - L(x - eps)) / (2 eps),
 // compared with the analytic gradient:
 //   |analytic - numeric| <= tolerance * max(1, |numeric|).
@@ -22,8 +25,12 @@ namespace loom {
 namespace testing {
 
 struct GradientCheckOptions {
-  double eps = 1e-6;
-  double tolerance = 1e-6;
+  // 0: the checked inputs' dtype's default, 1e-6 and 1e-6 for float64,
+  // 1e-2 and 1e-2 for float32 (float32 rounding over 2 eps of 1e-2 is
+  // about 1e-5 of the loss; the central difference's own error is
+  // O(eps^2)). TensorFlow's compute_gradient uses similar float32 steps.
+  double eps = 0;
+  double tolerance = 0;
   // Inputs to check (indices into op.input); empty: every float input.
   std::vector<int> inputs;
   uint32_t seed = 7;  // of the output weights R_k
@@ -33,9 +40,10 @@ struct GradientCheckOptions {
   bool rebuild_net_per_run = false;
 };
 
-// `inputs[i]` feeds op.input(i) (float64 for the checked ones). Fails with
-// the input, element, analytic and numeric values of the worst mismatch,
-// or with the error of building or running the nets.
+// `inputs[i]` feeds op.input(i); the checked ones are float64, or all
+// float32. Fails with the input, element, analytic and numeric values of
+// the worst mismatch, or with the error of building or running the nets
+// (checked inputs of mixed float dtypes: INVALID_ARGUMENT's message).
 ::testing::AssertionResult CheckGradient(const OperatorDef& op, const std::vector<Tensor>& inputs, Registry* registry,
                                          const GradientCheckOptions& options = {});
 

@@ -3,11 +3,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "tools/cpp/runfiles/runfiles.h"
 #include "core/api/loom_sdk.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
@@ -17,13 +20,33 @@
 namespace loom {
 namespace testing {
 
+namespace {
+
+// The CPU plugin, found through the test's runfiles as Loom's repository
+// file "loom/plugins/cpu/libloom_cpu.so": Loom's own tests and another
+// workspace's over @loom (loom_plugin_test, tools/build_defs/plugin.bzl)
+// alike. Without runfiles, the in-tree relative path.
+std::string CpuPluginPath() {
+  const char* kRelative = "plugins/cpu/libloom_cpu.so";
+  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
+      bazel::tools::cpp::runfiles::Runfiles::CreateForTest());
+  if (runfiles == nullptr) return kRelative;
+  const std::string path = runfiles->Rlocation(absl::StrCat("loom/", kRelative));
+  return !path.empty() && std::ifstream(path).good() ? path : kRelative;
+}
+
+}  // namespace
+
 Registry* CpuRegistry() {
   static Registry* registry = [] {
     auto* r = new Registry();
     absl::Status s = RegisterBuiltinPlugin(r, &LoomStdOpsInit, "<built-in>");
-    if (s.ok()) s = LoadPlugin(r, "plugins/cpu/libloom_cpu.so");
+    const std::string path = CpuPluginPath();
+    if (s.ok()) s = LoadPlugin(r, path);
     if (!s.ok()) {
-      ADD_FAILURE() << "cannot set up the CPU registry: " << s;
+      ADD_FAILURE() << "cannot set up the CPU registry (the standard ops and the CPU plugin from '" << path
+                    << "'): " << s << ". A test needs the CPU plugin in its data: "
+                    << "@loom//plugins/cpu:libloom_cpu.so (loom_plugin_test adds it)";
     }
     return r;
   }();

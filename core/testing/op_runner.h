@@ -15,9 +15,12 @@
 namespace loom {
 namespace testing {
 
-// A registry with the built-in standard op set and the plugin at
-// `plugins/cpu/libloom_cpu.so` (runfiles-relative; add
-// "//plugins/cpu:libloom_cpu.so" to the test's data). Loaded once per process.
+// A registry with the built-in standard op set and the CPU plugin, found in
+// the test's runfiles as "loom/plugins/cpu/libloom_cpu.so" (add
+// "@loom//plugins/cpu:libloom_cpu.so", in-tree "//plugins/cpu:...", to the
+// test's data; loom_plugin_test does), so it works from another workspace
+// too. Loaded once per process; a failure to load fails the test, naming
+// the path tried and the data dependency it needs.
 Registry* CpuRegistry();
 
 // CpuRegistry() with the plugin at `path` (runfiles-relative, e.g.

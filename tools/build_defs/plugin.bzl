@@ -8,18 +8,50 @@ leave exported), and resolves all its own symbols at link time.
 `loom_inspect --check` lists any other symbol a plugin exports.
 """
 
-def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], **kwargs):
+def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], exports = [], **kwargs):
+    """`exports`: C symbols to export besides LoomPluginInit (a test
+    plugin's hooks that its tests dlsym); none for a real plugin."""
+
     # Label(): resolves in Loom's repository when another workspace loads this macro.
-    exports = Label("//tools/build_defs:plugin_exports.lds")
+    script = Label("//tools/build_defs:plugin_exports.lds")
+    if exports:
+        native.genrule(
+            name = name + "_exports",
+            outs = [name + "_exports.lds"],
+            cmd = "echo '{ global: LoomPluginInit; %s local: *; };' > $@" % "".join([e + "; " for e in exports]),
+            testonly = kwargs.get("testonly", 0),
+        )
+        script = ":" + name + "_exports.lds"
     native.cc_binary(
         name = "lib" + name + ".so",
         srcs = srcs,
         deps = [Label("//core/api:sdk")] + deps,
         copts = ["-fvisibility=hidden", "-fvisibility-inlines-hidden"] + copts,
-        additional_linker_inputs = [exports],
-        linkopts = ["-Wl,--no-undefined", "-Wl,-z,defs", "-Wl,--version-script=$(location %s)" % exports] + linkopts,
+        additional_linker_inputs = [script],
+        linkopts = ["-Wl,--no-undefined", "-Wl,-z,defs", "-Wl,--version-script=$(location %s)" % script] + linkopts,
         linkshared = 1,
         linkstatic = 1,
+        **kwargs
+    )
+
+def loom_plugin_test(name, srcs, plugins = [], deps = [], data = [], **kwargs):
+    """A cc_test of plugin ops through Loom's test kit, from any workspace:
+    links @loom//core/testing:op_runner (RunSingleOp, AllClose,
+    ExpectInferredShapes, CpuRegistryWith) and :gradient_check
+    (CheckGradient, float64 or float32) with GoogleTest's main, and has
+    Loom's CPU plugin (the op runner finds it through the runfiles) and
+    `plugins` (the plugins under test: load one with
+    loom::testing::CpuRegistryWith("<its runfiles path>"), e.g.
+    "libmy_op.so" from the workspace's root package) in its data."""
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        data = [Label("//plugins/cpu:libloom_cpu.so")] + plugins + data,
+        deps = [
+            Label("//core/testing:op_runner"),
+            Label("//core/testing:gradient_check"),
+            Label("//third_party:gtest_main"),
+        ] + deps,
         **kwargs
     )
 

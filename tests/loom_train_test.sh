@@ -8,7 +8,7 @@
 # the loss plot must be a PNG. Skips (passes with a message) when the data
 # set is not installed.
 set -uo pipefail
-make_mlp=$1 loom_train=$2
+make_mlp=$1 loom_train=$2 fake_device=$PWD/$3
 data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
 if [[ ! -f $data ]]; then
   echo "SKIP: $data not found (scripts/setup.sh installs python3-sklearn)"
@@ -33,4 +33,11 @@ strip() { sed -n 's/^\(loom_train: test accuracy .*after [0-9]* steps\).*/\1/p' 
 if [[ "$(strip "$tmp/full.log")" != "$(strip "$tmp/second.log")" ]]; then
   echo "FAIL: resumed run differs:"; strip "$tmp/full.log"; strip "$tmp/second.log"; exit 1
 fi
-echo "PASS: accuracy $acc%, resume reproduces the 20-epoch result"
+# --plugin loads a plugin after the default ones (a custom op's); a plugin
+# that cannot be loaded stops the run before training, naming it.
+"$loom_train" "${common[@]}" --epochs 1 --plugin "$tmp/no_such_plugin.so" > "$tmp/plugin.log" 2>&1 &&
+  { echo "FAIL: a missing --plugin did not fail"; exit 1; }
+grep -q "no_such_plugin.so" "$tmp/plugin.log" || { echo "FAIL: the error does not name the plugin:"; cat "$tmp/plugin.log"; exit 1; }
+"$loom_train" "${common[@]}" --epochs 1 --plugin "$fake_device" > "$tmp/plugin_ok.log" 2>&1 ||
+  { echo "FAIL: training with --plugin $fake_device:"; cat "$tmp/plugin_ok.log"; exit 1; }
+echo "PASS: accuracy $acc%, resume reproduces the 20-epoch result, --plugin loads a plugin or names it"

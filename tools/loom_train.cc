@@ -108,6 +108,8 @@ ABSL_FLAG(int64_t, sample_chars, 400, "--text: characters sampled from the train
 ABSL_FLAG(double, temperature, 0.8, "--text: softmax temperature of the sampling.");
 ABSL_FLAG(std::vector<std::string>, buckets, {},
           "--text: train on whole lines bucketed by these lengths (e.g. 64,128,256) instead of --seq_len streams.");
+ABSL_FLAG(std::vector<std::string>, plugin, {},
+          "Plugins to load after the default ones (a custom op's, with its gradient maker), as loom_run's --plugin.");
 ABSL_FLAG(int, world_size, 1,
           "Data-parallel ranks (processes, on this machine or others); > 1 needs --rank, --rendezvous and "
           "--run_id (tools/train/launch_local.sh sets them for N local processes).");
@@ -190,7 +192,7 @@ absl::Status Evaluate(Net* eval, Workspace* ws, const loom::train::Dataset& d, d
 // --text: the character-level LSTM language model.
 int TrainCharLm() {
   std::vector<std::string> warnings;
-  auto registry = loom::tools::MakeRegistry({}, &warnings);
+  auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
   if (!registry.ok()) return Fail("plugins", registry.status());
   loom::train::CharLmOptions o;
   o.text = absl::GetFlag(FLAGS_text);
@@ -248,7 +250,7 @@ int main(int argc, char** argv) {
       absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model, import) : loom::ReadNetDef(model);
   if (!forward.ok()) return Fail(model, forward.status());
   std::vector<std::string> warnings;
-  auto registry = loom::tools::MakeRegistry({}, &warnings);
+  auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
   if (!registry.ok()) return Fail("plugins", registry.status());
   absl::StatusOr<loom::train::Dataset> all = loom::train::ReadDataset(
       data, absl::GetFlag(FLAGS_labels), static_cast<float>(absl::GetFlag(FLAGS_scale)));

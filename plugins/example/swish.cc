@@ -1,18 +1,22 @@
 // An example custom-op plugin: the model for plugin authors.
 //
 // It defines one operator, com.example.Swish (Y = X * sigmoid(beta * X),
-// float32 or float64, any shape), with its schema, a CPU kernel and its
+// float32 or float64, any shape), with its schema, shape inference (Infer:
+// the planner knows Y's shape before the run), a CPU kernel and its
 // gradient (ABI 5): a gradient maker that emits the plugin's own
 // SwishGradient op, which has a kernel too. It uses only the SDK headers
-// (core/api/loom_sdk.h). Build it with the loom_plugin macro (see BUILD)
-// and load it with `loom_run --plugin PATH` or LoadPlugin().
+// (core/api/loom_sdk.h). Build it with the loom_plugin macro (see BUILD),
+// test it with loom_plugin_test (swish_test.cc) and load it with
+// `loom_run --plugin PATH`, `loom_train --plugin PATH` or LoadPlugin().
 #include <cmath>
+#include <vector>
 
 #include "core/api/loom_sdk.h"
 
 namespace {
 
 using loom::sdk::GradientContext;
+using loom::sdk::InferenceContext;
 using loom::sdk::KernelContext;
 using loom::sdk::KernelInfo;
 using loom::sdk::Status;
@@ -76,6 +80,18 @@ class SwishGradientKernel {
   float beta_ = 1.0f;
 };
 
+// Shape inference (the schema's Infer): output 0 takes input 0's dtype and,
+// where the planner knows it, its shape. Without an Infer function outputs
+// take their dtype from the type constraint and their shape from the first
+// run: the memory planner cannot place them ahead, and the next op's
+// Prepare sees an unknown shape.
+Status SameAsInput0(InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(0));
+  std::vector<int64_t> dims;
+  if (ctx.InputShape(0, &dims)) ctx.SetOutputShape(0, dims);
+  return Status::Ok();
+}
+
 // The gradient maker (Caffe2's GradientMakerBase): reads X and dY, writes
 // dX with SwishGradient, which gets Swish's beta (copy_arguments).
 Status SwishGradient(GradientContext& g) {
@@ -93,6 +109,7 @@ LOOM_PLUGIN("example", "1.1.0", reg) {
       .Output("Y", "T", LOOM_PARAM_SINGLE, "output tensor, the shape of X")
       .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}, "float32 or float64")
       .AttrFloat("beta", 1.0f, "slope inside the sigmoid")
+      .Infer<&SameAsInput0>()
       .Gradient<&SwishGradient>();
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(swish));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SwishKernel>("Swish"));
@@ -103,7 +120,8 @@ LOOM_PLUGIN("example", "1.1.0", reg) {
       .Input("dY", "T", LOOM_PARAM_SINGLE, "the gradient of Swish's output, X's shape")
       .Output("dX", "T", LOOM_PARAM_SINGLE, "the gradient of X")
       .TypeConstraint("T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}, "float32 or float64")
-      .AttrFloat("beta", 1.0f, "Swish's beta");
+      .AttrFloat("beta", 1.0f, "Swish's beta")
+      .Infer<&SameAsInput0>();
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(grad));
   return reg.Kernel<SwishGradientKernel>("SwishGradient");
 }

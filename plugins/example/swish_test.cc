@@ -51,6 +51,17 @@ TEST(SwishPlugin, GradientMatchesFiniteDifferences) {
   }
 }
 
+// The schema's Infer gives Y and dX the shapes the kernels produce.
+TEST(SwishPlugin, ShapeInferenceMatchesTheKernels) {
+  Registry* registry = testing::CpuRegistryWith("plugins/example/libloom_example.so");
+  testing::ExpectInferredShapes(testing::ParseOp(R"(type: "Swish" input: "x" output: "y")"),
+                                {testing::RandomTensor(DataType::kFloat32, {2, 3, 4}, 5)}, registry);
+  testing::ExpectInferredShapes(testing::ParseOp(R"(type: "SwishGradient" input: "x" input: "dy" output: "dx")"),
+                                {testing::RandomTensor(DataType::kFloat64, {5}, 6),
+                                 testing::RandomTensor(DataType::kFloat64, {5}, 7)},
+                                registry);
+}
+
 TEST(SwishPlugin, RejectsWrongDtype) {
   Registry registry;
   ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &LoomStdOpsInit, "<built-in>").ok());

@@ -82,5 +82,15 @@ out=$("$run" "$D/model.onnx" "x=$D/test_data_set_0/input_0.pb" "W=$D/test_data_s
         --output_dir "$outdir" 2>&1); rc=$?
 check "loom_run takes ONNX TensorProto inputs and creates --output_dir" \
   "[[ $rc -eq 0 ]] && grep -q 'output y: float32 \[1, 1, 4, 3\] \[12, 27, 24, 63' <<<\"\$out\" && [[ -f $outdir/y.pb ]]"
+# The output is an ONNX TensorProto: ONNX's own reader gives the test's
+# expected output back, and loom_run reads it as an input again.
+check "--output_dir writes ONNX TensorProtos that onnx.load_tensor reads" \
+  "/usr/bin/python3 -c 'import sys, onnx, numpy as np; from onnx import numpy_helper as h
+y = onnx.load_tensor(sys.argv[1]); e = onnx.load_tensor(sys.argv[2])
+assert y.name == \"y\", y.name
+np.testing.assert_allclose(h.to_array(y), h.to_array(e), rtol=1e-6)' $outdir/y.pb $D/test_data_set_0/output_0.pb"
+out=$("$run" "$D/model.onnx" "x=$outdir/y.pb" "W=$D/test_data_set_0/input_1.pb" --iterations 1 2>&1); rc=$?
+check "loom_run reads an output it wrote as an input (the [1, 1, 4, 3] map through the conv again)" \
+  "[[ $rc -eq 0 ]] && grep -q 'output y: float32 \[1, 1, 2, 2\]' <<<\"\$out\""
 
 exit $fail

@@ -479,6 +479,15 @@ absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
   return ConvertTensor(t);
 }
 
+std::string ExportOnnxTensor(const Tensor& t, const std::string& name) {
+  onnx::TensorProto p;
+  p.set_name(name);
+  p.set_data_type(static_cast<int32_t>(t.dtype()));
+  for (int64_t d : t.dims()) p.add_dims(d);
+  p.set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+  return p.SerializeAsString();
+}
+
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));

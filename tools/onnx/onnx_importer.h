@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
+#include "core/tensor.h"
 #include "tools/onnx/nchwc_layout.h"
 
 namespace loom {
@@ -71,6 +72,12 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptio
 // TensorProto. INVALID_ARGUMENT if it does not parse, for external data and
 // string tensors.
 absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized_tensor);
+
+// `t` (on the host) as a serialized ONNX TensorProto named `name`: dims,
+// data_type (Loom's dtype codes are ONNX's) and the elements as raw_data,
+// little-endian, which onnx.load_tensor / numpy_helper.to_array and ONNX
+// Runtime's test runner read, and ImportOnnxTensor reads back.
+std::string ExportOnnxTensor(const Tensor& t, const std::string& name);
 
 // One error listing every (domain, op type, opset) in `net` (and its nested
 // nets) that has no schema or no kernel for `device` in `registry`; OK if

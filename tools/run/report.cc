@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/proto_io.h"
+#include "tools/onnx/onnx_importer.h"
 #include "tools/run/failure.h"
 
 namespace loom {
@@ -36,8 +37,12 @@ absl::Status WriteOutput(const RunOutput& output, const std::string& dir, bool r
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create --output_dir ", dir, ": ", ec.message()));
-  absl::Status s = WriteTensorProto(TensorToProto(*output.tensor, output.name), absl::StrCat(dir, "/", output.name, ".pb"));
-  if (!s.ok()) return Failure(s);
+  // ONNX's TensorProto (onnx.load_tensor reads it; so does loom_run's input
+  // reader), not Loom's own message, whose field numbers differ.
+  const std::string path = absl::StrCat(dir, "/", output.name, ".pb");
+  std::ofstream pb(path, std::ios::binary);
+  pb << onnx_import::ExportOnnxTensor(*output.tensor, output.name);
+  if (!pb) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
   if (raw) {
     std::ofstream file(absl::StrCat(dir, "/", output.name, ".bin"), std::ios::binary);
     file.write(static_cast<const char*>(output.tensor->raw_data()), static_cast<std::streamsize>(output.tensor->nbytes()));

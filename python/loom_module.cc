@@ -180,8 +180,8 @@ std::unique_ptr<Registry> MakeRegistry(const std::vector<std::string>& plugins) 
   return Value(tools::MakeRegistry(plugins, &warnings));
 }
 
-py::list Ops(const std::vector<std::string>& plugins) {
-  std::unique_ptr<Registry> r = MakeRegistry(plugins);
+// Every op `r` holds (loom.ops(), Session.ops()).
+py::list OpsOf(const Registry* r) {
   py::list ops;
   for (const std::string& type : r->OpTypes()) {
     const OpSchema* schema = r->FindSchema(type);
@@ -206,8 +206,8 @@ py::list Ops(const std::vector<std::string>& plugins) {
   return ops;
 }
 
-py::list Plugins(const std::vector<std::string>& plugins) {
-  std::unique_ptr<Registry> r = MakeRegistry(plugins);
+// The plugins `r` loaded (loom.plugins(), Session.plugins()).
+py::list PluginsOf(const Registry* r) {
   py::list out;
   for (const PluginRecord& p : r->Plugins()) {
     py::dict d;
@@ -222,6 +222,9 @@ py::list Plugins(const std::vector<std::string>& plugins) {
   }
   return out;
 }
+
+py::list Ops(const std::vector<std::string>& plugins) { return OpsOf(MakeRegistry(plugins).get()); }
+py::list Plugins(const std::vector<std::string>& plugins) { return PluginsOf(MakeRegistry(plugins).get()); }
 
 }  // namespace
 }  // namespace loom
@@ -253,7 +256,11 @@ PYBIND11_MODULE(_loom, m) {
       .def_property_readonly("inputs", [](const Session& s) { return s.inputs(); })
       .def_property_readonly("outputs", [](const Session& s) { return s.outputs(); })
       .def("run", &Run, py::arg("output_names"), py::arg("feed"))
-      .def_property_readonly("runners", &Session::runners);
+      .def_property_readonly("runners", &Session::runners)
+      .def("ops", [](const Session& s) { return OpsOf(&s.registry()); },
+           "The ops this session can run (its default plugins and plugins=...), as loom.ops()")
+      .def("plugins", [](const Session& s) { return PluginsOf(&s.registry()); },
+           "The plugins this session loaded, as loom.plugins()");
 
   m.def("_ops", &Ops, py::arg("plugins"));
   m.def("_plugins", &Plugins, py::arg("plugins"));

@@ -6,5 +6,6 @@ python="$1"
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 export PYTHONPATH="${root}/python/pkg"
 export LOOM_DEFAULT_MODEL="${root}/tools/models/default_cnn.pb"
+export LOOM_TEST_PLUGIN="${root}/tests/plugins/libfake_device.so"
 cd "${root}"
 exec "${python}" -m pytest -q -p no:cacheprovider python/tests

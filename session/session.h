@@ -117,6 +117,11 @@ class Session {
   // Runners made so far (the most Run calls that overlapped).
   int runners() const;
 
+  // What this session loaded: the standard ops, the default plugins and
+  // SessionOptions::plugins (schemas, kernels, plugin records), read-only,
+  // for tools that list them (Python's Session.ops() / .plugins()).
+  const Registry& registry() const { return *registry_; }
+
  private:
   struct Runner;
   Session() = default;

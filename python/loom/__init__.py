@@ -41,11 +41,14 @@ class Session(_loom.Session):
 
 def ops(plugins=()):
     """Every registered op: dicts with op_type, domain, since_version, plugin,
-    differentiable and kernels (dicts with device, engine, priority, plugin)."""
+    differentiable and kernels (dicts with device, engine, priority, plugin),
+    with the default plugins and `plugins` loaded. Session.ops() lists what a
+    session loaded."""
     return _loom._ops(default_plugins() + list(plugins))
 
 
 def plugins(plugins=()):
     """The loaded plugins: dicts with name, version, abi_version, path,
-    schemas and kernels (counts) and devices."""
+    schemas and kernels (counts) and devices, for the default plugins and
+    `plugins`. Session.plugins() lists what a session loaded."""
     return _loom._plugins(default_plugins() + list(plugins))

@@ -166,6 +166,21 @@ def test_errors_name_what_is_wrong():
         loom.Session(b"junk")
 
 
+def test_a_session_lists_the_plugins_it_loaded():
+    # loom.ops() / loom.plugins() show the default plugins; a Session's
+    # ops() / plugins() show what that session loaded, its plugins= too.
+    model = os.environ["LOOM_DEFAULT_MODEL"]
+    extra = os.environ["LOOM_TEST_PLUGIN"]  # tests/plugins' fake_device: the FailIf op, the FAKE device
+    plain, with_extra = loom.Session(model), loom.Session(model, plugins=[extra])
+    assert "fake_device" not in {p["name"] for p in plain.plugins()}
+    assert "fake_device" in {p["name"] for p in with_extra.plugins()}
+    assert "FailIf" not in {o["op_type"] for o in plain.ops()}
+    fail_if = {o["op_type"]: o for o in with_extra.ops()}["FailIf"]
+    assert fail_if["plugin"] == "fake_device"
+    assert {k["device"] for k in fail_if["kernels"]} == {"CPU", "FAKE"}
+    assert "FailIf" not in {o["op_type"] for o in loom.ops()}
+
+
 def test_registry_listing():
     ops = {(o["domain"], o["op_type"]): o for o in loom.ops()}
     conv = ops[("", "Conv")]

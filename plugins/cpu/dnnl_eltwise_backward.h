@@ -26,6 +26,13 @@ class DnnlEltwiseBackward {
   // algorithm, X otherwise. Any layout: the three buffers are read as one
   // run of n floats. Errors: oneDNN's (UNIMPLEMENTED / INTERNAL), naming
   // `label`.
+  // The same over float32 tensors of one size (the gradient kernels check
+  // the operands first: ElementwiseGradientOperands).
+  Status Run(sdk::KernelContext& ctx, const std::string& label, const sdk::Tensor& dy, const sdk::Tensor& v,
+             sdk::Tensor& dx) {
+    return Run(ctx, label, dy.data<float>(), v.data<float>(), dx.data<float>(), dy.num_elements());
+  }
+
   Status Run(sdk::KernelContext& ctx, const std::string& label, const float* dy, const float* v, float* dx, int64_t n) {
     if (n == 0) return Status::Ok();
     const int threads = DnnlThreadsFor(n, ctx.num_threads());

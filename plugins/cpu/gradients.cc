@@ -126,9 +126,7 @@ class ActivationGradientKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor dy, y, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
-    if (dy.dtype() == LOOM_DTYPE_FLOAT) {
-      return dnnl_.Run(ctx, label_, dy.data<float>(), y.data<float>(), dx.data<float>(), dy.num_elements());
-    }
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) return dnnl_.Run(ctx, label_, dy, y, dx);
     Run<double>(dy, y, dx, ctx.num_threads());
     return Status::Ok();
   }
@@ -202,7 +200,7 @@ class FusedActivationGradientKernel : public LabeledKernel {
     Tensor dy, y, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
     if (dy.dtype() == LOOM_DTYPE_FLOAT && dnnl_) {
-      return dnnl_->Run(ctx, label_, dy.data<float>(), y.data<float>(), dx.data<float>(), dy.num_elements());
+      return dnnl_->Run(ctx, label_, dy, y, dx);
     }
     if (dy.dtype() == LOOM_DTYPE_FLOAT) Run<float>(dy, y, dx, ctx.num_threads());
     else Run<double>(dy, y, dx, ctx.num_threads());
@@ -296,9 +294,7 @@ class GeluGradientKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor dy, x, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "X", &dy, &x, &dx));
-    if (dy.dtype() == LOOM_DTYPE_FLOAT) {
-      return dnnl_->Run(ctx, label_, dy.data<float>(), x.data<float>(), dx.data<float>(), dy.num_elements());
-    }
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) return dnnl_->Run(ctx, label_, dy, x, dx);
     Run<double>(dy, x, dx, ctx.num_threads());
     return Status::Ok();
   }
@@ -343,9 +339,7 @@ class EluGradientKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor dy, x, dx;
     LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "X", &dy, &x, &dx));
-    if (dy.dtype() == LOOM_DTYPE_FLOAT) {
-      return dnnl_->Run(ctx, label_, dy.data<float>(), x.data<float>(), dx.data<float>(), dy.num_elements());
-    }
+    if (dy.dtype() == LOOM_DTYPE_FLOAT) return dnnl_->Run(ctx, label_, dy, x, dx);
     const double* g = dy.data<double>();
     const double* v = x.data<double>();
     double* out = dx.data<double>();

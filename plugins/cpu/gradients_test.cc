@@ -16,12 +16,6 @@ namespace {
 
 using namespace kernel_test;  // NOLINT
 
-std::string ShapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 struct Case {
   std::string op;        // the gradient op with its attributes
   std::string forward;   // the forward op that gives its second input ("" : X itself)
@@ -43,7 +37,7 @@ void ExpectFloat32MatchesFloat64(const Case& c, const Shape& shape, uint32_t see
   auto f64 = RunSingleOp(op, {Cast(DataType::kFloat64, dy), Cast(DataType::kFloat64, v)});
   ASSERT_TRUE(f32.ok()) << c.op << ": " << f32.status();
   ASSERT_TRUE(f64.ok()) << c.op << ": " << f64.status();
-  EXPECT_TRUE(AllClose((*f32)[0], Cast(DataType::kFloat32, (*f64)[0]), 1e-5, 2e-6)) << c.op << " on " << ShapeText(shape);
+  EXPECT_TRUE(AllClose((*f32)[0], Cast(DataType::kFloat32, (*f64)[0]), 1e-5, 2e-6)) << c.op << " on " << ShapeToString(shape);
 }
 
 TEST(ActivationGradientTest, Float32OnOneDnnMatchesFloat64Reference) {

@@ -15,12 +15,6 @@ namespace {
 
 using namespace kernel_test;  // NOLINT
 
-std::string ShapeText(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 TEST(SoftmaxGradientTest, Float32OnOneDnnMatchesFloat64Reference) {
   const std::vector<Shape> shapes = {{7}, {3, 10}, {2, 5, 3, 4}, {16, 1000}, {2, 0, 3}, {40, 1000}};  // the last on 2 threads
   uint32_t seed = 1;
@@ -36,11 +30,11 @@ TEST(SoftmaxGradientTest, Float32OnOneDnnMatchesFloat64Reference) {
         const OperatorDef op = ParseOp("type: \"" + type + "Gradient\" input: \"dy\" input: \"y\" output: \"dx\"" + attr);
         auto f32 = RunSingleOp(op, {dy, (*y)[0]});
         auto f64 = RunSingleOp(op, {Cast(DataType::kFloat64, dy), Cast(DataType::kFloat64, (*y)[0])});
-        ASSERT_TRUE(f32.ok()) << type << ShapeText(s) << attr << ": " << f32.status();
+        ASSERT_TRUE(f32.ok()) << type << ShapeToString(s) << attr << ": " << f32.status();
         ASSERT_TRUE(f64.ok()) << f64.status();
         const double terms = static_cast<double>(s[axis < 0 ? axis + s.size() : axis]);
         EXPECT_TRUE(AllClose((*f32)[0], Cast(DataType::kFloat32, (*f64)[0]), 1e-5, 2e-7 * terms))
-            << type << "Gradient on " << ShapeText(s) << attr;
+            << type << "Gradient on " << ShapeToString(s) << attr;
       }
     }
   }

@@ -65,6 +65,17 @@ TEST_F(LoaderTest, FailureHalfWayLeavesRegistryUnchanged) {
   EXPECT_FALSE(registry_.FindPlugin("halfway").has_value());
 }
 
+// A LoomAttrSpec with a field of the plugin's own (an edited header): the
+// schema is refused naming the struct and both sizes, and nothing of the
+// plugin stays.
+TEST_F(LoaderTest, AStructOfAnotherLayoutThanItsVersionIsRefusedByName) {
+  ExpectFails(Bad("edited_header"),
+              {"schema 'EditedOp'", absl::StrCat("LoomAttrSpec.struct_size is ", sizeof(LoomAttrSpec) + 8),
+               absl::StrCat("has ", sizeof(LoomAttrSpec)), "not that version's"});
+  EXPECT_EQ(registry_.FindSchema("EditedOp"), nullptr);
+  EXPECT_FALSE(registry_.FindPlugin("edited").has_value());
+}
+
 TEST_F(LoaderTest, DuplicateSchemaNamesOwner) {
   ExpectFails(Bad("dup_schema"), {"schema 'Relu'", "plugin 'loom.std'", "dup_schema"});
   EXPECT_EQ(registry_.FindSchema("DupSchemaFresh"), nullptr);  // staged part rolled back

@@ -113,6 +113,41 @@ LOOM_PLUGIN("exit0", "0.0.1", reg) {
 // Returns success without declaring itself.
 extern "C" LOOM_EXPORT LoomStatus* LoomPluginInit(const LoomApi*, LoomRegistrar*) { return nullptr; }
 
+#elif defined(BAD_EDITED_HEADER)
+// Built against an edited header: its LoomAttrSpec has a field of its own
+// appended, so struct_size is larger than version LOOM_ABI_VERSION's. The
+// core must refuse the schema by name, not read the array field by field.
+namespace {
+struct EditedAttrSpec {
+  LoomAttrSpec spec;
+  int64_t extra;
+};
+}  // namespace
+extern "C" LOOM_EXPORT LoomStatus* LoomPluginInit(const LoomApi* api, LoomRegistrar* reg) {
+  LoomPluginInfo info{sizeof(LoomPluginInfo), LOOM_ABI_VERSION, "edited", "0.0.1"};
+  if (LoomStatus* s = api->DeclarePlugin(reg, &info)) return s;
+  static const LoomDataType kFloat[] = {LOOM_DTYPE_FLOAT};
+  static LoomFormalParam params[2] = {{sizeof(LoomFormalParam), "X", "T", LOOM_PARAM_SINGLE, ""},
+                                      {sizeof(LoomFormalParam), "Y", "T", LOOM_PARAM_SINGLE, ""}};
+  static LoomTypeConstraint t{sizeof(LoomTypeConstraint), "T", kFloat, 1, ""};
+  static EditedAttrSpec attr{};
+  attr.spec.struct_size = sizeof(EditedAttrSpec);
+  attr.spec.name = "n";
+  attr.spec.type = LOOM_ATTR_INT;
+  LoomSchemaDef def{};
+  def.struct_size = sizeof(LoomSchemaDef);
+  def.op_type = "EditedOp";
+  def.inputs = &params[0];
+  def.num_inputs = 1;
+  def.outputs = &params[1];
+  def.num_outputs = 1;
+  def.attrs = &attr.spec;
+  def.num_attrs = 1;
+  def.type_constraints = &t;
+  def.num_type_constraints = 1;
+  return api->RegisterSchema(reg, &def);
+}
+
 #elif defined(BAD_MISREAD)
 // A kernel whose attribute getter disagrees with its schema: it reads "n",
 // declared int (default 3), as a float. Loads fine; `loom_inspect --check`

@@ -31,7 +31,8 @@ struct GradientCheckOptions {
   // O(eps^2)). TensorFlow's compute_gradient uses similar float32 steps.
   double eps = 0;
   double tolerance = 0;
-  // Inputs to check (indices into op.input); empty: every float input.
+  // Inputs to check (indices into op.input); empty: every float64 input,
+  // or every float32 input where none is float64.
   std::vector<int> inputs;
   uint32_t seed = 7;  // of the output weights R_k
   // Builds the net again for every run, so an op whose kernel keeps state

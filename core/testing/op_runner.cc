@@ -125,6 +125,32 @@ Tensor RandomTensor(DataType dtype, Shape dims, uint32_t seed, double lo, double
 
 double ElementAsDouble(const Tensor& t, int64_t i) { return t.ElementAsDouble(i); }
 
+namespace {
+template <typename T>
+void SetInt(Tensor& t, int64_t i, double v) {
+  t.data<T>()[i] = static_cast<T>(static_cast<int64_t>(v));
+}
+}  // namespace
+
+void SetElement(Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
+    case DataType::kFloat64: t.data<double>()[i] = v; break;
+    case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v)); break;
+    case DataType::kBFloat16: t.data<uint16_t>()[i] = sdk::BFloat16::FromFloat(static_cast<float>(v)); break;
+    case DataType::kBool: t.data<bool>()[i] = v != 0; break;
+    case DataType::kInt8: SetInt<int8_t>(t, i, v); break;
+    case DataType::kUInt8: SetInt<uint8_t>(t, i, v); break;
+    case DataType::kInt16: SetInt<int16_t>(t, i, v); break;
+    case DataType::kUInt16: SetInt<uint16_t>(t, i, v); break;
+    case DataType::kInt32: SetInt<int32_t>(t, i, v); break;
+    case DataType::kUInt32: SetInt<uint32_t>(t, i, v); break;
+    case DataType::kInt64: SetInt<int64_t>(t, i, v); break;
+    case DataType::kUInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
+    default: ADD_FAILURE() << "SetElement: dtype not handled"; break;
+  }
+}
+
 ::testing::AssertionResult AllClose(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
   if (actual.dtype() != expected.dtype() || actual.dims() != expected.dims()) {
     return ::testing::AssertionFailure() << "expected " << expected.DebugString() << ", found " << actual.DebugString();

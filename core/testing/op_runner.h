@@ -44,6 +44,9 @@ Tensor RandomTensor(DataType dtype, Shape dims, uint32_t seed, double lo = -1.0,
 // Element i as double (any dtype).
 double ElementAsDouble(const Tensor& t, int64_t i);
 
+// Sets element i of `t` (any dtype) from a double (integers truncate).
+void SetElement(Tensor& t, int64_t i, double v);
+
 // Same dtype and shape, and |a - e| <= atol + rtol * |e| for every element
 // (NaN equals NaN). The message names the first mismatch and the worst error.
 ::testing::AssertionResult AllClose(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,

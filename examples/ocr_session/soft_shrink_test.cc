@@ -37,9 +37,7 @@ Tensor AwayFromKinks(DataType dtype, uint32_t seed) {
   Tensor x = loom::testing::RandomTensor(dtype, {3, 4}, seed, -2, 2);
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     const double v = loom::testing::ElementAsDouble(x, i);
-    const double moved = std::abs(std::abs(v) - 0.5) < 0.1 ? v + 0.3 : v;
-    if (dtype == DataType::kFloat32) x.data<float>()[i] = static_cast<float>(moved);
-    else x.data<double>()[i] = moved;
+    loom::testing::SetElement(x, i, std::abs(std::abs(v) - 0.5) < 0.1 ? v + 0.3 : v);
   }
   return x;
 }

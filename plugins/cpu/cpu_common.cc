@@ -11,6 +11,18 @@ bool NormalizeAxis(int64_t* axis, int64_t rank) {
   return true;
 }
 
+Status ElementwiseGradientOperands(KernelContext& ctx, const std::string& label, const char* other, Tensor* dy,
+                                   Tensor* v, Tensor* dx) {
+  *dy = ctx.Input(0);
+  *v = ctx.Input(1);
+  if (dy->shape() != v->shape() || dy->dtype() != v->dtype()) {
+    return sdk::InvalidArgument(label + ": dY " + sdk::DTypeName(dy->dtype()) + ShapeStr(dy->shape()) + " and " + other +
+                                " " + sdk::DTypeName(v->dtype()) + ShapeStr(v->shape()) +
+                                " must have the same shape and dtype");
+  }
+  return ctx.Output(0, dy->dtype(), dy->shape(), dx);
+}
+
 bool ReadInts(const Tensor& t, std::vector<int64_t>* out) {
   out->clear();
   if (t.dtype() == LOOM_DTYPE_INT64) {

@@ -58,6 +58,13 @@ bool NormalizeAxis(int64_t* axis, int64_t rank);
 // Reads an int64 or int32 tensor's values (shape/axes/indices inputs).
 bool ReadInts(const Tensor& t, std::vector<int64_t>* out);
 
+// A gradient op's operands that pair element by element: dY (input 0) and
+// the forward tensor (input 1, named `other` in the error), which must
+// match it in shape and dtype (INVALID_ARGUMENT naming both otherwise);
+// dX (output 0) sized like them. The activations' and softmax's gradients.
+Status ElementwiseGradientOperands(KernelContext& ctx, const std::string& label, const char* other, Tensor* dy,
+                                   Tensor* v, Tensor* dx);
+
 // Calls f(T{}) with T the C++ type of `dtype`, for the float dtypes.
 #define LOOM_CPU_DISPATCH_FLOAT(dtype, F)                       \
   switch (dtype) {                                              \

@@ -102,21 +102,6 @@ class SumReduceLikeKernel : public LabeledKernel {
   }
 };
 
-// An element-wise gradient's operands: dY (input 0) and the forward
-// tensor it pairs with (input 1, named `other` in the error), which must
-// match it in shape and dtype; dX (output 0) sized like them.
-Status ElementwiseGradientOperands(KernelContext& ctx, const std::string& label, const char* other, Tensor* dy,
-                                   Tensor* v, Tensor* dx) {
-  *dy = ctx.Input(0);
-  *v = ctx.Input(1);
-  if (dy->shape() != v->shape() || dy->dtype() != v->dtype()) {
-    return sdk::InvalidArgument(label + ": dY " + sdk::DTypeName(dy->dtype()) + ShapeStr(dy->shape()) + " and " + other +
-                                " " + sdk::DTypeName(v->dtype()) + ShapeStr(v->shape()) +
-                                " must have the same shape and dtype");
-  }
-  return ctx.Output(0, dy->dtype(), dy->shape(), dx);
-}
-
 // dX from dY and the forward output Y, element by element: float32 on
 // oneDNN (the `use_dst_for_bwd` algorithms), float64 in the loops below.
 enum class Act { kRelu, kSigmoid, kTanh };

@@ -26,32 +26,6 @@ double Tol(DataType dt) {
   }
 }
 
-namespace {
-template <typename T>
-void SetInt(Tensor& t, int64_t i, double v) {
-  t.data<T>()[i] = static_cast<T>(static_cast<int64_t>(v));
-}
-}  // namespace
-
-void SetElement(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DataType::kFloat32: t.data<float>()[i] = static_cast<float>(v); break;
-    case DataType::kFloat64: t.data<double>()[i] = v; break;
-    case DataType::kFloat16: t.data<uint16_t>()[i] = sdk::Float16::FromFloat(static_cast<float>(v)); break;
-    case DataType::kBFloat16: t.data<uint16_t>()[i] = sdk::BFloat16::FromFloat(static_cast<float>(v)); break;
-    case DataType::kBool: t.data<bool>()[i] = v != 0; break;
-    case DataType::kInt8: SetInt<int8_t>(t, i, v); break;
-    case DataType::kUInt8: SetInt<uint8_t>(t, i, v); break;
-    case DataType::kInt16: SetInt<int16_t>(t, i, v); break;
-    case DataType::kUInt16: SetInt<uint16_t>(t, i, v); break;
-    case DataType::kInt32: SetInt<int32_t>(t, i, v); break;
-    case DataType::kUInt32: SetInt<uint32_t>(t, i, v); break;
-    case DataType::kInt64: SetInt<int64_t>(t, i, v); break;
-    case DataType::kUInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
-    default: ADD_FAILURE() << "SetElement: dtype not handled"; break;
-  }
-}
-
 Tensor Make(DataType dt, const Shape& shape, const std::vector<double>& values) {
   Tensor t = Tensor::Zeros(dt, shape);
   const int64_t n = std::min<int64_t>(t.num_elements(), static_cast<int64_t>(values.size()));

@@ -27,6 +27,7 @@ using testing::IntsArg;
 using testing::ParseOp;
 using testing::RandomTensor;
 using testing::RunSingleOp;
+using testing::SetElement;
 
 // Every dtype the standard op set knows.
 const std::vector<DataType>& AllTypes();
@@ -35,8 +36,6 @@ const std::vector<DataType>& AllTypes();
 extern const DataType kFloatTypes[4];
 double Tol(DataType dt);
 
-// Sets element i of `t` (any dtype) from a double (integers truncate).
-void SetElement(Tensor& t, int64_t i, double v);
 
 // A tensor of `dt` and `shape` holding `values` (converted as SetElement).
 Tensor Make(DataType dt, const Shape& shape, const std::vector<double>& values);

@@ -31,19 +31,15 @@ class SoftmaxGradientKernel : public LabeledKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    Tensor dy = ctx.Input(0), y = ctx.Input(1), dx;
+    Tensor dy, y, dx;
+    LOOM_SDK_RETURN_IF_ERROR(ElementwiseGradientOperands(ctx, label_, "Y", &dy, &y, &dx));
     const std::vector<int64_t> shape = y.shape();
-    if (dy.shape() != shape || dy.dtype() != y.dtype()) {
-      return sdk::InvalidArgument(label_ + ": dY " + sdk::DTypeName(dy.dtype()) + ShapeStr(dy.shape()) + " and Y " +
-                                  sdk::DTypeName(y.dtype()) + ShapeStr(shape) + " must have the same shape and dtype");
-    }
     const int64_t rank = static_cast<int64_t>(shape.size());
     int64_t axis = axis_;
     if (rank == 0 || !NormalizeAxis(&axis, rank)) {
       return sdk::InvalidArgument(label_ + ": axis " + std::to_string(axis_) + " is out of range for Y " +
                                   ShapeStr(shape));
     }
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, y.dtype(), shape, &dx));
     if (y.num_elements() == 0) return Status::Ok();
     const std::vector<int64_t> dims = {semantics::Product(shape, 0, static_cast<size_t>(axis)), shape[axis],
                                        semantics::Product(shape, static_cast<size_t>(axis) + 1, shape.size())};

@@ -1,6 +1,7 @@
 #include "core/abi_reader.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -23,7 +24,10 @@ size_t LayoutSize<LoomPluginInfo>(uint32_t) { return sizeof(LoomPluginInfo); }
 template <>
 size_t LayoutSize<LoomSchemaDef>(uint32_t v) { return v < 5 ? abi_v1::kSchemaDefSize : sizeof(LoomSchemaDef); }
 template <>
-size_t LayoutSize<LoomKernelDef>(uint32_t v) { return v < 2 ? abi_v1::kKernelDefSize : sizeof(LoomKernelDef); }
+size_t LayoutSize<LoomKernelDef>(uint32_t v) {
+  if (v < 2) return abi_v1::kKernelDefSize;
+  return v < 10 ? offsetof(LoomKernelDef, domain) : sizeof(LoomKernelDef);
+}
 template <>
 size_t LayoutSize<LoomDeviceDef>(uint32_t) { return sizeof(LoomDeviceDef); }
 template <>

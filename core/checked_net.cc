@@ -63,11 +63,9 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
   for (int i = 0; i < net.op_size(); ++i) {
     const OperatorDef& op = net.op(i);
     std::string label = OpLabel(op, i);
-    const OpSchema* schema = registry.FindSchema(op.type());
-    if (schema == nullptr) {
-      return absl::NotFoundError(absl::StrCat(label, ": unknown operator type '", op.type(),
-                                              "'; no loaded plugin registers a schema for it"));
-    }
+    absl::StatusOr<const OpSchema*> resolved = registry.ResolveSchema(op.domain(), op.type());
+    if (!resolved.ok()) return absl::Status(resolved.status().code(), absl::StrCat(label, ": ", resolved.status().message()));
+    const OpSchema* schema = *resolved;
     int nin = op.input_size(), nout = op.output_size();
     // Trailing absent optional inputs do not count.
     while (nin > 0 && op.input(nin - 1).empty()) --nin;
@@ -134,9 +132,9 @@ absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Re
                                               " is not available; registered device types: ",
                                               absl::StrJoin(registry.DeviceTypes(), ", ")));
     }
-    if (!registry.HasKernelForDevice(op.type(), c.device_type)) {
+    if (!registry.HasKernelForDevice(schema->key(), c.device_type)) {
       std::vector<std::string> have;
-      for (const KernelDef* k : registry.KernelsFor(op.type())) have.push_back(k->Describe());
+      for (const KernelDef* k : registry.KernelsFor(schema->key())) have.push_back(k->Describe());
       return absl::NotFoundError(absl::StrCat(label, ": no kernel for device ", c.device_type, "; kernels that exist: ",
                                               have.empty() ? "none" : absl::StrJoin(have, "; ")));
     }

@@ -155,7 +155,7 @@ absl::Status CheckOutputSizes(const CheckedOp& op, const LoomInferenceContext& i
 absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
                           const std::map<std::string, DataType>& bindings, PlanStep* step) {
   const OperatorDef& def = op.info->op;
-  absl::StatusOr<const KernelDef*> kernel = registry.SelectKernel(def.type(), op.device_type, op.engine, bindings);
+  absl::StatusOr<const KernelDef*> kernel = registry.SelectKernel(*op.schema, op.device_type, op.engine, bindings);
   if (!kernel.ok()) return absl::Status(kernel.status().code(), absl::StrCat(op.label, ": ", kernel.status().message()));
   step->op = &op;
   step->kernel = *kernel;

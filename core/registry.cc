@@ -27,6 +27,17 @@ absl::StatusOr<std::vector<TypeConstraint>> CopyConstraints(const LoomTypeConstr
 
 }  // namespace
 
+std::string CanonicalDomain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
+
+std::string DomainForMessages(const std::string& canonical_domain) {
+  return canonical_domain.empty() ? std::string("ai.onnx") : canonical_domain;
+}
+
+std::string QualifiedOpType(const std::string& domain, const std::string& op_type) {
+  const std::string d = CanonicalDomain(domain);
+  return d.empty() ? op_type : absl::StrCat(d, ".", op_type);
+}
+
 const AttrSpec* OpSchema::FindAttr(const std::string& name) const {
   for (const auto& a : attrs) if (a.name == name) return &a;
   return nullptr;
@@ -66,7 +77,7 @@ std::string KernelDef::Describe() const {
 }
 
 bool KernelsOverlap(const KernelDef& a, const KernelDef& b) {
-  if (a.op_type != b.op_type || a.device != b.device || a.engine != b.engine) return false;
+  if (a.op_type != b.op_type || a.domain != b.domain || a.device != b.device || a.engine != b.engine) return false;
   for (const auto& ca : a.type_constraints) {
     for (const auto& cb : b.type_constraints) {
       if (ca.type_str != cb.type_str) continue;
@@ -120,13 +131,14 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
   auto s = std::make_unique<OpSchema>();
   s->op_type = Str(def.op_type);
   if (s->op_type.empty()) return absl::InvalidArgumentError(absl::StrCat("plugin '", record_.name, "' registered a schema with no op_type"));
-  std::string owner = registry_->SchemaOwner(s->op_type);
-  for (const auto& staged : schemas_) if (staged->op_type == s->op_type) owner = record_.name;
+  s->domain = CanonicalDomain(Str(def.domain));
+  std::string owner = registry_->SchemaOwner(s->key());
+  if (StagedSchema(s->key()) != nullptr) owner = record_.name;
   if (!owner.empty()) {
-    return absl::AlreadyExistsError(absl::StrCat("plugin '", record_.name, "': schema '", s->op_type,
-                                                 "' is already registered by plugin '", owner, "'"));
+    return absl::AlreadyExistsError(absl::StrCat("plugin '", record_.name, "': schema '", s->op_type, "' of domain '",
+                                                 DomainForMessages(s->domain), "' is already registered by plugin '",
+                                                 owner, "'"));
   }
-  s->domain = Str(def.domain);
   s->since_version = def.since_version;
   s->doc = Str(def.doc);
   auto params = [&](const LoomFormalParam* in, size_t n, std::vector<FormalParam>* out) -> absl::Status {
@@ -197,25 +209,52 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
   s->gradient = def.gradient;
   s->allow_unknown_attrs = def.allow_unknown_attrs != 0;
   s->plugin = record_.name;
-  record_.schemas.push_back(s->op_type);
+  record_.schemas.push_back(QualifiedOpType(s->domain, s->op_type));
   schemas_.push_back(std::move(s));
   return absl::OkStatus();
+}
+
+const OpSchema* RegistrationTransaction::StagedSchema(const OpKey& key) const {
+  for (const auto& s : schemas_) if (s->key() == key) return s.get();
+  return nullptr;
+}
+
+absl::StatusOr<OpKey> RegistrationTransaction::BindingSchema(const std::string& op_type, const std::string& where) const {
+  std::vector<OpKey> own;
+  for (const auto& s : schemas_) if (s->op_type == op_type) own.push_back(s->key());
+  if (own.size() == 1) return own[0];
+  std::vector<OpKey> all = own;
+  for (const OpSchema* s : registry_->SchemasOfType(op_type)) all.push_back(s->key());
+  for (const OpKey& k : all) if (k.domain.empty() && own.empty()) return k;
+  if (all.size() == 1) return all[0];
+  if (all.empty()) {
+    return absl::NotFoundError(absl::StrCat(where, " is for an unknown op '", op_type, "' (no schema registered)"));
+  }
+  std::vector<std::string> domains;
+  for (const OpKey& k : all) domains.push_back(DomainForMessages(k.domain));
+  return absl::FailedPreconditionError(absl::StrCat(where, ": op '", op_type, "' is defined in domains ",
+                                                    absl::StrJoin(domains, " and "),
+                                                    ": state which (LoomKernelDef.domain, ABI 10)"));
 }
 
 absl::Status RegistrationTransaction::AddGradient(const std::string& op_type, LoomGradientFn fn) {
   if (!declared_) return NotDeclared();
   const std::string where = absl::StrCat("plugin '", record_.name, "': gradient of ", op_type);
-  const OpSchema* schema = registry_->FindSchema(op_type);
-  for (const auto& s : schemas_) if (s->op_type == op_type) schema = s.get();
-  if (schema == nullptr) return absl::NotFoundError(absl::StrCat(where, ": no schema '", op_type, "' is registered"));
+  absl::StatusOr<OpKey> key = BindingSchema(op_type, where);
+  if (!key.ok()) {
+    if (absl::IsNotFound(key.status())) return absl::NotFoundError(absl::StrCat(where, ": no schema '", op_type, "' is registered"));
+    return key.status();
+  }
+  const OpSchema* schema = StagedSchema(*key);
+  if (schema == nullptr) schema = registry_->FindSchema(key->domain, key->op_type);
   if (schema->gradient != nullptr) {
     return absl::AlreadyExistsError(absl::StrCat(where, ": its schema (from plugin '", schema->plugin, "') has a gradient maker"));
   }
-  std::string owner = registry_->GradientOwner(op_type);
-  for (const auto& g : gradients_) if (g.first == op_type) owner = record_.name;
+  std::string owner = registry_->GradientOwner(*key);
+  for (const auto& g : gradients_) if (g.first == *key) owner = record_.name;
   if (!owner.empty()) return absl::AlreadyExistsError(absl::StrCat(where, ": already registered by plugin '", owner, "'"));
-  gradients_.emplace_back(op_type, fn);
-  record_.gradients.push_back(op_type);
+  gradients_.emplace_back(*key, fn);
+  record_.gradients.push_back(QualifiedOpType(key->domain, key->op_type));
   return absl::OkStatus();
 }
 
@@ -244,10 +283,16 @@ absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& in) {
   if (!k->create || !k->destroy || !k->compute) {
     return absl::InvalidArgumentError(absl::StrCat(where, " lacks create, destroy or compute"));
   }
-  bool schema_known = !registry_->SchemaOwner(k->op_type).empty();
-  for (const auto& s : schemas_) if (s->op_type == k->op_type) schema_known = true;
-  if (!schema_known) {
-    return absl::NotFoundError(absl::StrCat(where, " is for an unknown op '", k->op_type, "' (no schema registered)"));
+  if (def.domain != nullptr && def.domain[0] != '\0') {  // ABI 10: stated
+    k->domain = CanonicalDomain(def.domain);
+    if (registry_->SchemaOwner({k->domain, k->op_type}).empty() && StagedSchema({k->domain, k->op_type}) == nullptr) {
+      return absl::NotFoundError(absl::StrCat(where, " is for op '", k->op_type, "' of domain '",
+                                              DomainForMessages(k->domain), "', which no schema defines"));
+    }
+  } else {
+    absl::StatusOr<OpKey> key = BindingSchema(k->op_type, where);
+    if (!key.ok()) return key.status();
+    k->domain = key->domain;
   }
   std::string owner = registry_->KernelOwner(*k);
   for (const auto& staged : kernels_) if (KernelsOverlap(*staged, *k)) owner = record_.name;
@@ -255,7 +300,7 @@ absl::Status RegistrationTransaction::AddKernel(const LoomKernelDef& in) {
     return absl::AlreadyExistsError(absl::StrCat(where, ": a kernel with this key and overlapping dtypes is already registered by plugin '",
                                                  owner, "'"));
   }
-  record_.kernels.push_back(absl::StrCat(k->op_type, "@", k->device, k->engine.empty() ? "" : "/", k->engine));
+  record_.kernels.push_back(absl::StrCat(QualifiedOpType(k->domain, k->op_type), "@", k->device, k->engine.empty() ? "" : "/", k->engine));
   kernels_.push_back(std::move(k));
   return absl::OkStatus();
 }
@@ -296,15 +341,21 @@ Registry::Registry() {
   (void)kOff;
 }
 
-std::string Registry::SchemaOwner(const std::string& op_type) const {
+std::string Registry::SchemaOwner(const OpKey& key) const {
   absl::ReaderMutexLock l(&mu_);
-  auto it = schemas_.find(op_type);
+  auto it = schemas_.find(key);
   return it == schemas_.end() ? "" : it->second->plugin;
+}
+
+std::vector<const OpSchema*> Registry::SchemasOfType(const std::string& op_type) const {
+  absl::ReaderMutexLock l(&mu_);
+  auto it = schemas_by_type_.find(op_type);
+  return it == schemas_by_type_.end() ? std::vector<const OpSchema*>() : it->second;
 }
 
 std::string Registry::KernelOwner(const KernelDef& k) const {
   absl::ReaderMutexLock l(&mu_);
-  auto it = kernels_.find(k.op_type);
+  auto it = kernels_.find(OpKey{k.domain, k.op_type});
   if (it == kernels_.end()) return "";
   for (const auto& e : it->second) if (KernelsOverlap(*e, k)) return e->plugin;
   return "";
@@ -320,23 +371,25 @@ absl::Status Registry::Commit(RegistrationTransaction& txn) {
   absl::MutexLock l(&mu_);
   // Re-check under the lock: another plugin may have committed meanwhile.
   for (const auto& s : txn.schemas_) {
-    if (schemas_.count(s->op_type)) {
-      return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': schema '", s->op_type,
-                                                   "' is already registered by plugin '", schemas_[s->op_type]->plugin, "'"));
+    if (schemas_.count(s->key())) {
+      return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': schema '", s->op_type, "' of domain '",
+                                                   DomainForMessages(s->domain), "' is already registered by plugin '",
+                                                   schemas_[s->key()]->plugin, "'"));
     }
   }
   for (const auto& k : txn.kernels_) {
-    for (const auto& e : kernels_[k->op_type]) {
+    for (const auto& e : kernels_[OpKey{k->domain, k->op_type}]) {
       if (KernelsOverlap(*e, *k)) {
         return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': kernel ", k->op_type, " on ", k->device,
                                                      " is already registered by plugin '", e->plugin, "'"));
       }
     }
   }
-  for (const auto& [op_type, fn] : txn.gradients_) {
-    auto it = gradients_.find(op_type);
+  for (const auto& [key, fn] : txn.gradients_) {
+    auto it = gradients_.find(key);
     if (it != gradients_.end()) {
-      return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': the gradient of ", op_type,
+      return absl::AlreadyExistsError(absl::StrCat("plugin '", txn.record_.name, "': the gradient of ",
+                                                   QualifiedOpType(key.domain, key.op_type),
                                                    " is already registered by plugin '", it->second.second, "'"));
     }
   }
@@ -346,11 +399,14 @@ absl::Status Registry::Commit(RegistrationTransaction& txn) {
     }
   }
   for (auto& s : txn.schemas_) {
-    std::string key = s->op_type;
+    std::vector<const OpSchema*>& of_type = schemas_by_type_[s->op_type];
+    of_type.push_back(s.get());
+    std::sort(of_type.begin(), of_type.end(), [](const OpSchema* a, const OpSchema* b) { return a->domain < b->domain; });
+    OpKey key = s->key();
     schemas_[key] = std::move(s);
   }
   for (auto& k : txn.kernels_) {
-    std::string key = k->op_type;
+    OpKey key{k->domain, k->op_type};
     kernels_[key].push_back(std::move(k));
   }
   for (const auto& d : txn.devices_) {
@@ -358,7 +414,7 @@ absl::Status Registry::Commit(RegistrationTransaction& txn) {
     auto& list = devices_[d.name];
     for (int i = 0; i < n; ++i) list.push_back(std::make_unique<PluginDevice>(d, i));
   }
-  for (const auto& [op_type, fn] : txn.gradients_) gradients_[op_type] = {fn, txn.record_.name};
+  for (const auto& [key, fn] : txn.gradients_) gradients_[key] = {fn, txn.record_.name};
   plugins_.push_back(txn.record_);
   txn.gradients_.clear();
   txn.schemas_.clear();
@@ -368,32 +424,82 @@ absl::Status Registry::Commit(RegistrationTransaction& txn) {
   return absl::OkStatus();
 }
 
-LoomGradientFn Registry::FindGradient(const std::string& op_type) const {
+LoomGradientFn Registry::FindGradient(const OpSchema& schema) const {
+  if (schema.gradient != nullptr) return schema.gradient;
   absl::ReaderMutexLock l(&mu_);
-  auto s = schemas_.find(op_type);
-  if (s != schemas_.end() && s->second->gradient != nullptr) return s->second->gradient;
-  auto g = gradients_.find(op_type);
+  auto g = gradients_.find(schema.key());
   return g == gradients_.end() ? nullptr : g->second.first;
 }
 
-std::string Registry::GradientOwner(const std::string& op_type) const {
+LoomGradientFn Registry::FindGradient(const std::string& op_type) const {
+  const OpSchema* schema = FindSchema(op_type);
+  return schema == nullptr ? nullptr : FindGradient(*schema);
+}
+
+std::string Registry::GradientOwner(const OpKey& key) const {
   absl::ReaderMutexLock l(&mu_);
-  auto g = gradients_.find(op_type);
+  auto g = gradients_.find(key);
   return g == gradients_.end() ? "" : g->second.second;
 }
 
-const OpSchema* Registry::FindSchema(const std::string& op_type) const {
+const OpSchema* Registry::FindSchema(const std::string& domain, const std::string& op_type) const {
   absl::ReaderMutexLock l(&mu_);
-  auto it = schemas_.find(op_type);
+  auto it = schemas_.find(OpKey{CanonicalDomain(domain), op_type});
   return it == schemas_.end() ? nullptr : it->second.get();
 }
 
-std::vector<const KernelDef*> Registry::KernelsFor(const std::string& op_type) const {
+absl::StatusOr<const OpSchema*> Registry::ResolveSchema(const std::string& domain, const std::string& op_type) const {
+  const std::vector<const OpSchema*> of_type = SchemasOfType(op_type);
+  std::vector<std::string> domains_of_type;
+  for (const OpSchema* s : of_type) domains_of_type.push_back(DomainForMessages(s->domain));
+  if (domain.empty()) {
+    if (!of_type.empty() && (of_type.size() == 1 || of_type[0]->domain.empty())) return of_type[0];
+    if (of_type.empty()) {
+      return absl::NotFoundError(absl::StrCat("unknown operator type '", op_type,
+                                              "'; no loaded plugin registers a schema for it"));
+    }
+    return absl::FailedPreconditionError(absl::StrCat("operator type '", op_type, "' is defined in domains ",
+                                                      absl::StrJoin(domains_of_type, " and "),
+                                                      "; the op states no domain: set its domain to one of them"));
+  }
+  const std::string canonical = CanonicalDomain(domain);
+  if (const OpSchema* s = FindSchema(canonical, op_type)) return s;
+  const std::vector<std::string> served = Domains();
+  if (std::find(served.begin(), served.end(), canonical) == served.end()) {
+    std::vector<std::string> names;
+    for (const std::string& d : served) names.push_back(DomainForMessages(d));
+    return absl::NotFoundError(absl::StrCat("operator domain '", domain, "' (of op type '", op_type,
+                                            "') is served by no loaded plugin; domains served: ",
+                                            absl::StrJoin(names, ", ")));
+  }
+  return absl::NotFoundError(absl::StrCat("operator domain '", DomainForMessages(canonical), "' has no operator '",
+                                          op_type, "'",
+                                          of_type.empty() ? std::string("; no loaded plugin registers that type")
+                                                          : absl::StrCat("; '", op_type, "' is in domain ",
+                                                                         absl::StrJoin(domains_of_type, " and "))));
+}
+
+const OpSchema* Registry::FindSchema(const std::string& op_type) const {
+  absl::StatusOr<const OpSchema*> s = ResolveSchema("", op_type);
+  return s.ok() ? *s : nullptr;
+}
+
+std::vector<const KernelDef*> Registry::KernelsFor(const OpKey& key) const {
   absl::ReaderMutexLock l(&mu_);
   std::vector<const KernelDef*> out;
-  auto it = kernels_.find(op_type);
+  auto it = kernels_.find(key);
   if (it != kernels_.end()) for (const auto& k : it->second) out.push_back(k.get());
   return out;
+}
+
+std::vector<const KernelDef*> Registry::KernelsFor(const std::string& op_type) const {
+  const OpSchema* schema = FindSchema(op_type);
+  return schema == nullptr ? std::vector<const KernelDef*>() : KernelsFor(schema->key());
+}
+
+bool Registry::HasKernelForDevice(const OpKey& key, const std::string& device) const {
+  for (const KernelDef* k : KernelsFor(key)) if (k->device == device) return true;
+  return false;
 }
 
 bool Registry::HasKernelForDevice(const std::string& op_type, const std::string& device) const {
@@ -404,7 +510,16 @@ bool Registry::HasKernelForDevice(const std::string& op_type, const std::string&
 absl::StatusOr<const KernelDef*> Registry::SelectKernel(const std::string& op_type, const std::string& device,
                                                         const std::string& engine,
                                                         const std::map<std::string, DataType>& bindings) const {
-  std::vector<const KernelDef*> all = KernelsFor(op_type);
+  absl::StatusOr<const OpSchema*> schema = ResolveSchema("", op_type);
+  if (!schema.ok()) return schema.status();
+  return SelectKernel(**schema, device, engine, bindings);
+}
+
+absl::StatusOr<const KernelDef*> Registry::SelectKernel(const OpSchema& schema, const std::string& device,
+                                                        const std::string& engine,
+                                                        const std::map<std::string, DataType>& bindings) const {
+  const std::string& op_type = schema.op_type;
+  std::vector<const KernelDef*> all = KernelsFor(schema.key());
   const KernelDef* best = nullptr;
   const KernelDef* best_engine = nullptr;
   for (const KernelDef* k : all) {
@@ -423,7 +538,7 @@ absl::StatusOr<const KernelDef*> Registry::SelectKernel(const std::string& op_ty
   for (const KernelDef* k : all) have.push_back(k->Describe());
   std::vector<std::string> want;
   for (const auto& b : bindings) want.push_back(absl::StrCat(b.first, "=", DataTypeName(b.second)));
-  return absl::NotFoundError(absl::StrCat("no kernel for op '", op_type, "' on device ", device,
+  return absl::NotFoundError(absl::StrCat("no kernel for op '", QualifiedOpType(schema.domain, op_type), "' on device ", device,
                                           engine.empty() ? "" : absl::StrCat(" (engine ", engine, ")"), " with dtypes {",
                                           absl::StrJoin(want, ", "), "}; kernels that exist: ",
                                           have.empty() ? "none" : absl::StrJoin(have, "; ")));
@@ -461,10 +576,19 @@ bool Registry::IsLoadedPath(const std::string& canonical_path) const {
   return false;
 }
 
-std::vector<std::string> Registry::OpTypes() const {
+std::vector<const OpSchema*> Registry::Schemas() const {
+  absl::ReaderMutexLock l(&mu_);
+  std::vector<const OpSchema*> out;
+  for (const auto& kv : schemas_) out.push_back(kv.second.get());
+  return out;
+}
+
+std::vector<std::string> Registry::Domains() const {
   absl::ReaderMutexLock l(&mu_);
   std::vector<std::string> out;
-  for (const auto& kv : schemas_) out.push_back(kv.first);
+  for (const auto& kv : schemas_) {
+    if (out.empty() || out.back() != kv.first.domain) out.push_back(kv.first.domain);
+  }
   return out;
 }
 

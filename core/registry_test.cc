@@ -73,7 +73,7 @@ TEST(Registry, LookupsRacingLoadsStayValid) {
   done.store(true);
   for (auto& t : readers) t.join();
   EXPECT_EQ(registry.Plugins().size(), static_cast<size_t>(kLoads));
-  EXPECT_EQ(registry.OpTypes().size(), static_cast<size_t>(kLoads));
+  EXPECT_EQ(registry.Schemas().size(), static_cast<size_t>(kLoads));
   EXPECT_EQ(registry.FindSchema("Op0"), first[0]) << "a schema moved while plugins loaded";
   EXPECT_GT(seen.load(), 0);
 }
@@ -130,7 +130,7 @@ TEST(Registry, GradientsRegisteredApartFromTheirSchema) {
   EXPECT_NE(registry.FindGradient("Made"), nullptr);
   ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &GiverInit, "<test>").ok());
   EXPECT_NE(registry.FindGradient("Plain"), nullptr);
-  EXPECT_EQ(registry.GradientOwner("Plain"), "giver");
+  EXPECT_EQ(registry.GradientOwner(OpKey{"", "Plain"}), "giver");
   EXPECT_EQ(registry.FindPlugin("giver")->gradients, std::vector<std::string>{"Plain"});
 
   absl::Status second = RegisterBuiltinPlugin(&registry, &SecondGiverInit, "<test>");

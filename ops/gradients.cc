@@ -755,7 +755,7 @@ LoomGradientFn StandardGradient(const std::string& op) {
 sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
   const std::vector<TypeSet> f = {{"T", FloatTypes()}};
   LOOM_SDK_RETURN_IF_ERROR(RegisterNnLayerGradientSchemas(reg));
-  LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, {
+  LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, InDomain(LOOM_OPS_DOMAIN, {
       {"SliceGradient", 1,
        "The gradient of ONNX Slice-13 (or its opset-1 attribute form): dX has X's shape, dY where the slice read "
        "X, 0 elsewhere. The slice's inputs (starts, ends, axes, steps) or attributes, as Slice's.",
@@ -763,8 +763,8 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
         "steps:Tind?"},
        {"dX:T|X's shape"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
        {"starts:ints?|opset-1 form", "ends:ints?|opset-1 form", "axes:ints?|opset-1 form"}, &SameShapeAsInput1},
-  }));
-  return RegisterOps(reg, {
+  })));
+  return RegisterOps(reg, InDomain(LOOM_OPS_DOMAIN, {
       {"SumReduceLike", 1,
        "Caffe2 SumReduceLike with numpy broadcasting: C = A summed over the dims along which B was broadcast to "
        "A's shape (B's shape right-aligned against A's; a dim of B that is 1 or missing is summed), so C has B's "
@@ -811,7 +811,7 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
         "weight:T?|[C]"},
        {"dInput:T|[N, C, d...]"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
        {"reduction:string=mean|the forward op's", "ignore_index:int?|the forward op's"}, &SameShapeAsInput1},
-  });
+  }));
 }
 
 }  // namespace ops

@@ -207,7 +207,7 @@ sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg) {
   max_attrs.insert(max_attrs.end(), {"ceil_mode:int=0|MaxPool's", "storage_order:int=0|MaxPool's (no effect)"});
   std::vector<std::string> avg_attrs = WindowAttrs(/*kernel_shape_required=*/true);
   avg_attrs.insert(avg_attrs.end(), {"ceil_mode:int=0|AveragePool's", "count_include_pad:int=0|AveragePool's"});
-  return RegisterOps(reg, {
+  return RegisterOps(reg, InDomain(LOOM_OPS_DOMAIN, {
       {"ConvGradient", 1,
        "The gradient of ONNX Conv-11 (Caffe2's ConvGradient): from X [N, C, D...], W [M, C / group, k...] and dY "
        "(Conv's Y shape), dW (W's shape), the optional dB [M] (dY summed over N and space) and the optional dX (X's "
@@ -272,7 +272,7 @@ sdk::Status RegisterNnLayerGradientSchemas(sdk::Registrar& reg) {
         "training_mode:T2?|scalar bool, default false"},
        {"dX:T|dY's shape"}, {{"T", FloatTypes()}, {"T1", FloatTypes()}, {"T2", {LOOM_DTYPE_BOOL}}},
        {"ratio:float?|Dropout's opset-7/10 attribute", "seed:int?|Dropout's (no effect)"}, &SameShapeAsInput0},
-  });
+  }));
 }
 
 }  // namespace ops

@@ -85,7 +85,7 @@ sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg) {
        {"Y:T|[..., M, N]"}, f,
        {"trans_a:int=0|nonzero: A is transposed (its last two dims)", "trans_b:int=0|nonzero: B is transposed",
         "broadcast:int=1|Caffe2's; batch dims always broadcast here"},
-       Fn<&MatMulInfer>()},
+       Fn<&MatMulInfer>(), /*inplace=*/false, LOOM_OPS_DOMAIN},
       {"FC", 1,
        "Caffe2 FC (fully connected): Y = X' W'^T + b, X' = X flattened to [M, K] at `axis` (M the product of "
        "X.dims[:axis], K of the rest), W' = W flattened to [N, K] at `axis_w` (W is [N, K] as Caffe2 and "
@@ -97,7 +97,7 @@ sdk::Status RegisterMathGemmMatMulSchemas(sdk::Registrar& reg) {
         "Sum:T?|Y's shape (leading 1s aside): Y = X' W'^T + b + Sum (Loom; absent: Caffe2's FC)"},
        {"Y:T|X.dims[:axis] + [N]"}, f,
        {"axis:int=1|X's dims from this one on form K", "axis_w:int=1|W's dims from this one on form K"},
-       Fn<&FCInfer>()},
+       Fn<&FCInfer>(), /*inplace=*/false, LOOM_OPS_DOMAIN},
   });
 }
 

@@ -54,6 +54,7 @@ sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg) {
     const std::vector<std::string> window = WindowAttrs();
     spec->attrs.insert(spec->attrs.end(), window.begin(), window.end());
   }
+  fused.domain = LOOM_OPS_DOMAIN;
   return RegisterOps(reg, {conv, fused});
 }
 

@@ -135,7 +135,7 @@ sdk::Status RegisterNnNchwcSchemas(sdk::Registrar& reg) {
                 "over H and W in X's layout (ONNX Runtime's com.microsoft.nchwc.GlobalAveragePool).",
                 {"X:T|[N, C / b, H, W, b]"}, {"Y:T|[N, C / b, 1, 1, b]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {},
                 Fn<&NchwcGlobalPoolInfer>()};
-  return RegisterOps(reg, {in, out, conv, pool, gap});
+  return RegisterOps(reg, InDomain(LOOM_OPS_DOMAIN, {in, out, conv, pool, gap}));
 }
 
 }  // namespace ops

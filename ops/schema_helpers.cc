@@ -103,10 +103,16 @@ sdk::Status Describe(sdk::SchemaBuilder& s, const OpSpec& spec) {
 sdk::Status RegisterOps(sdk::Registrar& reg, const std::vector<OpSpec>& specs) {
   for (const OpSpec& spec : specs) {
     sdk::SchemaBuilder s = Schema(spec.op, spec.since, spec.doc);
+    if (!spec.domain.empty()) s.Domain(spec.domain);
     LOOM_SDK_RETURN_IF_ERROR(Describe(s, spec));
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   return sdk::Status::Ok();
+}
+
+std::vector<OpSpec> InDomain(const char* domain, std::vector<OpSpec> specs) {
+  for (OpSpec& s : specs) s.domain = domain;
+  return specs;
 }
 
 std::string OnnxDoc(const std::string& op, int since, const std::string& what) {

@@ -51,7 +51,12 @@ struct OpSpec {
   std::vector<std::string> attrs = {};
   LoomInferFn infer = nullptr;
   bool inplace = false;
+  // The operator domain; "" for ONNX's, LOOM_OPS_DOMAIN for Loom's own.
+  std::string domain = "";
 };
+
+// `specs` with their domain set to `domain` (a table of Loom's own ops).
+std::vector<OpSpec> InDomain(const char* domain, std::vector<OpSpec> specs);
 
 // Adds `spec`'s inputs, outputs, constraints, attributes, in-place pair and
 // inference to `s`; an error names a description it cannot read.

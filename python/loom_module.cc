@@ -183,16 +183,15 @@ std::unique_ptr<Registry> MakeRegistry(const std::vector<std::string>& plugins) 
 // Every op `r` holds (loom.ops(), Session.ops()).
 py::list OpsOf(const Registry* r) {
   py::list ops;
-  for (const std::string& type : r->OpTypes()) {
-    const OpSchema* schema = r->FindSchema(type);
+  for (const OpSchema* schema : r->Schemas()) {
     py::dict op;
-    op["op_type"] = type;
-    op["domain"] = schema != nullptr ? schema->domain : "";
-    op["since_version"] = schema != nullptr ? schema->since_version : 0;
-    op["plugin"] = schema != nullptr ? schema->plugin : "";
-    op["differentiable"] = r->FindGradient(type) != nullptr;
+    op["op_type"] = schema->op_type;
+    op["domain"] = schema->domain;  // "" for ONNX's default domain, as onnx.defs has it
+    op["since_version"] = schema->since_version;
+    op["plugin"] = schema->plugin;
+    op["differentiable"] = r->FindGradient(*schema) != nullptr;
     py::list kernels;
-    for (const KernelDef* k : r->KernelsFor(type)) {
+    for (const KernelDef* k : r->KernelsFor(schema->key())) {
       py::dict kd;
       kd["device"] = k->device;
       kd["engine"] = k->engine;

@@ -32,13 +32,13 @@ class LoaderTest : public ::testing::Test {
   void ExpectFails(const std::string& path, std::initializer_list<std::string> needles) {
     uint64_t gen = registry_.generation();
     size_t plugins = registry_.Plugins().size();
-    size_t ops = registry_.OpTypes().size();
+    size_t ops = registry_.Schemas().size();
     absl::Status s = LoadPlugin(&registry_, path);
     ASSERT_FALSE(s.ok()) << path;
     for (const std::string& n : needles) EXPECT_NE(s.message().find(n), std::string::npos) << "'" << n << "' not in: " << s;
     EXPECT_EQ(registry_.generation(), gen);
     EXPECT_EQ(registry_.Plugins().size(), plugins);
-    EXPECT_EQ(registry_.OpTypes().size(), ops);
+    EXPECT_EQ(registry_.Schemas().size(), ops);
   }
   Registry registry_;
 };

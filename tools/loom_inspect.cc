@@ -84,11 +84,11 @@ std::string DtypeList(const std::vector<DataType>& ds, bool json) {
 // (RegisterGradient), or none.
 std::string GradientText(const Registry& r, const OpSchema& s) {
   if (s.gradient != nullptr) return "from its schema";
-  const std::string owner = r.GradientOwner(s.op_type);
+  const std::string owner = r.GradientOwner(s.key());
   return owner.empty() ? "(none)" : "from plugin " + owner;
 }
 
-void PrintText(const Registry& r, const std::vector<std::string>& ops) {
+void PrintText(const Registry& r, const std::vector<const OpSchema*>& ops) {
   std::cout << "Plugins:\n";
   for (const PluginRecord& p : r.Plugins()) {
     std::cout << "  " << p.name << " " << p.version << "  ABI " << p.abi_version << "  " << p.path << "  ("
@@ -96,30 +96,33 @@ void PrintText(const Registry& r, const std::vector<std::string>& ops) {
               << " devices)\n";
   }
   std::cout << "Devices: " << absl::StrJoin(r.DeviceTypes(), ", ") << "\n\nOperators (" << ops.size() << "):\n";
-  for (const std::string& name : ops) {
-    const OpSchema* s = r.FindSchema(name);
-    std::cout << "\n" << s->op_type << (s->domain.empty() ? "" : absl::StrCat("  [", s->domain, "]")) << "  since "
+  for (const OpSchema* s : ops) {
+    std::cout << "\n" << s->op_type << "  [" << DomainForMessages(s->domain) << "]  since "
               << s->since_version << "  from " << s->plugin << "\n";
     if (!s->doc.empty()) std::cout << "  " << s->doc << "\n";
     for (const auto& p : s->inputs) std::cout << "  input  " << p.name << ": " << p.type_str << " (" << OptionName(p.option) << ")" << (p.doc.empty() ? "" : "  " + p.doc) << "\n";
     for (const auto& p : s->outputs) std::cout << "  output " << p.name << ": " << p.type_str << " (" << OptionName(p.option) << ")" << (p.doc.empty() ? "" : "  " + p.doc) << "\n";
     for (const auto& a : s->attrs) std::cout << "  attr   " << a.name << ": " << AttrTypeName(a.type) << " = " << DefaultText(a) << (a.doc.empty() ? "" : "  " + a.doc) << "\n";
     for (const auto& c : s->type_constraints) std::cout << "  type   " << c.type_str << " in " << DtypeList(c.allowed, false) << "\n";
-    auto kernels = r.KernelsFor(name);
+    auto kernels = r.KernelsFor(s->key());
     if (kernels.empty()) std::cout << "  kernel (none)\n";
     for (const KernelDef* k : kernels) std::cout << "  kernel " << k->Describe() << "\n";
     std::cout << "  gradient " << GradientText(r, *s) << "\n";
   }
 }
 
-// The op type `name` names: a registered type, or "<domain>.<type>" with
-// the schema's domain (com.example.Swish); "" when neither.
-std::string FindOpType(const Registry& r, const std::string& name) {
-  if (r.FindSchema(name) != nullptr) return name;
+// The schemas `name` names: "<domain>.<type>" (com.example.Swish,
+// ai.onnx.Relu) that one; a bare type, that type in every domain.
+std::vector<const OpSchema*> FindOps(const Registry& r, const std::string& name) {
+  std::vector<const OpSchema*> out;
   const size_t dot = name.rfind('.');
-  if (dot == std::string::npos) return "";
-  const OpSchema* s = r.FindSchema(name.substr(dot + 1));
-  return s != nullptr && s->domain == name.substr(0, dot) ? s->op_type : "";
+  for (const OpSchema* s : r.Schemas()) {
+    if (s->op_type == name ||
+        (dot != std::string::npos && s->op_type == name.substr(dot + 1) && s->domain == CanonicalDomain(name.substr(0, dot)))) {
+      out.push_back(s);
+    }
+  }
+  return out;
 }
 
 // `json` (compact, as PrintJson builds it) indented by two spaces per
@@ -166,7 +169,7 @@ std::string Indent(const std::string& json) {
   return out + "\n";
 }
 
-void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool indent) {
+void PrintJson(const Registry& r, const std::vector<const OpSchema*>& ops, bool indent) {
   std::string out = "{\"plugins\":[";
   bool first = true;
   for (const PluginRecord& p : r.Plugins()) {
@@ -178,8 +181,7 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool inde
   for (const auto& d : r.DeviceTypes()) devs.push_back(JsonString(d));
   absl::StrAppend(&out, "],\"devices\":[", absl::StrJoin(devs, ","), "],\"ops\":[");
   first = true;
-  for (const std::string& name : ops) {
-    const OpSchema* s = r.FindSchema(name);
+  for (const OpSchema* s : ops) {
     absl::StrAppend(&out, first ? "" : ",", "{\"name\":", JsonString(s->op_type), ",\"domain\":", JsonString(s->domain),
                     ",\"since_version\":", s->since_version, ",\"plugin\":", JsonString(s->plugin),
                     ",\"doc\":", JsonString(s->doc));
@@ -207,7 +209,7 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool inde
       absl::StrAppend(&out, i ? "," : "", "{\"name\":", JsonString(c.type_str), ",\"allowed\":", DtypeList(c.allowed, true), "}");
     }
     out += "],\"kernels\":[";
-    auto kernels = r.KernelsFor(name);
+    auto kernels = r.KernelsFor(s->key());
     for (size_t i = 0; i < kernels.size(); ++i) {
       const KernelDef* k = kernels[i];
       absl::StrAppend(&out, i ? "," : "", "{\"device\":", JsonString(k->device), ",\"engine\":", JsonString(k->engine),
@@ -218,7 +220,7 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool inde
       }
       out += "}}";
     }
-    const std::string owner = r.GradientOwner(name);
+    const std::string owner = r.GradientOwner(s->key());
     // {"source": "schema" | "plugin" | null, "plugin": the registering plugin}
     absl::StrAppend(&out, "],\"gradient\":{\"source\":",
                     s->gradient != nullptr ? "\"schema\"" : owner.empty() ? "null" : "\"plugin\"", ",\"plugin\":",
@@ -235,12 +237,8 @@ void PrintJson(const Registry& r, const std::vector<std::string>& ops, bool inde
 // stand-in for a required attribute) are not the getters' and pass.
 std::vector<std::string> KernelGetterErrors(const Registry& registry, const PluginRecord& p) {
   std::vector<std::string> out;
-  std::set<std::string> ops;
-  for (const std::string& k : p.kernels) ops.insert(k.substr(0, k.find('@')));
-  for (const std::string& op : ops) {
-    const OpSchema* schema = registry.FindSchema(op);
-    if (schema == nullptr) continue;
-    for (const KernelDef* k : registry.KernelsFor(op)) {
+  for (const OpSchema* schema : registry.Schemas()) {
+    for (const KernelDef* k : registry.KernelsFor(schema->key())) {
       if (k->plugin != p.name || registry.FindDevice(k->device, 0) == nullptr) continue;
       const absl::Status s = CreateKernelWithSchemaDefaults(*schema, *k);
       if (!s.ok() && s.message().find("the kernel reads attribute") != absl::string_view::npos) {
@@ -356,15 +354,14 @@ int main(int argc, char** argv) {
     std::cerr << "loom_inspect: " << registry.status() << "\n";
     return 1;
   }
-  std::vector<std::string> ops = (*registry)->OpTypes();
+  std::vector<const loom::OpSchema*> ops = (*registry)->Schemas();
   std::string only = absl::GetFlag(FLAGS_op);
   if (!only.empty()) {
-    const std::string type = loom::FindOpType(**registry, only);
-    if (type.empty()) {
+    ops = loom::FindOps(**registry, only);
+    if (ops.empty()) {
       std::cerr << "loom_inspect: no operator '" << only << "' is registered\n";
       return 1;
     }
-    ops = {type};
   }
   if (absl::GetFlag(FLAGS_json)) {
     loom::PrintJson(**registry, ops, !absl::GetFlag(FLAGS_json_compact));

@@ -35,7 +35,8 @@ PIN(offsetof(LoomApi, Net_ReleaseTimestep), 736);
 PIN(LOOM_FORMAL_PARAM_STRUCT_SIZE, 40);
 PIN(LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, 40);
 PIN(LOOM_ATTR_SPEC_STRUCT_SIZE, 112);
-PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 88);
+PIN(offsetof(LoomKernelDef, domain), 88); /* version 10 */
+PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 96);
 PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 144);
 PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
 PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
@@ -47,7 +48,7 @@ PIN(offsetof(LoomApi, SharedPack_Data), 776);
 PIN(offsetof(LoomApi, SharedPack_Release), 784);
 PIN(offsetof(LoomApi, Tensor_Release), 792);
 PIN(LOOM_API_STRUCT_SIZE, 800);
-PIN(LOOM_ABI_VERSION, 9u);
+PIN(LOOM_ABI_VERSION, 10u);
 
 int main(void) {
   LoomApi api;

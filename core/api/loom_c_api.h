@@ -39,7 +39,10 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 9u
+#define LOOM_ABI_VERSION 10u
+/* The operator domain of Loom's own operators (FusedConv, the NCHWc ops,
+ * the gradient ops, RecurrentNetwork): LoomSchemaDef.domain. */
+#define LOOM_OPS_DOMAIN "loom"
 /* The oldest ABI version a core built from this header accepts. */
 #define LOOM_ABI_MIN_VERSION 1u
 
@@ -235,6 +238,10 @@ typedef struct LoomKernelDef {
   LoomKernelDestroyFn destroy;
   LoomKernelComputeFn compute;
   LoomKernelPrepareFn prepare;  /* since 2; NULL: nothing to prepare */
+  /* since 10: the domain of the schema this kernel implements ("" and
+   * "ai.onnx": ONNX's default). NULL or "": the plugin's own schema of
+   * op_type, else ONNX's, else the one schema of that type in any domain. */
+  const char* domain;
 } LoomKernelDef;
 
 /* ---- Devices ------------------------------------------------------------ */

@@ -737,6 +737,9 @@ struct KernelOptions {
   int32_t priority = 0;
   // type_str -> dtypes this kernel handles.
   std::vector<std::pair<std::string, std::vector<LoomDataType>>> type_constraints;
+  // The schema's domain ("" and "ai.onnx": ONNX's). Empty: this plugin's own
+  // schema of the op type, else ONNX's, else the only one (ABI 10).
+  std::string domain;
 };
 
 // Wraps one plugin's registration transaction.
@@ -762,6 +765,7 @@ class Registrar {
     def.destroy = &internal::DestroyKernel<K>;
     def.compute = &internal::ComputeKernel<K>;
     if constexpr (internal::HasPrepare<K>::value) def.prepare = &internal::PrepareKernel<K>;
+    def.domain = opts.domain.c_str();
     return Status(api_->RegisterKernel(reg_, &def));
   }
   Status Device(const LoomDeviceDef& def) { return Status(api_->RegisterDevice(reg_, &def)); }

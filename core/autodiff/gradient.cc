@@ -14,7 +14,7 @@ absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector
                                           const Registry* registry) {
   LoomGradientFn maker = op.schema != nullptr ? op.schema->gradient : nullptr;
   // A maker a plugin registered apart from the schema (ABI 7).
-  if (maker == nullptr && registry != nullptr) maker = registry->FindGradient(op.info->op.type());
+  if (maker == nullptr && registry != nullptr && op.schema != nullptr) maker = registry->FindGradient(*op.schema);
   if (maker == nullptr) {
     return absl::UnimplementedError(absl::StrCat(op.label, ": no gradient is implemented for ", op.info->op.type(),
                                                  " (no gradient maker is registered for it)"));
@@ -35,6 +35,13 @@ absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector
   absl::Status s = FromLoomStatus(maker(&ctx));
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat(op.label, ": gradient: ", s.message()));
+  }
+  // A maker names the ops it emits by type (Grad_AddOp has no domain): one
+  // that the forward op's domain defines is taken from there, so that two
+  // plugins' ScaleGradient ops of two domains stay apart.
+  for (OperatorDef& o : ctx.ops) {
+    if (!o.domain().empty() || op.schema == nullptr || op.schema->domain.empty() || registry == nullptr) continue;
+    if (registry->FindSchema(op.schema->domain, o.type()) != nullptr) o.set_domain(op.schema->domain);
   }
   OpGradient g;
   std::set<std::string> outputs;

@@ -2,6 +2,7 @@
 // applied), names and arity, for kernel creation and inference. Tensor and
 // NetDef attributes are decoded once and kept in the LoomKernelInfo.
 #include "absl/strings/str_cat.h"
+#include "core/registry.h"
 #include "core/attributes.h"
 #include "core/plugin_api/handles.h"
 #include "core/proto_io.h"
@@ -37,7 +38,7 @@ int Info_HasAttr(const LoomKernelInfo* i, const char* name) { return i->args.cou
 std::string KernelReadError(const LoomKernelInfo& i, const char* name, const Argument& arg, LoomAttrType want) {
   const char* found = AttrTypeName(ArgumentType(arg));
   const std::string head = absl::StrCat(i.label, ": the kernel reads attribute '", name, "' as ", AttrTypeName(want));
-  const std::string type = i.op.domain().empty() ? i.op.type() : absl::StrCat(i.op.domain(), ".", i.op.type());
+  const std::string type = QualifiedOpType(i.op.domain(), i.op.type());
   int index = 0;
   while (index < i.op.arg_size() && i.op.arg(index).name() != name) ++index;
   const bool from_default = i.model_args >= 0 && index >= i.model_args;

@@ -230,6 +230,7 @@ void InPlacePairs(sdk::SchemaBuilder& s) {
 
 Status RegisterCollectiveOps(sdk::Registrar& reg) {
   sdk::SchemaBuilder world("CreateCommonWorld");
+  world.Domain(LOOM_OPS_DOMAIN);
   world.Doc("Caffe2's CreateCommonWorld: connects this process, rank `rank` of `size`, with the others through "
             "the folder `rendezvous` (run `run_id`), on Gloo over TCP; outputs the communicator's handle. "
             "Connects on its first run; later runs reuse the connection.")
@@ -246,6 +247,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<CreateCommonWorldKernel>("CreateCommonWorld"));
 
   sdk::SchemaBuilder allreduce("Allreduce");
+  allreduce.Domain(LOOM_OPS_DOMAIN);
   allreduce.Doc("Caffe2's Allreduce: every rank's Y_i is the sum (reduce = sum) or mean (reduce = mean) of all "
                 "ranks' X_i; same dtype (float32 or float64) for all; several tensors go in one collective.")
       .Input("comm", "C", LOOM_PARAM_SINGLE, "CreateCommonWorld's output")
@@ -263,6 +265,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AllreduceKernel>("Allreduce"));
 
   sdk::SchemaBuilder wait("AllreduceWait");
+  wait.Domain(LOOM_OPS_DOMAIN);
   wait.Doc("Waits for the asynchronous Allreduce ops (async = 1) queued on comm so far, then passes X through: "
            "ops that read Y see the reduced values. The data-parallel transform puts one after the backward pass.")
       .Input("comm", "C", LOOM_PARAM_SINGLE, "CreateCommonWorld's output")
@@ -276,6 +279,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<AllreduceWaitKernel>("AllreduceWait"));
 
   sdk::SchemaBuilder broadcast("Broadcast");
+  broadcast.Domain(LOOM_OPS_DOMAIN);
   broadcast.Doc("Caffe2's Broadcast: every rank's Y_i is rank root's X_i.")
       .Input("comm", "C", LOOM_PARAM_SINGLE, "CreateCommonWorld's output")
       .Input("X", "any", LOOM_PARAM_VARIADIC, "tensors (root's are sent)")
@@ -288,6 +292,7 @@ Status RegisterCollectiveOps(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<BroadcastKernel>("Broadcast"));
 
   sdk::SchemaBuilder barrier("Barrier");
+  barrier.Domain(LOOM_OPS_DOMAIN);
   barrier.Doc("Caffe2's Barrier: returns once every rank has reached it (or fails after the timeout).")
       .Input("comm", "C", LOOM_PARAM_SINGLE, "CreateCommonWorld's output")
       .TypeConstraint("C", {LOOM_DTYPE_INT64});

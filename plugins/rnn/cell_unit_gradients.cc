@@ -271,6 +271,7 @@ sdk::Status RegisterCellUnitGradients(sdk::Registrar& reg) {
   const char* absent_zeros = "[..., N, D]; absent (empty name): zeros";
 
   sdk::SchemaBuilder lstm("LSTMUnitGradient");
+  lstm.Domain(LOOM_OPS_DOMAIN);
   lstm.Doc("Caffe2 LSTMUnitGradient: the gradients of LSTMUnit's hidden_t_prev, cell_t_prev and gates from those of "
            "its outputs hidden_t and cell_t (absent ones are zeros). Inside the sequence: dc~ = dc + dh * o * "
            "(1 - tanh(c)^2), dc_prev = dc~ * f, dh_prev = 0, d(i, f, o, g) through the sigmoids and tanh; past its "
@@ -295,6 +296,7 @@ sdk::Status RegisterCellUnitGradients(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LSTMUnitGradientKernel>("LSTMUnitGradient", {"CPU", "", 0, {{"T", floats}}}));
 
   sdk::SchemaBuilder gru("GRUUnitGradient");
+  gru.Domain(LOOM_OPS_DOMAIN);
   gru.Doc("Caffe2 GRUUnitGradient: the gradients of GRUUnit's hidden_t_prev and gates (r, z, n) from that of its "
           "output hidden_t (absent: zeros). Inside the sequence: dh_prev = dh * z, dr = 0, dz = dh * (h_prev - n) * "
           "z (1 - z), dn = dh * (1 - z) * (1 - n^2); past its end: dh_prev = dh (drop_states = 0) or zeros "

@@ -154,6 +154,7 @@ void CellUnitIO(sdk::SchemaBuilder& b, const std::vector<std::string>& states, c
 sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
   const std::vector<LoomDataType> floats = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE};
   sdk::SchemaBuilder lstm("LSTMUnit");
+  lstm.Domain(LOOM_OPS_DOMAIN);
   lstm.Doc("Caffe2 LSTMUnit: one fused LSTM step from pre-activation gates (i, f, o, g order). "
            "h = sigmoid(o) * tanh(c), c = sigmoid(f + forget_bias) * c_prev + sigmoid(i) * tanh(g). "
            "float32: tanh and sigmoid within 4e-7 (absolute) of exact (a rational approximation); float64: libm.");
@@ -167,6 +168,7 @@ sdk::Status RegisterCellUnits(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(lstm));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<LSTMUnitKernel>("LSTMUnit", {"CPU", "", 0, {{"T", floats}}}));
   sdk::SchemaBuilder gru("GRUUnit");
+  gru.Domain(LOOM_OPS_DOMAIN);
   gru.Doc("Caffe2 GRUUnit: h = sigmoid(z) * h_prev + (1 - sigmoid(z)) * tanh(n) from gates (r, z, n), the reset "
           "gate already applied to the candidate by the step net. float32: tanh and sigmoid within 4e-7 "
           "(absolute) of exact (a rational approximation); float64: libm.");

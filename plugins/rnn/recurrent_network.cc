@@ -282,6 +282,7 @@ void DeclareRecurrentNetworkAttrs(sdk::SchemaBuilder& s) {
 
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg) {
   sdk::SchemaBuilder s("RecurrentNetwork");
+  s.Domain(LOOM_OPS_DOMAIN);
   s.Doc("Caffe2's RecurrentNetwork: runs step_net once per timestep over input 0 [T, N, ...] with links, "
         "recurrent states [T+1, ...] and aliases (see plugins/rnn/recurrent_network.cc). Its gradient is "
         "RecurrentNetworkGradient; train with forward_only = 0.")

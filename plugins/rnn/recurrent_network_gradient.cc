@@ -492,6 +492,7 @@ LoomStatus* InferRecurrentNetworkGradient(LoomInferenceContext* c) {
 
 sdk::Status RegisterRecurrentNetworkGradient(sdk::Registrar& reg) {
   sdk::SchemaBuilder s("RecurrentNetworkGradient");
+  s.Domain(LOOM_OPS_DOMAIN);
   s.Doc("Caffe2's RecurrentNetworkGradient: the gradient of RecurrentNetwork (forward_only = 0). Runs "
         "backward_step_net in the forward op's step workspaces in reverse time order, with gradient links and "
         "parameter gradients accumulated over timesteps (see plugins/rnn/recurrent_network_gradient.cc).")

@@ -186,6 +186,7 @@ def test_registry_listing():
     conv = ops[("", "Conv")]
     assert any(k["device"] == "CPU" for k in conv["kernels"])
     assert conv["differentiable"]
+    assert ops[("loom", "FusedConv")]["plugin"] == "loom.std"  # Loom's own ops: domain "loom"
     swish = ops[("com.example", "Swish")]  # the example custom-op plugin
     assert swish["plugin"] == "example"
     names = {p["name"]: p for p in loom.plugins()}

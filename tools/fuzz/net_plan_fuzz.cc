@@ -61,8 +61,9 @@ const std::vector<std::string>& OpTypes() {
   static const std::vector<std::string>* ops = [] {
     auto* v = new std::vector<std::string>();
     const Registry* r = CpuRegistry();
-    for (const std::string& op : r->OpTypes()) {
-      if (r->FindSchema(op) != nullptr && r->HasKernelForDevice(op, "CPU")) v->push_back(op);
+    for (const OpSchema* s : r->Schemas()) {
+      // Ops a NetDef names by type alone (the fuzzer sets no domain).
+      if (r->FindSchema(s->op_type) == s && r->HasKernelForDevice(s->key(), "CPU")) v->push_back(s->op_type);
     }
     LOOM_FUZZ_CHECK(!v->empty(), "the CPU registry has no runnable ops");
     return v;

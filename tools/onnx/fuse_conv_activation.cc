@@ -9,6 +9,7 @@
 #include "core/proto_io.h"
 #include "core/tensor.h"
 #include "ops/semantics/activation.h"
+#include "core/registry.h"
 #include "tools/onnx/graph_util.h"
 
 namespace loom {
@@ -53,7 +54,10 @@ int FuseConvActivation(NetDef* net, bool training) {
       std::string error;
       if (!f.Parse(act.type(), params, &error) || !f.HasDerivativeFromOutput()) continue;
     }
-    if (!nchwc) conv->set_type("FusedConv");
+    if (!nchwc) {
+      conv->set_type("FusedConv");
+      conv->set_domain(kLoomDomain);
+    }
     conv->set_output(0, act.output(0));
     Argument* a = conv->add_arg();
     a->set_name("activation");

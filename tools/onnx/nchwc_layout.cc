@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/registry.h"
 #include "tools/onnx/graph_util.h"
 
 namespace loom {
@@ -148,7 +149,7 @@ class Rewriter {
         // Squeeze-and-excitation: the pooled channels feed 1x1 convs, blocked.
         const Form in = blocked_[op.input(0)];
         const std::string x = op.input(0);
-        op.set_type("NchwcGlobalAveragePool");
+        op.set_type("NchwcGlobalAveragePool"); op.set_domain(kLoomDomain);
         op.set_input(0, in.name);
         MakeBlockedOutput(&op, in.block);
         SameChannels(x, original.output(0));
@@ -157,7 +158,7 @@ class Rewriter {
         // Pooled in the input's layout (ResNet's stem: no reorders around it).
         const Form in = blocked_[op.input(0)];
         const std::string x = op.input(0);
-        op.set_type("NchwcMaxPool");
+        op.set_type("NchwcMaxPool"); op.set_domain(kLoomDomain);
         op.set_input(0, in.name);
         for (int i = op.arg_size() - 1; i >= 0; --i) {
           if (op.arg(i).name() == "storage_order") op.mutable_arg()->DeleteSubrange(i, 1);  // Indices only
@@ -269,7 +270,7 @@ class Rewriter {
   void Plain(const std::string& name) {
     if (name.empty() || !blocked_only_.count(name)) return;
     OperatorDef r;
-    r.set_type("ReorderOutput");
+    r.set_type("ReorderOutput"); r.set_domain(kLoomDomain);
     r.set_name(name + "__reorder_output");
     r.add_input(blocked_[name].name);
     r.add_output(name);
@@ -286,7 +287,7 @@ class Rewriter {
     auto alt = reblocked_.find({name, block});
     if (alt != reblocked_.end()) return alt->second;
     OperatorDef r;
-    r.set_type("ReorderInput");
+    r.set_type("ReorderInput"); r.set_domain(kLoomDomain);
     const bool primary = it == blocked_.end();
     const std::string out = name + (primary ? "__nchwc" : block == 0 ? "__nchwc_cl" : "__nchwc" + std::to_string(block));
     r.set_name(out + "__reorder_input");
@@ -333,7 +334,7 @@ class Rewriter {
     const bool fused = op->type() == "FusedConv";
     const std::string plain = op->output(0), x = op->input(0);
     const int64_t m = FindInitializer(net_, op->input(1))->dims(0);  // Classify checked W
-    op->set_type("NchwcConv");
+    op->set_type("NchwcConv"); op->set_domain(kLoomDomain);
     if (!plain_x) op->set_input(0, Blocked(op->input(0), block));
     for (int i = 1; i < op->input_size(); ++i) Plain(op->input(i));
     Argument* b = op->add_arg();

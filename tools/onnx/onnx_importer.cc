@@ -361,7 +361,8 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
     OperatorDef* op = net.add_op();
     op->set_type(node.op_type());
     op->set_name(node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name());
-    if (!node.domain().empty() && node.domain() != "ai.onnx") op->set_domain(node.domain());
+    // Stated, so that the op resolves in its own domain only (Registry::ResolveSchema).
+    op->set_domain(node.domain().empty() ? "ai.onnx" : node.domain());
     for (const auto& in : inputs) op->add_input(in);
     for (const auto& out : node.output()) op->add_output(out);
     for (const auto& a : node.attribute()) {
@@ -399,13 +400,13 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
   return net;
 }
 
-void CollectOps(const NetDef& net, std::set<std::string>* ops, std::map<std::string, std::string>* domains) {
+// Every (domain as stated, op type) of `net` and the nets nested in it.
+void CollectOps(const NetDef& net, std::set<std::pair<std::string, std::string>>* ops) {
   for (const OperatorDef& op : net.op()) {
-    ops->insert(op.type());
-    if (!op.domain().empty()) (*domains)[op.type()] = op.domain();
+    ops->insert({op.domain(), op.type()});
     for (const Argument& a : op.arg()) {
-      if (a.has_n()) CollectOps(a.n(), ops, domains);
-      for (const NetDef& n : a.nets()) CollectOps(n, ops, domains);
+      if (a.has_n()) CollectOps(a.n(), ops);
+      for (const NetDef& n : a.nets()) CollectOps(n, ops);
     }
   }
 }
@@ -502,18 +503,17 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptio
 }
 
 absl::Status CheckSupported(const NetDef& net, const Registry& registry, const std::string& device) {
-  std::set<std::string> ops;
-  std::map<std::string, std::string> domains;
-  CollectOps(net, &ops, &domains);
+  std::set<std::pair<std::string, std::string>> ops;
+  CollectOps(net, &ops);
   int64_t opset = 0;
   for (const Argument& a : net.arg()) {
     if (a.name() == "onnx_opset") opset = a.i();
   }
   std::vector<std::string> missing;
-  for (const std::string& op : ops) {
-    if (registry.FindSchema(op) == nullptr || !registry.HasKernelForDevice(op, device)) {
-      auto d = domains.find(op);
-      missing.push_back(absl::StrCat("(", d == domains.end() ? "ai.onnx" : d->second, ", ", op, ", opset ", opset, ")"));
+  for (const auto& [domain, op] : ops) {
+    absl::StatusOr<const OpSchema*> schema = registry.ResolveSchema(domain, op);
+    if (!schema.ok() || !registry.HasKernelForDevice((*schema)->key(), device)) {
+      missing.push_back(absl::StrCat("(", domain.empty() ? "ai.onnx" : domain, ", ", op, ", opset ", opset, ")"));
     }
   }
   if (missing.empty()) return absl::OkStatus();

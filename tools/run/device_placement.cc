@@ -45,7 +45,8 @@ void PlaceOnDevice(NetDef* net, const DeviceOption& device, const Registry& regi
                    std::set<std::string>* on_host) {
   *net->mutable_device_option() = device;
   for (OperatorDef& op : *net->mutable_op()) {
-    if (fallback && !registry.HasKernelForDevice(op.type(), device.device_type())) {
+    absl::StatusOr<const OpSchema*> schema = registry.ResolveSchema(op.domain(), op.type());
+    if (fallback && schema.ok() && !registry.HasKernelForDevice((*schema)->key(), device.device_type())) {
       op.mutable_device_option()->set_device_type("CPU");
       op.mutable_device_option()->set_device_id(0);
       on_host->insert(op.type());

@@ -220,13 +220,13 @@ const OpSchema* RegistrationTransaction::StagedSchema(const OpKey& key) const {
 }
 
 absl::StatusOr<OpKey> RegistrationTransaction::BindingSchema(const std::string& op_type, const std::string& where) const {
-  std::vector<OpKey> own;
-  for (const auto& s : schemas_) if (s->op_type == op_type) own.push_back(s->key());
-  if (own.size() == 1) return own[0];
-  std::vector<OpKey> all = own;
-  for (const OpSchema* s : registry_->SchemasOfType(op_type)) all.push_back(s->key());
-  for (const OpKey& k : all) if (k.domain.empty() && own.empty()) return k;
+  std::vector<OpKey> all;  // this plugin's own schemas of the type first
+  for (const auto& s : schemas_) if (s->op_type == op_type) all.push_back(s->key());
   if (all.size() == 1) return all[0];
+  const bool own = !all.empty();
+  for (const OpSchema* s : registry_->SchemasOfType(op_type)) all.push_back(s->key());
+  // SchemasOfType is in domain order: ONNX's ("") first.
+  if (!own && !all.empty() && (all.size() == 1 || all[0].domain.empty())) return all[0];
   if (all.empty()) {
     return absl::NotFoundError(absl::StrCat(where, " is for an unknown op '", op_type, "' (no schema registered)"));
   }
@@ -449,11 +449,15 @@ const OpSchema* Registry::FindSchema(const std::string& domain, const std::strin
 }
 
 absl::StatusOr<const OpSchema*> Registry::ResolveSchema(const std::string& domain, const std::string& op_type) const {
+  if (!domain.empty()) {
+    if (const OpSchema* s = FindSchema(domain, op_type)) return s;
+  }
+  // Not found, or no domain stated: the schemas of the type, in domain order.
   const std::vector<const OpSchema*> of_type = SchemasOfType(op_type);
-  std::vector<std::string> domains_of_type;
+  if (domain.empty() && !of_type.empty() && (of_type.size() == 1 || of_type[0]->domain.empty())) return of_type[0];
+  std::vector<std::string> domains_of_type;  // for the errors below
   for (const OpSchema* s : of_type) domains_of_type.push_back(DomainForMessages(s->domain));
   if (domain.empty()) {
-    if (!of_type.empty() && (of_type.size() == 1 || of_type[0]->domain.empty())) return of_type[0];
     if (of_type.empty()) {
       return absl::NotFoundError(absl::StrCat("unknown operator type '", op_type,
                                               "'; no loaded plugin registers a schema for it"));
@@ -463,7 +467,6 @@ absl::StatusOr<const OpSchema*> Registry::ResolveSchema(const std::string& domai
                                                       "; the op states no domain: set its domain to one of them"));
   }
   const std::string canonical = CanonicalDomain(domain);
-  if (const OpSchema* s = FindSchema(canonical, op_type)) return s;
   const std::vector<std::string> served = Domains();
   if (std::find(served.begin(), served.end(), canonical) == served.end()) {
     std::vector<std::string> names;
@@ -503,8 +506,8 @@ bool Registry::HasKernelForDevice(const OpKey& key, const std::string& device) c
 }
 
 bool Registry::HasKernelForDevice(const std::string& op_type, const std::string& device) const {
-  for (const KernelDef* k : KernelsFor(op_type)) if (k->device == device) return true;
-  return false;
+  const OpSchema* schema = FindSchema(op_type);
+  return schema != nullptr && HasKernelForDevice(schema->key(), device);
 }
 
 absl::StatusOr<const KernelDef*> Registry::SelectKernel(const std::string& op_type, const std::string& device,

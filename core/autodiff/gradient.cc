@@ -39,9 +39,12 @@ absl::StatusOr<OpGradient> MakeOpGradient(const CheckedOp& op, const std::vector
   // A maker names the ops it emits by type (Grad_AddOp has no domain): one
   // that the forward op's domain defines is taken from there, so that two
   // plugins' ScaleGradient ops of two domains stay apart.
-  for (OperatorDef& o : ctx.ops) {
-    if (!o.domain().empty() || op.schema == nullptr || op.schema->domain.empty() || registry == nullptr) continue;
-    if (registry->FindSchema(op.schema->domain, o.type()) != nullptr) o.set_domain(op.schema->domain);
+  if (registry != nullptr && op.schema != nullptr && !op.schema->domain.empty()) {
+    for (OperatorDef& o : ctx.ops) {
+      if (o.domain().empty() && registry->FindSchema(op.schema->domain, o.type()) != nullptr) {
+        o.set_domain(op.schema->domain);
+      }
+    }
   }
   OpGradient g;
   std::set<std::string> outputs;

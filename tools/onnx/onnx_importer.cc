@@ -427,11 +427,48 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized, const Impo
   return ImportParsed(model, options);
 }
 
-static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const ImportOptions& options) {
-  int64_t opset = 0;
-  for (const auto& o : model.opset_import()) {
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+namespace {
+
+// A model's opset imports, domain -> version, with ONNX's default domain
+// spelled "ai.onnx" ("" and "ai.onnx" are the same domain).
+using OpsetImports = std::map<std::string, int64_t>;
+
+std::string DomainName(const std::string& domain) { return domain.empty() ? "ai.onnx" : domain; }
+
+// ONNX's rule (onnx.checker: "No opset import for domain"): every node's
+// domain, in subgraphs too, is one the model imports. The default domain is
+// exempt, as it always was here: models of IR version < 3 have no imports.
+absl::Status CheckNodeDomains(const onnx::GraphProto& g, const OpsetImports& imports) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& node = g.node(i);
+    const std::string domain = DomainName(node.domain());
+    if (domain != "ai.onnx" && imports.count(domain) == 0) {
+      std::vector<std::string> listed;
+      for (const auto& [d, v] : imports) listed.push_back(absl::StrCat(d, " ", v));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node #", i, " '", node.name(), "' (", node.op_type(), ") is in domain '", domain,
+          "', which the model's opset_import does not list (it lists: ",
+          listed.empty() ? "nothing" : absl::StrJoin(listed, ", "), ")"));
+    }
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g()) {
+        if (absl::Status s = CheckNodeDomains(a.g(), imports); !s.ok()) return s;
+      }
+      for (const onnx::GraphProto& sub : a.graphs()) {
+        if (absl::Status s = CheckNodeDomains(sub, imports); !s.ok()) return s;
+      }
+    }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const ImportOptions& options) {
+  OpsetImports imports;
+  for (const auto& o : model.opset_import()) imports[DomainName(o.domain())] = o.version();
+  const int64_t opset = imports.count("ai.onnx") ? imports["ai.onnx"] : 0;
+  if (absl::Status s = CheckNodeDomains(model.graph(), imports); !s.ok()) return s;
   // ONNX's own shape inference fills the types that exporters leave out
   // (e.g. untyped outputs of If branches), which control-flow ops need, and
   // the ranks older opsets' rewrites use. Best effort, and isolated: a model
@@ -471,6 +508,12 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
   Argument* a = net->add_arg();
   a->set_name("onnx_opset");
   a->set_i(opset);
+  Argument* all = net->add_arg();
+  all->set_name("opset_import");
+  for (const auto& [domain, version] : imports) {
+    all->add_strings(domain);
+    all->add_ints(version);
+  }
   return net;
 }
 
@@ -505,15 +548,21 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptio
 absl::Status CheckSupported(const NetDef& net, const Registry& registry, const std::string& device) {
   std::set<std::pair<std::string, std::string>> ops;
   CollectOps(net, &ops);
-  int64_t opset = 0;
+  OpsetImports imports;
   for (const Argument& a : net.arg()) {
-    if (a.name() == "onnx_opset") opset = a.i();
+    if (a.name() == "onnx_opset") imports["ai.onnx"] = a.i();  // NetDefs imported before opset_import
+  }
+  for (const Argument& a : net.arg()) {
+    if (a.name() != "opset_import") continue;
+    for (int i = 0; i < a.strings_size() && i < a.ints_size(); ++i) imports[a.strings(i)] = a.ints(i);
   }
   std::vector<std::string> missing;
   for (const auto& [domain, op] : ops) {
     absl::StatusOr<const OpSchema*> schema = registry.ResolveSchema(domain, op);
     if (!schema.ok() || !registry.HasKernelForDevice((*schema)->key(), device)) {
-      missing.push_back(absl::StrCat("(", domain.empty() ? "ai.onnx" : domain, ", ", op, ", opset ", opset, ")"));
+      auto version = imports.find(DomainName(domain));
+      missing.push_back(absl::StrCat("(", DomainName(domain), ", ", op,
+                                     version == imports.end() ? "" : absl::StrCat(", opset ", version->second), ")"));
     }
   }
   if (missing.empty()) return absl::OkStatus();

@@ -10,7 +10,13 @@
 // values it reads, the latter also listed in the string-list argument
 // "outer_scope_inputs"). Each graph output's dtype is recorded as the
 // argument "output_dtype.<name>" (control-flow ops infer theirs from it). The
-// default-domain opset is recorded as the NetDef argument "onnx_opset".
+// default-domain opset is recorded as the NetDef argument "onnx_opset", and
+// every imported (domain, version) as the argument "opset_import" (strings:
+// domains, ONNX's default spelled "ai.onnx"; ints: their versions). Each
+// node keeps its domain (OperatorDef.domain, "ai.onnx" for the default), so
+// it resolves to that domain's schema only; a node whose non-default domain
+// the model's opset_import does not list is an INVALID_ARGUMENT naming the
+// node and the domain (onnx.checker's rule).
 // Attributes that older opsets had and that change nothing in inference
 // (e.g. BatchNormalization's is_test and spatial=1, consumed_inputs) are
 // dropped. Unless ImportOptions::fold_and_fuse is off, BatchNormalization

@@ -468,6 +468,50 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   EXPECT_EQ(s.message().find("Relu"), std::string::npos) << s;
 }
 
+// A node's domain must be one the model imports (onnx.checker's rule); the
+// imports are kept, and an unserved op is listed with its own domain's
+// version.
+TEST(OnnxImporterTest, NodeDomainsAreCheckedAgainstTheOpsetImports) {
+  onnx::GraphProto g;
+  AddInput(&g, "x", {3});
+  AddOutput(&g, "y");
+  onnx::NodeProto* n = AddNode(&g, "SoftShrink", {"x"}, {"y"});
+  n->set_name("shrink");
+  n->set_domain("com.acme");
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  *m.mutable_graph() = g;
+  auto unlisted = onnx_import::ImportOnnxModel(m.SerializeAsString());
+  EXPECT_EQ(unlisted.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unlisted.status().message().find(
+                "node #0 'shrink' (SoftShrink) is in domain 'com.acme', which the model's opset_import does not "
+                "list (it lists: ai.onnx 13)"),
+            std::string::npos)
+      << unlisted.status();
+
+  onnx::OperatorSetIdProto* acme = m.add_opset_import();
+  acme->set_domain("com.acme");
+  acme->set_version(2);
+  auto net = onnx_import::ImportOnnxModel(m.SerializeAsString());
+  ASSERT_TRUE(net.ok()) << net.status();
+  EXPECT_EQ(net->op(0).domain(), "com.acme");
+  const Argument* imports = nullptr;
+  for (const Argument& a : net->arg()) {
+    if (a.name() == "opset_import") imports = &a;
+  }
+  ASSERT_NE(imports, nullptr);
+  ASSERT_EQ(imports->strings_size(), 2);
+  ASSERT_EQ(imports->ints_size(), 2);
+  EXPECT_EQ(imports->strings(0), "ai.onnx");
+  EXPECT_EQ(imports->ints(0), 13);
+  EXPECT_EQ(imports->strings(1), "com.acme");
+  EXPECT_EQ(imports->ints(1), 2);
+  absl::Status s = onnx_import::CheckSupported(*net, *Reg());
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(s.message().find("(com.acme, SoftShrink, opset 2)"), std::string::npos) << s;
+}
+
 // Runs `blocked` (`model` imported with the NCHWc pass) and the plain import
 // of `model` on `feeds` and expects their output `out` within `tol`
 // (relative and absolute).

@@ -38,7 +38,7 @@ sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg) {
   OpSpec conv = ConvSpec("Conv", 11,
       "ONNX Conv-11: convolution (1-D to 3-D) of X [N, C, D...] with W [M, C / group, k...] and optional bias "
       "B [M]; Y [N, M, D'...].", w_doc, group_doc, Fn<&ConvInfer>());
-  // Not an ONNX op: the importer (tools/onnx/fuse_conv_activation.h) makes
+  // Not an ONNX op: the importer (transforms/fuse_conv_activation.h) makes
   // it from a Conv whose output only feeds an activation, as ONNX Runtime's
   // com.microsoft FusedConv. Default domain, so the checker and
   // loom_inspect treat it like any other op.

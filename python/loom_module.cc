@@ -24,7 +24,7 @@
 #include "core/registry.h"
 #include "core/tensor.h"
 #include "session/session.h"
-#include "tools/runtime_setup.h"
+#include "session/registry_setup.h"
 
 namespace py = pybind11;
 
@@ -177,7 +177,7 @@ py::list Run(const Session& s, const py::object& output_names, const py::dict& f
 // The registry a session with these plugins would have.
 std::unique_ptr<Registry> MakeRegistry(const std::vector<std::string>& plugins) {
   std::vector<std::string> warnings;
-  return Value(tools::MakeRegistry(plugins, &warnings));
+  return Value(loom::MakeRegistry(plugins, &warnings));
 }
 
 // Every op `r` holds (loom.ops(), Session.ops()).

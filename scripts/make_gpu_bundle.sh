@@ -16,7 +16,7 @@
 #                     plugins/{cpu,cuda,rnn,controlflow,example}/lib*.so  at the
 #                               runfiles-relative paths the tests and tools
 #                               open from the current folder
-#                               (core/testing/op_runner.cc and
+#                               (testing/op_runner.cc and
 #                               plugins/cuda/cuda_test_util.cc load
 #                               "plugins/cpu/libloom_cpu.so" and
 #                               "plugins/cuda/libloom_cuda.so"; gpu_run.sh

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "session/session.h"
 #include "tools/runtime_setup.h"

@@ -10,9 +10,10 @@
 #include "core/checked_net.h"
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
-#include "tools/onnx/onnx_importer.h"
-#include "tools/run/device_placement.h"
-#include "tools/runtime_setup.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "session/device_placement.h"
+#include "session/registry_setup.h"
+#include "transforms/optimize.h"
 
 namespace loom {
 
@@ -78,12 +79,12 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::strin
   for (const onnx::TensorProto& t : proto.graph().initializer()) initializers.insert(t.name());
   std::vector<TensorInfo> inputs = Declared(proto.graph().input(), initializers);
   std::vector<TensorInfo> outputs = Declared(proto.graph().output(), {});
-  onnx_import::ImportOptions import;
-  import.fold_and_fuse = options.optimization_level > 0;
-  // Blocked layouts are a CPU matter: NchwcConv has no kernel elsewhere.
-  if (!options.device.empty() && options.device.rfind("CPU", 0) != 0) import.nchwc_block = 0;
-  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model, import);
+  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model);
   if (!net.ok()) return net.status();
+  transforms::OptimizeOptions optimize;
+  optimize.level = options.optimization_level;
+  optimize.device = options.device;  // the blocked layout is a CPU matter: NchwcConv has no kernel elsewhere
+  transforms::Optimize(&*net, optimize);
   return Make(*std::move(net), std::move(inputs), std::move(outputs), options);
 }
 
@@ -105,21 +106,21 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<T
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
   std::vector<std::string> warnings;
-  absl::StatusOr<std::unique_ptr<Registry>> registry = tools::MakeRegistry(options.plugins, &warnings);
+  absl::StatusOr<std::unique_ptr<Registry>> registry = loom::MakeRegistry(options.plugins, &warnings);
   if (!registry.ok()) return registry.status();
   s->registry_ = *std::move(registry);
   if (!options.device.empty()) {
     const std::string what = absl::StrCat("SessionOptions::device '", options.device, "': ");
-    absl::StatusOr<DeviceOption> device = tools::ParseDeviceName(options.device);
+    absl::StatusOr<DeviceOption> device = loom::ParseDeviceName(options.device);
     if (!device.ok()) return absl::InvalidArgumentError(absl::StrCat(what, device.status().message()));
-    absl::Status usable = tools::RequireDevice(*device, s->registry_.get(), "cuda");
+    absl::Status usable = loom::RequireDevice(*device, s->registry_.get(), "cuda");
     if (!usable.ok()) return absl::Status(usable.code(), absl::StrCat(what, usable.message()));
     std::set<std::string> on_host;
-    tools::PlaceOnDevice(&net, *device, *s->registry_, /*fallback=*/true, &on_host);
+    loom::PlaceOnDevice(&net, *device, *s->registry_, /*fallback=*/true, &on_host);
     // Large float weights onto a non-host device once (they land in
     // weights_, which the loop below then leaves alone).
     if (!s->registry_->FindDevice(device->device_type(), device->device_id())->is_host()) {
-      absl::StatusOr<int> moved = tools::PreloadWeights(net, *device, &s->weights_, s->registry_.get());
+      absl::StatusOr<int> moved = loom::PreloadWeights(net, *device, &s->weights_, s->registry_.get());
       if (!moved.ok()) return moved.status();
     }
   }

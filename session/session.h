@@ -49,7 +49,7 @@ struct SessionOptions {
   std::string device;
   // ONNX import: 1 (default) folds BatchNormalization and scalar affines
   // into Conv, fuses HardSwish and Conv + activation, and keeps runs of
-  // convolutions in oneDNN's blocked layout (tools/onnx/nchwc_layout.h;
+  // convolutions in oneDNN's blocked layout (transforms/nchwc_layout.h;
   // ONNX Runtime's graph optimizations); 0 runs the graph's ops as written.
   // INVALID_ARGUMENT for another value.
   int optimization_level = 1;

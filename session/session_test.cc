@@ -14,7 +14,7 @@
 
 #include "absl/base/config.h"
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "tools/runtime_setup.h"
 

@@ -4,7 +4,7 @@
 // parameters, type constraints and attribute defaults are read at their
 // version-1 layout, and its kernel (no prepare) runs.
 #include "core/plugin_loader.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace loom {

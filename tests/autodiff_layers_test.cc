@@ -1,15 +1,15 @@
 // The gradients of the network layers whose gradients are ops of their own
 // (ConvTranspose, MaxPool, AveragePool, BatchNormalization,
 // LayerNormalization, Gelu, Dropout) and of Elu, Tile and ReduceMax, each
-// against central finite differences in float64 (core/testing/
+// against central finite differences in float64 (testing/
 // gradient_check.h); the float32 gradient kernels against the float64 ones.
 #include <cmath>
 #include <string>
 
 #include "core/autodiff/backward.h"
 #include "core/net.h"
-#include "core/testing/gradient_check.h"
-#include "core/testing/op_runner.h"
+#include "testing/gradient_check.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace loom {

@@ -7,8 +7,8 @@
 
 #include "core/autodiff/backward.h"
 #include "core/net.h"
-#include "core/testing/gradient_check.h"
-#include "core/testing/op_runner.h"
+#include "testing/gradient_check.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 

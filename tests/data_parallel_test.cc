@@ -27,7 +27,7 @@
 #include "core/autodiff/optimizer.h"
 #include "core/net.h"
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace loom {

@@ -16,11 +16,11 @@
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
 #include "core/registry.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "ops/std_ops.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 
 namespace loom {
 namespace {

@@ -12,11 +12,11 @@
 #include "core/limits.h"
 #include "core/net.h"
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 #include "tools/run/run_options.h"
 
 namespace loom {

@@ -7,7 +7,7 @@
 // with a signature the net did not plan first is refused with the inputs
 // named; buckets declared before the first run all run.
 #include "core/net.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 

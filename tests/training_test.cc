@@ -15,7 +15,7 @@
 #include "core/autodiff/checkpoint.h"
 #include "core/autodiff/optimizer.h"
 #include "core/net.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 

@@ -38,6 +38,7 @@
 #include "core/registry.h"
 #include "tools/child_process.h"
 #include "tools/elf_symbols.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(std::string, op, "",
@@ -280,7 +281,7 @@ bool CheckOne(const std::string& path, int timeout_s) {
       [&](const std::function<void()>& start_timer) -> std::string {
         // The standard op set and the default plugins, except files named like
         // the one checked (it would collide with its own copy).
-        auto registry = tools::MakeRegistry({}, nullptr, path.substr(path.rfind('/') + 1));
+        auto registry = loom::MakeRegistry({}, nullptr, path.substr(path.rfind('/') + 1));
         if (!registry.ok()) return absl::StrCat("FAIL setup: ", registry.status().message());
         size_t before = (*registry)->Plugins().size();
         start_timer();
@@ -349,7 +350,7 @@ int main(int argc, char** argv) {
     return loom::Check(check, absl::GetFlag(FLAGS_check_timeout_s));
   }
   std::vector<std::string> warnings;
-  auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
+  auto registry = loom::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
   if (!registry.ok()) {
     std::cerr << "loom_inspect: " << registry.status() << "\n";
     return 1;

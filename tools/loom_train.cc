@@ -1,7 +1,7 @@
 // loom_train: trains a model with a loss on a CSV or NumPy dataset.
 //
 // The model is a NetDef (.pb, .pbtxt) or an ONNX file (imported for
-// training: onnx_import::ImportOptions::training) whose forward net reads
+// training: transforms::OptimizeOptions::training) whose forward net reads
 // the features (--input, [N, d...] float32: a NumPy dataset's example
 // shape, or a CSV row reshaped to the model's declared input shape when
 // the sizes agree, e.g. 3072 values as [3, 32, 32]) and labels (--label,
@@ -42,8 +42,10 @@
 #include "core/autodiff/optimizer.h"
 #include "core/net.h"
 #include "core/proto_io.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
+#include "transforms/optimize.h"
 #include "tools/train/char_lm_trainer.h"
 #include "tools/train/dataset.h"
 #include "tools/train/loss_plot.h"
@@ -192,7 +194,7 @@ absl::Status Evaluate(Net* eval, Workspace* ws, const loom::train::Dataset& d, d
 // --text: the character-level LSTM language model.
 int TrainCharLm() {
   std::vector<std::string> warnings;
-  auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
+  auto registry = loom::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
   if (!registry.ok()) return Fail("plugins", registry.status());
   loom::train::CharLmOptions o;
   o.text = absl::GetFlag(FLAGS_text);
@@ -244,13 +246,16 @@ int main(int argc, char** argv) {
   }
   // One model serves inference and training: imported for training, the
   // importer applies only the rewrites that have gradients.
-  loom::onnx_import::ImportOptions import;
-  import.training = true;
   absl::StatusOr<NetDef> forward =
-      absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model, import) : loom::ReadNetDef(model);
+      absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model) : loom::ReadNetDef(model);
+  if (forward.ok() && absl::EndsWith(model, ".onnx")) {
+    loom::transforms::OptimizeOptions optimize;
+    optimize.training = true;
+    loom::transforms::Optimize(&*forward, optimize);
+  }
   if (!forward.ok()) return Fail(model, forward.status());
   std::vector<std::string> warnings;
-  auto registry = loom::tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
+  auto registry = loom::MakeRegistry(absl::GetFlag(FLAGS_plugin), &warnings);
   if (!registry.ok()) return Fail("plugins", registry.status());
   absl::StatusOr<loom::train::Dataset> all = loom::train::ReadDataset(
       data, absl::GetFlag(FLAGS_labels), static_cast<float>(absl::GetFlag(FLAGS_scale)));

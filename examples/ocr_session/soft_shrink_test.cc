@@ -3,8 +3,8 @@
 // against finite differences in float64 and float32.
 #include <cmath>
 
-#include "core/testing/gradient_check.h"
-#include "core/testing/op_runner.h"
+#include "testing/gradient_check.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // FusedConv's activation (the importer's Conv + activation fusion,
-// tools/onnx/fuse_conv_activation.h): which ONNX activation, its parameters
+// transforms/fuse_conv_activation.h): which ONNX activation, its parameters
 // from `activation_params`, and its value per element. Shared by every
 // device's FusedConv kernel.
 #ifndef LOOM_OPS_SEMANTICS_ACTIVATION_H_

@@ -5,7 +5,7 @@
 //
 // A body NetDef's external inputs are its formal inputs (bound by the op)
 // followed by the outer-scope values it reads, which the child workspace
-// sees in its ancestors (tools/onnx/onnx_importer.h). Its outputs' dtypes
+// sees in its ancestors (frontend/onnx/onnx_importer.h). Its outputs' dtypes
 // are declared as string arguments "output_dtype.<name>" so the op can
 // infer its own output dtypes before the body has run.
 #ifndef LOOM_PLUGINS_CONTROLFLOW_BODY_H_

@@ -7,7 +7,7 @@
 
 #include "core/net.h"
 #include "core/plugin_loader.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 

@@ -14,7 +14,7 @@
 
 #include "core/proto/loom.pb.h"
 #include "core/tensor.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace loom {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 

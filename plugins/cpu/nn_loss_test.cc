@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/api/loom_sdk.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 

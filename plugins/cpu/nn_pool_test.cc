@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/net.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 

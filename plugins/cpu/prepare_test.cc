@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/net.h"
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace loom {

@@ -18,7 +18,7 @@
 #include "core/api/loom_sdk.h"
 #include "core/net.h"
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "plugins/cpu/kernel_test_util.h"
 #include "gtest/gtest.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/net.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
 

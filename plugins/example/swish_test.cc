@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "core/plugin_loader.h"
-#include "core/testing/gradient_check.h"
-#include "core/testing/op_runner.h"
+#include "testing/gradient_check.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "ops/std_ops.h"
 

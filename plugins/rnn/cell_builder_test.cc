@@ -9,7 +9,7 @@
 
 #include "core/net.h"
 #include "core/plugin_loader.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "plugins/rnn/builder.h"
 

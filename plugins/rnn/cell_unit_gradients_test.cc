@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/backward.h"
 #include "core/net.h"
-#include "core/testing/gradient_check.h"
-#include "core/testing/op_runner.h"
+#include "testing/gradient_check.h"
+#include "testing/op_runner.h"
 #include "core/workspace.h"
 #include "gtest/gtest.h"
 

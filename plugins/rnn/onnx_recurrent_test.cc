@@ -14,7 +14,7 @@
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/workspace.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
 namespace loom {

@@ -10,8 +10,8 @@
 #include "core/autodiff/backward.h"
 #include "core/buffer_pool.h"
 #include "core/net.h"
-#include "core/testing/gradient_check.h"
-#include "core/testing/op_runner.h"
+#include "testing/gradient_check.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "plugins/rnn/builder.h"
 

@@ -10,7 +10,7 @@
 #include "core/plugin_api/handles.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "plugins/rnn/builder.h"
 

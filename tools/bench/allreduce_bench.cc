@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "core/autodiff/data_parallel.h"
 #include "core/net.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(int, world_size, 2, "ranks");
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   using loom::tools::FindDataFile;
   std::vector<std::string> warnings;
-  auto registry = loom::tools::MakeRegistry(
+  auto registry = loom::MakeRegistry(
       {FindDataFile("plugins/cpu/libloom_cpu.so"), FindDataFile("plugins/collectives/libloom_collectives.so")}, &warnings,
       "libloom_collectives.so");
   if (!registry.ok()) {

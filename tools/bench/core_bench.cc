@@ -10,6 +10,7 @@
 #include "benchmark/benchmark.h"
 #include "core/net.h"
 #include "oneapi/dnnl/dnnl.hpp"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
 
 namespace loom {
@@ -17,7 +18,7 @@ namespace {
 
 Registry* GetRegistry() {
   static Registry* r = [] {
-    auto reg = tools::MakeRegistry({tools::FindDataFile("plugins/cpu/libloom_cpu.so")}, nullptr);
+    auto reg = loom::MakeRegistry({tools::FindDataFile("plugins/cpu/libloom_cpu.so")}, nullptr);
     if (!reg.ok()) {
       fprintf(stderr, "bench: %s\n", reg.status().ToString().c_str());
       std::exit(1);

@@ -34,6 +34,7 @@
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "plugins/rnn/builder.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
 
 ABSL_FLAG(int, runs, 5, "Timed runs per executor (after the warm-up).");
@@ -87,7 +88,7 @@ double MedianMs(Net* net, int runs) {
 // The default registry plus each (plugin name, path) not already loaded
 // from the default plugin folder (path found by tools::FindDataFile).
 absl::StatusOr<std::unique_ptr<Registry>> LoadRegistry(const std::vector<std::pair<std::string, std::string>>& plugins) {
-  auto registry = tools::MakeRegistry({}, nullptr);
+  auto registry = loom::MakeRegistry({}, nullptr);
   if (!registry.ok()) return registry.status();
   for (const auto& [name, path] : plugins) {
     if ((*registry)->FindPlugin(name).has_value()) continue;

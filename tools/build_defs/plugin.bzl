@@ -36,7 +36,7 @@ def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], exports = [], 
 
 def loom_plugin_test(name, srcs, plugins = [], deps = [], data = [], **kwargs):
     """A cc_test of plugin ops through Loom's test kit, from any workspace:
-    links @loom//core/testing:op_runner (RunSingleOp, AllClose,
+    links @loom//testing:op_runner (RunSingleOp, AllClose,
     ExpectInferredShapes, CpuRegistryWith) and :gradient_check
     (CheckGradient, float64 or float32) with GoogleTest's main, and has
     Loom's CPU plugin (the op runner finds it through the runfiles) and
@@ -48,8 +48,8 @@ def loom_plugin_test(name, srcs, plugins = [], deps = [], data = [], **kwargs):
         srcs = srcs,
         data = [Label("//plugins/cpu:libloom_cpu.so")] + plugins + data,
         deps = [
-            Label("//core/testing:op_runner"),
-            Label("//core/testing:gradient_check"),
+            Label("//testing:op_runner"),
+            Label("//testing:gradient_check"),
             Label("//third_party:gtest_main"),
         ] + deps,
         **kwargs

@@ -1,6 +1,6 @@
 // Target 1: ONNX model import.
 // Feeds: the bytes as a serialized onnx.ModelProto to ImportOnnxModel
-// (tools/onnx/onnx_importer.h): parse, graph -> NetDef (initializers,
+// (frontend/onnx/onnx_importer.h): parse, graph -> NetDef (initializers,
 // attributes, nested If/Loop/Scan bodies, BatchNorm folding, fusions).
 // Must hold: every outcome is a status; an imported NetDef re-serializes and
 // parses back, then goes through CheckNetDef (TensorFromProto of every
@@ -9,7 +9,7 @@
 
 #include "tools/fuzz/fuzz_common.h"
 #include "tools/fuzz/fuzz_entry.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 
 extern "C" int LoomFuzzOne(const uint8_t* data, size_t size) {
   loom::fuzz::QuietProtobuf();

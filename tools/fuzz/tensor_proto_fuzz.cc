@@ -1,7 +1,7 @@
 // Target 4: TensorProto parsing, Loom's and ONNX's.
 // Feeds: byte 0 picks the format, the rest is a serialized message:
 //   even: loom.TensorProto -> TensorFromProto (core/proto_io.h);
-//   odd:  onnx.TensorProto -> ImportOnnxTensor (tools/onnx/onnx_importer.h,
+//   odd:  onnx.TensorProto -> ImportOnnxTensor (frontend/onnx/onnx_importer.h,
 //         the importer's ConvertTensor) -> TensorFromProto.
 // Must hold: every outcome is a status; a tensor that converted has the
 // proto's dims and dtype, and TensorToProto -> TensorFromProto gives the
@@ -12,7 +12,7 @@
 #include "core/proto_io.h"
 #include "tools/fuzz/fuzz_common.h"
 #include "tools/fuzz/fuzz_entry.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 
 namespace {
 void CheckTensor(const loom::TensorProto& p) {

@@ -59,9 +59,11 @@
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 #include "tools/child_process.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
+#include "transforms/optimize.h"
 
 ABSL_FLAG(std::string, data_dir, "/usr/share/libonnx-testdata/data", "Root of the ONNX test data.");
 ABSL_FLAG(std::string, suites, "node,pytorch-converted,pytorch-operator,simple", "Suites to run.");
@@ -178,13 +180,14 @@ void PlaceOnDevice(NetDef* net, const DeviceOption& device) {
 
 Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry) {
   Result r{suite, dir.filename().string(), "error", "", {}};
-  onnx_import::ImportOptions import;
-  if (!OnHost()) import.nchwc_block = 0;  // blocked layouts are a CPU matter: no kernels elsewhere
-  auto net = onnx_import::ImportOnnxFile((dir / "model.onnx").string(), import);
+  auto net = onnx_import::ImportOnnxFile((dir / "model.onnx").string());
   if (!net.ok()) {
     r.detail = std::string(net.status().message());
     return r;
   }
+  transforms::OptimizeOptions optimize;  // what loom_run and the Session run
+  optimize.device = TargetDevice().device_type();
+  transforms::Optimize(&*net, optimize);
   if (!OnHost()) PlaceOnDevice(&*net, TargetDevice());
   std::set<std::string> ops;
   for (auto& op : *net->mutable_op()) {
@@ -306,7 +309,7 @@ std::string OneLine(std::string s) {
 // The registry for a device run: the default plugins, --plugin, and the CUDA
 // plugin if the device is CUDA and none of those provided it.
 absl::StatusOr<std::unique_ptr<Registry>> DeviceRegistry() {
-  auto registry = tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
+  auto registry = loom::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
   if (!registry.ok()) return registry.status();
   DeviceOption d = TargetDevice();
   if (d.device_type() == "CUDA" && !(*registry)->FindPlugin("cuda").has_value()) {
@@ -446,7 +449,7 @@ int Main() {
   // On a device the parent loads no plugin (see the top of the file).
   std::unique_ptr<Registry> registry;
   if (OnHost()) {
-    auto r = tools::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
+    auto r = loom::MakeRegistry(absl::GetFlag(FLAGS_plugin), nullptr);
     if (!r.ok()) {
       std::cerr << "onnx_conformance: " << r.status() << "\n";
       return 2;

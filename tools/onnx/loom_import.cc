@@ -2,13 +2,17 @@
 //
 //   loom_import in.onnx out.pb      (out.pbtxt for text format)
 //
-// Prints the ops that Loom cannot run (one line listing all) as a warning;
+// The NetDef is optimized for this machine's CPU as loom_run would run it
+// (transforms::Optimize: folds, fusions, the blocked layout of this CPU's
+// block). Prints the ops that Loom cannot run (one line listing all) as a warning;
 // the NetDef is written either way.
 #include <iostream>
 
 #include "core/proto_io.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
+#include "transforms/optimize.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -20,7 +24,8 @@ int main(int argc, char** argv) {
     std::cerr << "loom_import: " << net.status() << "\n";
     return 1;
   }
-  auto registry = loom::tools::MakeRegistry({}, nullptr);
+  loom::transforms::Optimize(&*net, {});
+  auto registry = loom::MakeRegistry({}, nullptr);
   if (registry.ok()) {
     absl::Status s = loom::onnx_import::CheckSupported(*net, **registry);
     if (!s.ok()) std::cerr << "loom_import: warning: " << s.message() << "\n";

@@ -41,8 +41,10 @@
 #include "absl/time/time.h"
 #include "core/net.h"
 #include "core/workspace.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
+#include "transforms/optimize.h"
 
 ABSL_FLAG(std::string, text, "Hello from Loom", "Text to render and read (ignored with --image).");
 ABSL_FLAG(std::string, image, "", "Read the line of text in this picture instead of rendering --text.");
@@ -159,8 +161,9 @@ int Main() {
               << "\n";
     return 1;
   }
+  transforms::Optimize(&*net_def, {});
   std::vector<std::string> warnings;
-  auto registry = tools::MakeRegistry({}, &warnings);
+  auto registry = loom::MakeRegistry({}, &warnings);
   if (!registry.ok()) {
     std::cerr << "ocr_demo: " << registry.status() << "\n";
     return 1;

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/proto_io.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 
 namespace loom {
 namespace tools {

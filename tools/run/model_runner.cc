@@ -11,11 +11,13 @@
 #include "absl/time/time.h"
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
-#include "tools/onnx/onnx_importer.h"
-#include "tools/run/device_placement.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "session/device_placement.h"
 #include "tools/run/failure.h"
 #include "tools/run/inputs.h"
+#include "session/registry_setup.h"
 #include "tools/runtime_setup.h"
+#include "transforms/optimize.h"
 
 namespace loom {
 namespace tools {
@@ -100,12 +102,14 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
     notes << "No model given: running the default model " << kDefaultModel << " on random input.\n";
   }
   const bool is_onnx = absl::EndsWith(r.model, ".onnx");
-  onnx_import::ImportOptions import;
-  if (options.nchwc_block >= 0) import.nchwc_block = options.nchwc_block;
-  import.winograd = options.winograd;
-  // Blocked layouts are a CPU matter: NchwcConv has no kernel elsewhere.
-  if (options.device_option && options.device_option->device_type() != "CPU") import.nchwc_block = 0;
-  auto net_def = is_onnx ? onnx_import::ImportOnnxFile(r.model, import) : ReadNetDef(r.model);
+  auto net_def = is_onnx ? onnx_import::ImportOnnxFile(r.model) : ReadNetDef(r.model);
+  if (net_def.ok() && is_onnx) {
+    transforms::OptimizeOptions optimize;
+    optimize.nchwc_block = options.nchwc_block;
+    optimize.winograd = options.winograd;
+    if (options.device_option) optimize.device = options.device_option->device_type();
+    transforms::Optimize(&*net_def, optimize);
+  }
   if (!net_def.ok()) return Failure(net_def.status());
 
   std::vector<std::string> plugin_warnings;  // broken default plugins are skipped; loom_inspect --check tells why

@@ -1,5 +1,5 @@
 #include "tools/run/run_options.h"
-#include "tools/run/device_placement.h"
+#include "session/device_placement.h"
 
 #include <string>
 #include <vector>
@@ -48,10 +48,10 @@ ABSL_FLAG(bool, plan_memory, true,
 ABSL_FLAG(int, nchwc_block, -1,
           "ONNX models: keep oneDNN's blocked layout between convolutions with this block (8 or 16; with 16, dense "
           "convs run channels-last; 0: off; -1: the block this CPU prefers; off with a --device other than CPU). "
-          "tools/onnx/nchwc_layout.h.");
+          "transforms/nchwc_layout.h.");
 ABSL_FLAG(bool, winograd, true,
           "ONNX models with --nchwc_block 16: 3x3 stride-1 convs of 16 to 256 channels run oneDNN's Winograd "
-          "kernels (faster, rounding differently); false: every conv runs direct. tools/onnx/nchwc_layout.h.");
+          "kernels (faster, rounding differently); false: every conv runs direct. transforms/nchwc_layout.h.");
 ABSL_FLAG(bool, static_shape, true,
           "The net runs one input signature (loom_run's), so initializers its kernels packed are freed after planning "
           "(NetOptions::static_shape).");

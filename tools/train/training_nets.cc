@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/proto_io.h"
-#include "tools/onnx/batchnorm_training.h"
+#include "transforms/batchnorm_training.h"
 
 namespace loom {
 namespace train {
@@ -77,7 +77,7 @@ absl::StatusOr<TrainingNets> BuildTrainingNets(const Registry& registry, NetDef 
     }
   }
   nets.eval = WithoutInitializers(&forward);
-  onnx_import::TrainingOpsForInference(&nets.eval);
+  transforms::TrainingOpsForInference(&nets.eval);
   for (const std::string& p : params) nets.eval.add_external_input(p);
 
   // Initializers' names, dtypes and dims: what AddOptimizer sizes the
@@ -99,7 +99,7 @@ absl::StatusOr<TrainingNets> BuildTrainingNets(const Registry& registry, NetDef 
       if (!backward.ok()) return backward.status();
     }
     if (absl::Status s = AddOptimizer(*backward, options.optimizer, &training); !s.ok()) return s;
-    onnx_import::AppendRunningStatisticsWriteBack(&training);
+    transforms::AppendRunningStatisticsWriteBack(&training);
     for (const TensorProto& t : training.initializer()) nets.state.push_back(t.name());
     nets.step = std::move(training);
     return nets;
@@ -130,7 +130,7 @@ absl::StatusOr<TrainingNets> BuildTrainingNets(const Registry& registry, NetDef 
   }
   if (absl::Status s = AddOptimizer(mean, options.optimizer, &update); !s.ok()) return s;
   InitializersToInputs(params, &update);  // the parameters live in the workspace (SetUpWorkspace)
-  onnx_import::AppendRunningStatisticsWriteBack(&training);
+  transforms::AppendRunningStatisticsWriteBack(&training);
   for (const std::string& p : params) nets.state.push_back(p);
   for (const TensorProto& t : update.initializer()) nets.state.push_back(t.name());
   nets.step = std::move(training);

@@ -50,7 +50,7 @@ struct TrainingNets {
   // empty (no ops) otherwise.
   NetDef update;
   // The forward net for evaluation: inference-mode ops
-  // (onnx_import::TrainingOpsForInference), parameters read as external
+  // (transforms::TrainingOpsForInference), parameters read as external
   // inputs (they change, so no kernel packs a stale copy).
   NetDef eval;
   // Parameters, batch-normalization statistics and optimizer states: what a

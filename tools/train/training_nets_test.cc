@@ -12,10 +12,10 @@
 
 #include "core/net.h"
 #include "core/proto_io.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "tools/onnx/batchnorm_training.h"
+#include "transforms/batchnorm_training.h"
 
 namespace loom {
 namespace train {

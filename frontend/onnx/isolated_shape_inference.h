@@ -13,8 +13,8 @@
 // needs it, and then in a forked child process whose result (types only, no
 // weights) comes back through a pipe; a crash, a hang past the timeout or an
 // exception there leaves the model as it was, as if nothing was inferred.
-#ifndef LOOM_TOOLS_ONNX_ISOLATED_SHAPE_INFERENCE_H_
-#define LOOM_TOOLS_ONNX_ISOLATED_SHAPE_INFERENCE_H_
+#ifndef LOOM_FRONTEND_ONNX_ISOLATED_SHAPE_INFERENCE_H_
+#define LOOM_FRONTEND_ONNX_ISOLATED_SHAPE_INFERENCE_H_
 
 #include <cstdint>
 
@@ -48,4 +48,4 @@ absl::Status InferShapesIsolated(onnx::ModelProto* model, absl::Duration timeout
 }  // namespace onnx_import
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_ISOLATED_SHAPE_INFERENCE_H_
+#endif  // LOOM_FRONTEND_ONNX_ISOLATED_SHAPE_INFERENCE_H_

@@ -2,8 +2,8 @@
 // semantics that the importer rewrites into current ops (onnx_importer.cc)
 // and that therefore need ONNX's shape inference first
 // (isolated_shape_inference.h, NeedsShapeInference). One definition for both.
-#ifndef LOOM_TOOLS_ONNX_LEGACY_OPS_H_
-#define LOOM_TOOLS_ONNX_LEGACY_OPS_H_
+#ifndef LOOM_FRONTEND_ONNX_LEGACY_OPS_H_
+#define LOOM_FRONTEND_ONNX_LEGACY_OPS_H_
 
 #include <cstdint>
 #include <string>
@@ -46,4 +46,4 @@ inline bool RewriteUsesRanks(const onnx::NodeProto& node, int64_t opset) {
 }  // namespace onnx_import
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_LEGACY_OPS_H_
+#endif  // LOOM_FRONTEND_ONNX_LEGACY_OPS_H_

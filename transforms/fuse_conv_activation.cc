@@ -1,4 +1,4 @@
-#include "tools/onnx/fuse_conv_activation.h"
+#include "transforms/fuse_conv_activation.h"
 
 #include <limits>
 #include <map>
@@ -10,10 +10,10 @@
 #include "core/tensor.h"
 #include "ops/semantics/activation.h"
 #include "core/registry.h"
-#include "tools/onnx/graph_util.h"
+#include "transforms/graph_util.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 int FuseConvActivation(NetDef* net, bool training) {
   std::map<std::string, int> reads;
@@ -74,5 +74,5 @@ int FuseConvActivation(NetDef* net, bool training) {
   return static_cast<int>(removed.size());
 }
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom

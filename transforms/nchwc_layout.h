@@ -4,15 +4,15 @@
 // work on blocked tensors [N, C / b, H, W, b] (ops/nn_nchwc.cc), with
 // ReorderInput / ReorderOutput only where the run starts and ends, instead
 // of every convolution reordering its input in and its output out.
-#ifndef LOOM_TOOLS_ONNX_NCHWC_LAYOUT_H_
-#define LOOM_TOOLS_ONNX_NCHWC_LAYOUT_H_
+#ifndef LOOM_TRANSFORMS_NCHWC_LAYOUT_H_
+#define LOOM_TRANSFORMS_NCHWC_LAYOUT_H_
 
 #include <cstdint>
 
 #include "core/proto/loom.pb.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 // The block oneDNN's convolutions prefer on this CPU: 16 (nChw16c) with
 // AVX-512 (unless ONEDNN_MAX_CPU_ISA caps oneDNN below it), 8 (nChw8c)
@@ -80,7 +80,7 @@ int64_t NchwcBlockForThisCpu();
 // `net` is unchanged, also for a `block` other than 8 or 16).
 int PropagateNchwcLayout(NetDef* net, int64_t block, bool winograd = true);
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_NCHWC_LAYOUT_H_
+#endif  // LOOM_TRANSFORMS_NCHWC_LAYOUT_H_

@@ -7,13 +7,13 @@
 // must carry them into the next step and into the trained model, as ONNX
 // Runtime's training does (Caffe2's SpatialBN wrote them in place). The
 // first two functions do that, the third makes the inference form.
-#ifndef LOOM_TOOLS_ONNX_BATCHNORM_TRAINING_H_
-#define LOOM_TOOLS_ONNX_BATCHNORM_TRAINING_H_
+#ifndef LOOM_TRANSFORMS_BATCHNORM_TRAINING_H_
+#define LOOM_TRANSFORMS_BATCHNORM_TRAINING_H_
 
 #include "core/proto/loom.pb.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 // Gives every top-level BatchNormalization of `net` with training_mode != 0
 // its running_mean and running_var outputs (1 and 2), named
@@ -36,7 +36,7 @@ int AppendRunningStatisticsWriteBack(NetDef* net);
 // dropped (Dropout is then the identity). Returns how many ops changed.
 int TrainingOpsForInference(NetDef* net);
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_BATCHNORM_TRAINING_H_
+#endif  // LOOM_TRANSFORMS_BATCHNORM_TRAINING_H_

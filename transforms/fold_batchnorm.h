@@ -12,26 +12,20 @@
 // Conv output feeds only that BN (and is not a net output), and the BN has no
 // training_mode and no outputs besides Y. The folded tensors become new
 // initializers; initializers nothing reads any more are dropped.
-#ifndef LOOM_TOOLS_ONNX_FOLD_BATCHNORM_H_
-#define LOOM_TOOLS_ONNX_FOLD_BATCHNORM_H_
+#ifndef LOOM_TRANSFORMS_FOLD_BATCHNORM_H_
+#define LOOM_TRANSFORMS_FOLD_BATCHNORM_H_
 
 #include "core/proto/loom.pb.h"
 
 namespace loom {
-namespace onnx_import {
-
-// Turns top-level Constant ops holding a tensor `value` into initializers of
-// the same name (what they are: exporters such as paddle2onnx emit weights
-// this way), so they cost no op per run and count as constants for folding.
-// Returns how many were turned.
-int ConstantsToInitializers(NetDef* net);
+namespace transforms {
 
 // Folds every eligible Conv (or ConvTranspose of group 1) ->
 // BatchNormalization pair of `net` (its top
 // level; nested nets are left as they are). Returns how many were folded.
 int FoldBatchNormIntoConv(NetDef* net);
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_FOLD_BATCHNORM_H_
+#endif  // LOOM_TRANSFORMS_FOLD_BATCHNORM_H_

@@ -3,11 +3,11 @@
 // crash-1f27f88f: an AveragePool with a zero stride divides by zero) leaves
 // the importing process alive and the model unchanged, and only models that
 // need the inference get it.
-#include "tools/onnx/isolated_shape_inference.h"
+#include "frontend/onnx/isolated_shape_inference.h"
 
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 
 namespace loom {
 namespace onnx_import {

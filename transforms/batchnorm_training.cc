@@ -1,13 +1,13 @@
-#include "tools/onnx/batchnorm_training.h"
+#include "transforms/batchnorm_training.h"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "tools/onnx/graph_util.h"
+#include "transforms/graph_util.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 namespace {
 
 void SetInt(OperatorDef* op, const std::string& name, int64_t v) {
@@ -79,5 +79,5 @@ int TrainingOpsForInference(NetDef* net) {
   return changed;
 }
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom

@@ -1,4 +1,4 @@
-#include "tools/onnx/nchwc_layout.h"
+#include "transforms/nchwc_layout.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/registry.h"
-#include "tools/onnx/graph_util.h"
+#include "transforms/graph_util.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 namespace {
 
 const std::set<std::string>& UnaryElementwise() {
@@ -506,5 +506,5 @@ int PropagateNchwcLayout(NetDef* net, int64_t block, bool winograd) {
   return convs;
 }
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom

@@ -1,4 +1,4 @@
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,9 +1,9 @@
-#include "tools/onnx/graph_util.h"
+#include "transforms/graph_util.h"
 
 #include <limits>
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 int SoleReader(const NetDef& net, const std::map<std::string, int>& reads, const std::string& name) {
   auto r = reads.find(name);
@@ -132,5 +132,5 @@ void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tens
   conv->set_output(0, output);
 }
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom

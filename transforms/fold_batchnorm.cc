@@ -1,4 +1,4 @@
-#include "tools/onnx/fold_batchnorm.h"
+#include "transforms/fold_batchnorm.h"
 
 #include <cmath>
 #include <map>
@@ -8,34 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/proto_io.h"
 #include "core/tensor.h"
-#include "tools/onnx/graph_util.h"
+#include "transforms/graph_util.h"
 
 namespace loom {
-namespace onnx_import {
-int ConstantsToInitializers(NetDef* net) {
-  std::set<std::string> outputs(net->external_output().begin(), net->external_output().end());
-  NetDef out = *net;
-  out.clear_op();
-  int moved = 0;
-  for (const OperatorDef& op : net->op()) {
-    const Argument* value = nullptr;
-    if (op.type() == "Constant" && op.output_size() == 1 && op.arg_size() == 1 && op.arg(0).name() == "value" &&
-        op.arg(0).has_t() && !outputs.count(op.output(0))) {  // a net output stays an op's output
-      value = &op.arg(0);
-    }
-    if (value == nullptr) {
-      *out.add_op() = op;
-      continue;
-    }
-    TensorProto* t = out.add_initializer();
-    *t = value->t();
-    t->set_name(op.output(0));
-    ++moved;
-  }
-  if (moved > 0) *net = std::move(out);
-  return moved;
-}
-
+namespace transforms {
 int FoldBatchNormIntoConv(NetDef* net) {
   std::map<std::string, int> reads;
   CollectReads(*net, &reads);
@@ -82,5 +58,5 @@ int FoldBatchNormIntoConv(NetDef* net) {
   return static_cast<int>(removed.size());
 }
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom

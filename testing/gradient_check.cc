@@ -1,4 +1,4 @@
-#include "core/testing/gradient_check.h"
+#include "testing/gradient_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/backward.h"
 #include "core/net.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "core/workspace.h"
 
 namespace loom {

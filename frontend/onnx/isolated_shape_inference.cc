@@ -1,4 +1,4 @@
-#include "tools/onnx/isolated_shape_inference.h"
+#include "frontend/onnx/isolated_shape_inference.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/proto_io.h"
 #include "onnx/shape_inference/implementation.h"
-#include "tools/onnx/legacy_ops.h"
+#include "frontend/onnx/legacy_ops.h"
 
 // Under a sanitizer (the fuzz and asan builds), a crash in the child would
 // run the parent's death callback (libFuzzer's saves the input as a crash of

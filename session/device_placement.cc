@@ -1,4 +1,4 @@
-#include "tools/run/device_placement.h"
+#include "session/device_placement.h"
 
 #include <map>
 #include <vector>
@@ -12,7 +12,6 @@
 #include "core/proto_io.h"
 
 namespace loom {
-namespace tools {
 
 absl::StatusOr<DeviceOption> ParseDeviceName(const std::string& name) {
   DeviceOption d;
@@ -108,5 +107,4 @@ absl::StatusOr<int> PreloadWeights(const NetDef& net, const DeviceOption& device
   return init.op_size();
 }
 
-}  // namespace tools
 }  // namespace loom

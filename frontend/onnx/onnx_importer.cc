@@ -1,4 +1,4 @@
-#include "tools/onnx/onnx_importer.h"
+#include "frontend/onnx/onnx_importer.h"
 
 #include <fstream>
 #include <limits>
@@ -13,13 +13,8 @@
 #include "core/tensor.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
-#include "tools/onnx/batchnorm_training.h"
-#include "tools/onnx/fold_batchnorm.h"
-#include "tools/onnx/fuse_conv_activation.h"
-#include "tools/onnx/nchwc_layout.h"
-#include "tools/onnx/fuse_elementwise.h"
-#include "tools/onnx/isolated_shape_inference.h"
-#include "tools/onnx/legacy_ops.h"
+#include "frontend/onnx/isolated_shape_inference.h"
+#include "frontend/onnx/legacy_ops.h"
 
 namespace loom {
 namespace onnx_import {
@@ -400,6 +395,30 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
   return net;
 }
 
+// Turns top-level Constant ops holding a tensor `value` into initializers of
+// the same name (what they are: exporters such as paddle2onnx emit weights
+// this way), so they cost no op per run and count as constants for folding.
+void ConstantsToInitializers(NetDef* net) {
+  std::set<std::string> outputs(net->external_output().begin(), net->external_output().end());
+  NetDef out = *net;
+  out.clear_op();
+  int moved = 0;
+  for (const OperatorDef& op : net->op()) {
+    const bool constant = op.type() == "Constant" && op.output_size() == 1 && op.arg_size() == 1 &&
+                          op.arg(0).name() == "value" && op.arg(0).has_t() &&
+                          !outputs.count(op.output(0));  // a net output stays an op's output
+    if (!constant) {
+      *out.add_op() = op;
+      continue;
+    }
+    TensorProto* t = out.add_initializer();
+    *t = op.arg(0).t();
+    t->set_name(op.output(0));
+    ++moved;
+  }
+  if (moved > 0) *net = std::move(out);
+}
+
 // Every (domain as stated, op type) of `net` and the nets nested in it.
 void CollectOps(const NetDef& net, std::set<std::pair<std::string, std::string>>* ops) {
   for (const OperatorDef& op : net.op()) {
@@ -414,9 +433,9 @@ void CollectOps(const NetDef& net, std::set<std::pair<std::string, std::string>>
 }  // namespace
 
 // The import proper, from a parsed model (initializer bytes move out of it).
-static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const ImportOptions& options);
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model);
 
-absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized, const ImportOptions& options) {
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
   if (serialized.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return absl::InvalidArgumentError("ONNX model over 2 GiB: external data is not supported");
   }
@@ -424,7 +443,7 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized, const Impo
   // runtime's max_nesting_depth (core/limits.h) is the limit that names the op.
   onnx::ModelProto model;
   if (!ParseBinaryProto(serialized, &model)) return absl::InvalidArgumentError("not an ONNX ModelProto");
-  return ImportParsed(model, options);
+  return ImportParsed(model);
 }
 
 namespace {
@@ -464,7 +483,7 @@ absl::Status CheckNodeDomains(const onnx::GraphProto& g, const OpsetImports& imp
 
 }  // namespace
 
-static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const ImportOptions& options) {
+static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
   OpsetImports imports;
   for (const auto& o : model.opset_import()) imports[DomainName(o.domain())] = o.version();
   const int64_t opset = imports.count("ai.onnx") ? imports["ai.onnx"] : 0;
@@ -489,20 +508,6 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model, const Import
       Argument* a = op.add_arg();
       a->set_name("running_var_unbiased");
       a->set_i(1);
-    }
-  }
-  if (options.training) {
-    NameRunningStatistics(&*net);
-    if (options.fold_and_fuse) FuseConvActivation(&*net, /*training=*/true);
-  } else if (options.fold_and_fuse) {
-    // Alternately: a BatchNormalization after a folded Add (PP-OCR's
-    // ConvTranspose -> Add(bias) -> BatchNormalization) folds next round.
-    while (FoldBatchNormIntoConv(&*net) + FoldConvScalarAffine(&*net) > 0) {
-    }
-    FuseHardSwish(&*net);
-    FuseConvActivation(&*net);
-    if (options.nchwc_block > 0 && PropagateNchwcLayout(&*net, options.nchwc_block, options.winograd) > 0) {
-      FuseConvActivation(&*net);  // activations after fused residual Adds
     }
   }
   Argument* a = net->add_arg();
@@ -532,7 +537,7 @@ std::string ExportOnnxTensor(const Tensor& t, const std::string& name) {
   return p.SerializeAsString();
 }
 
-absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
   // Parsed from the stream: the file's bytes are never all in memory next
@@ -540,7 +545,7 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptio
   onnx::ModelProto model;
   google::protobuf::io::IstreamInputStream stream(&file);
   if (!ParseBinaryProto(&stream, &model)) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
-  auto net = ImportParsed(model, options);
+  auto net = ImportParsed(model);
   if (!net.ok()) return absl::Status(net.status().code(), absl::StrCat(path, ": ", net.status().message()));
   return net;
 }

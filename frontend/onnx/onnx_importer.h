@@ -19,17 +19,17 @@
 // node and the domain (onnx.checker's rule).
 // Attributes that older opsets had and that change nothing in inference
 // (e.g. BatchNormalization's is_test and spatial=1, consumed_inputs) are
-// dropped. Unless ImportOptions::fold_and_fuse is off, BatchNormalization
-// after a Conv with constant weights is folded into the Conv
-// (fold_batchnorm.h), as are scalar Mul/Add after it, and HardSwish and
-// Conv + activation are fused (fuse_conv_activation.h). BatchNormalization
-// of opsets 9-13 with outputs besides Y is in training mode (those opsets
-// tell it by the outputs) and gets training_mode = 1, as opset 14 spells it;
-// in a model whose producer is "pytorch" it also gets Loom's
-// running_var_unbiased = 1 (PyTorch's running variance).
-// ImportOptions::training limits the rewrites to those training can use.
-#ifndef LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
-#define LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
+// dropped; top-level Constant ops holding a tensor become initializers.
+// BatchNormalization of opsets 9-13 with outputs besides Y is in training
+// mode (those opsets tell it by the outputs) and gets training_mode = 1, as
+// opset 14 spells it; in a model whose producer is "pytorch" it also gets
+// Loom's running_var_unbiased = 1 (PyTorch's running variance).
+//
+// The import only converts: it knows no device. The graph rewrites (folds,
+// fusions, the CPU's blocked layout) are transforms::Optimize's
+// (transforms/optimize.h), which the Session and the tools run after it.
+#ifndef LOOM_FRONTEND_ONNX_ONNX_IMPORTER_H_
+#define LOOM_FRONTEND_ONNX_ONNX_IMPORTER_H_
 
 #include <string>
 
@@ -37,42 +37,15 @@
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
 #include "core/tensor.h"
-#include "tools/onnx/nchwc_layout.h"
 
 namespace loom {
 namespace onnx_import {
 
-struct ImportOptions {
-  // The folds and fusions above (ONNX Runtime's graph optimizations); off:
-  // the graph's ops as written (for comparing against the unfused model).
-  bool fold_and_fuse = true;
-  // With fold_and_fuse: runs of 2-D convolutions keep oneDNN's blocked
-  // layout nChw<b>c between them (nchwc_layout.h), b = this value (8 or 16;
-  // 0: off). Default: the block this CPU's oneDNN prefers.
-  int64_t nchwc_block = NchwcBlockForThisCpu();
-  // With nchwc_block 16: 3x3 stride-1 convs run oneDNN's Winograd kernels
-  // (nchwc_layout.h); off: every conv runs direct (the closest to a plain
-  // convolution's rounding).
-  bool winograd = true;
-  // Import for training (loom_train, AddBackward): one model serves both,
-  // so only rewrites whose result has a gradient and trains the same
-  // parameters apply. BatchNormalization and scalar affines are not folded
-  // (folding would train W * s instead of W), HardSwish is not fused,
-  // Conv + activation fuses only for activations whose derivative can be
-  // read off the output (FusedConv's gradient: FusedActivationGradient,
-  // then ConvGradient), nchwc_block is ignored (NchwcConv has no gradient),
-  // and training-mode BatchNormalization gets named running-statistics
-  // outputs, which the training net copies back into its input_mean /
-  // input_var initializers after each step
-  // (AppendRunningStatisticsWriteBack, batchnorm_training.h).
-  bool training = false;
-};
-
 // Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that
 // does not parse, external tensor data, sparse tensors or attribute types
 // Loom does not hold.
-absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model, const ImportOptions& options = {});
-absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path, const ImportOptions& options = {});
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model);
+absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path);
 
 // A serialized ONNX TensorProto (e.g. an ONNX test's input_0.pb) as a Loom
 // TensorProto. INVALID_ARGUMENT if it does not parse, for external data and
@@ -93,4 +66,4 @@ absl::Status CheckSupported(const NetDef& net, const Registry& registry, const s
 }  // namespace onnx_import
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_ONNX_IMPORTER_H_
+#endif  // LOOM_FRONTEND_ONNX_ONNX_IMPORTER_H_

@@ -1,8 +1,8 @@
 // Small helpers for the importer's graph rewrites (fold_batchnorm,
 // fuse_conv_activation, fuse_elementwise): who reads what, attributes, and
 // scalar constants.
-#ifndef LOOM_TOOLS_ONNX_GRAPH_UTIL_H_
-#define LOOM_TOOLS_ONNX_GRAPH_UTIL_H_
+#ifndef LOOM_TRANSFORMS_GRAPH_UTIL_H_
+#define LOOM_TRANSFORMS_GRAPH_UTIL_H_
 
 #include <map>
 #include <optional>
@@ -15,7 +15,7 @@
 #include "core/tensor.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 // How many times each blob is read anywhere in `net` (nested nets and net
 // outputs count too).
@@ -108,7 +108,7 @@ int64_t ConvOutputChannels(const OperatorDef& conv, const Tensor& w);
 void FoldAffineIntoConv(NetDef* net, int conv_index, const Tensor& w, const Tensor& b, const std::vector<double>& scale,
                         const std::vector<double>& shift, const std::string& output, const std::string& name);
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_GRAPH_UTIL_H_
+#endif  // LOOM_TRANSFORMS_GRAPH_UTIL_H_

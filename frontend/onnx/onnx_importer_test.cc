@@ -13,11 +13,12 @@
 #include "absl/strings/match.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
-#include "core/testing/op_runner.h"
+#include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
-#include "tools/onnx/graph_util.h"
-#include "tools/onnx/onnx_importer.h"
+#include "transforms/graph_util.h"
+#include "transforms/optimize.h"
+#include "frontend/onnx/onnx_importer.h"
 
 namespace loom {
 namespace {
@@ -78,9 +79,17 @@ std::string Serialize(const onnx::GraphProto& g, int64_t opset) {
   return m.SerializeAsString();
 }
 
+// Imports `model` and runs the transforms `options` selects (what the
+// Session does), so that each test states the rewrites it expects.
+absl::StatusOr<NetDef> ImportOptimized(const std::string& model, const transforms::OptimizeOptions& options = {}) {
+  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model);
+  if (net.ok()) transforms::Optimize(&*net, options);
+  return net;
+}
+
 // Imports, runs with `inputs`, returns output `name`.
 Tensor RunModel(const std::string& model, const std::vector<std::pair<std::string, Tensor>>& inputs, const std::string& name) {
-  auto net_def = onnx_import::ImportOnnxModel(model);
+  auto net_def = ImportOptimized(model);
   EXPECT_TRUE(net_def.ok()) << net_def.status();
   if (!net_def.ok()) return Tensor();
   Workspace ws;
@@ -184,9 +193,9 @@ onnx::TensorProto FloatTensor(const std::string& name, const Tensor& t) {
 // machine: without the NCHWc pass, which on AVX-512 also rewrites dense
 // convolutions (nchwc_layout.h).
 absl::StatusOr<NetDef> ImportWithoutLayoutPass(const std::string& model) {
-  onnx_import::ImportOptions o;
+  transforms::OptimizeOptions o;
   o.nchwc_block = 0;
-  return onnx_import::ImportOnnxModel(model, o);
+  return ImportOptimized(model, o);
 }
 
 // A float64 Conv -> Relu stays two ops (FusedConv has float32 kernels
@@ -294,26 +303,26 @@ TEST(OnnxImporterTest, ImportForTrainingAppliesOnlyRewritesWithGradients) {
     a->set_f(v);
   }
   AddNode(&g, "Mul", {"c4", "hs"}, {"y"});
-  onnx_import::ImportOptions training;
+  transforms::OptimizeOptions training;
   training.training = true;
-  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13), training);
+  auto net = ImportOptimized(Serialize(g, 13), training);
   ASSERT_TRUE(net.ok()) << net.status();
   std::vector<std::string> types;
   for (const OperatorDef& op : net->op()) types.push_back(op.type());
   EXPECT_EQ(types, (std::vector<std::string>{"Conv", "BatchNormalization", "Relu", "FusedConv", "Conv", "LeakyRelu",
                                              "Conv", "HardSigmoid", "Mul"}));
   const OperatorDef& bn = net->op(1);
-  EXPECT_TRUE(onnx_import::HasNonZeroInt(bn, "training_mode"));
+  EXPECT_TRUE(transforms::HasNonZeroInt(bn, "training_mode"));
   ASSERT_EQ(bn.output_size(), 5);
   EXPECT_EQ(bn.output(1), "rm");
   EXPECT_EQ(bn.output(2), "rv");
   // Inference import: folds and fusions as usual around the training-mode
   // BatchNormalization, which keeps its batch statistics.
-  auto inference = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  auto inference = ImportOptimized(Serialize(g, 13));
   ASSERT_TRUE(inference.ok()) << inference.status();
   int bns = 0, fused = 0;
   for (const OperatorDef& op : inference->op()) {
-    bns += op.type() == "BatchNormalization" && onnx_import::HasNonZeroInt(op, "training_mode");
+    bns += op.type() == "BatchNormalization" && transforms::HasNonZeroInt(op, "training_mode");
     fused += op.type() == "FusedConv" || op.type() == "NchwcConv";
   }
   EXPECT_EQ(bns, 1);
@@ -459,7 +468,7 @@ TEST(OnnxImporterTest, EveryUnsupportedOpIsListedInOneError) {
   AddNode(&g, "Relu", {"x"}, {"a"});
   AddNode(&g, "NoSuchOpA", {"a"}, {"b"});
   AddNode(&g, "NoSuchOpB", {"b"}, {"z"});
-  auto net = onnx_import::ImportOnnxModel(Serialize(g, 13));
+  auto net = ImportOptimized(Serialize(g, 13));
   ASSERT_TRUE(net.ok()) << net.status();
   absl::Status s = onnx_import::CheckSupported(*net, *Reg());
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
@@ -518,9 +527,9 @@ TEST(OnnxImporterTest, NodeDomainsAreCheckedAgainstTheOpsetImports) {
 void ExpectSameAsPlainImport(const std::string& model, const NetDef& blocked,
                              const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& out,
                              double tol = 1e-5) {
-  onnx_import::ImportOptions plain;
+  transforms::OptimizeOptions plain;
   plain.nchwc_block = 0;
-  auto reference = onnx_import::ImportOnnxModel(model, plain);
+  auto reference = ImportOptimized(model, plain);
   ASSERT_TRUE(reference.ok()) << reference.status();
   Workspace ws_plain, ws_blocked;
   for (const auto& [name, t] : feeds) {
@@ -573,9 +582,9 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
   const std::string model = Serialize(g, 13);
   for (int64_t block : {8, 16}) {
     SCOPED_TRACE(block);
-    onnx_import::ImportOptions blocked;
+    transforms::OptimizeOptions blocked;
     blocked.nchwc_block = block;
-    auto net = onnx_import::ImportOnnxModel(model, blocked);
+    auto net = ImportOptimized(model, blocked);
     ASSERT_TRUE(net.ok()) << net.status();
     std::vector<std::string> types;
     for (const OperatorDef& op : net->op()) types.push_back(op.type());
@@ -584,8 +593,8 @@ TEST(OnnxImporterTest, ConvolutionRunsKeepTheBlockedLayout) {
     const OperatorDef& second = net->op(2);
     ASSERT_EQ(second.input_size(), 4);  // X, W, B and the residual as Sum
     EXPECT_EQ(second.input(3), "a1__nchwc");
-    ASSERT_NE(onnx_import::FindArg(second, "activation"), nullptr);
-    EXPECT_EQ(onnx_import::FindArg(second, "activation")->s(), "Relu");
+    ASSERT_NE(transforms::FindArg(second, "activation"), nullptr);
+    EXPECT_EQ(transforms::FindArg(second, "activation")->s(), "Relu");
     for (const char* out : {"y", "r"}) ExpectSameAsPlainImport(model, *net, {{"x", x}}, out);
   }
 }
@@ -630,15 +639,15 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   IntAttr(pads(AddNode(&g, "Conv", {"s", "w3"}, {"d"})), "group", 16);  // depthwise: nChw16c
   AddNode(&g, "Add", {"d", "s"}, {"y"});            // two layouts
   const std::string model = Serialize(g, 13);
-  onnx_import::ImportOptions blocked;
+  transforms::OptimizeOptions blocked;
   blocked.nchwc_block = 16;
   blocked.winograd = false;  // w1 would run Winograd (the next test)
-  auto net = onnx_import::ImportOnnxModel(model, blocked);
+  auto net = ImportOptimized(model, blocked);
   ASSERT_TRUE(net.ok()) << net.status();
   int channels_last = 0, reblocks = 0;
   for (const OperatorDef& op : net->op()) {
     EXPECT_NE(op.type(), "MaxPool") << "pooled in the blocked layout";
-    const Argument* b = onnx_import::FindArg(op, "block");
+    const Argument* b = transforms::FindArg(op, "block");
     if (op.type() == "NchwcConv" && b != nullptr && b->i() == 0) ++channels_last;
     if (op.type() == "ReorderInput" && absl::EndsWith(op.input(0), "__nchwc")) ++reblocks;
     if (op.type() == "NchwcConv" && op.output(0) == "s__nchwc") {
@@ -650,7 +659,7 @@ TEST(OnnxImporterTest, DenseConvsRunChannelsLastAndLayoutsMeetByReblocking) {
   ExpectSameAsPlainImport(model, *net, {{"x", x}}, "y");
   // On AVX2 (block 8) dense convs stay plain Conv.
   blocked.nchwc_block = 8;
-  auto avx2 = onnx_import::ImportOnnxModel(model, blocked);
+  auto avx2 = ImportOptimized(model, blocked);
   ASSERT_TRUE(avx2.ok()) << avx2.status();
   EXPECT_EQ(avx2->op(0).type(), "FusedConv");
   ExpectSameAsPlainImport(model, *avx2, {{"x", x}}, "y");
@@ -680,9 +689,9 @@ TEST(OnnxImporterTest, StemConvReadsThePlainInputAndWritesBlocks) {
   IntsAttr(dw, "pads", {1, 1, 1, 1});
   const std::string model = Serialize(g, 13);
   for (int64_t block : {16, 8}) {
-    onnx_import::ImportOptions blocked;
+    transforms::OptimizeOptions blocked;
     blocked.nchwc_block = block;
-    auto net = onnx_import::ImportOnnxModel(model, blocked);
+    auto net = ImportOptimized(model, blocked);
     ASSERT_TRUE(net.ok()) << net.status();
     ASSERT_GE(net->op_size(), 1);
     EXPECT_EQ(net->op(0).type(), "NchwcConv") << "block " << block;
@@ -697,7 +706,7 @@ TEST(OnnxImporterTest, StemConvReadsThePlainInputAndWritesBlocks) {
 // With block 16 a dense 3x3 conv of stride 1 with 16 to 256 channels runs
 // nChw16c with algorithm "winograd"; one of stride 2, or with more than 256
 // channels, runs channels-last and direct, as every conv does with
-// ImportOptions::winograd off. The output equals the plain import's within
+// OptimizeOptions::winograd off. The output equals the plain import's within
 // Winograd's rounding (direct's without it).
 TEST(OnnxImporterTest, Dense3x3ConvsOfUpTo256ChannelsRunWinograd) {
   const Tensor x = testing::RandomTensor(DataType::kFloat32, {1, 16, 12, 10}, 70);
@@ -726,16 +735,16 @@ TEST(OnnxImporterTest, Dense3x3ConvsOfUpTo256ChannelsRunWinograd) {
   const std::string model = Serialize(g, 13);
   for (bool winograd : {true, false}) {
     SCOPED_TRACE(winograd);
-    onnx_import::ImportOptions options;
+    transforms::OptimizeOptions options;
     options.nchwc_block = 16;
     options.winograd = winograd;
-    auto net = onnx_import::ImportOnnxModel(model, options);
+    auto net = ImportOptimized(model, options);
     ASSERT_TRUE(net.ok()) << net.status();
     std::map<std::string, std::pair<int64_t, std::string>> convs;  // weight -> (block, algorithm)
     for (const OperatorDef& op : net->op()) {
       if (op.type() != "NchwcConv") continue;
-      const Argument* a = onnx_import::FindArg(op, "algorithm");
-      convs[op.input(1)] = {onnx_import::FindArg(op, "block")->i(), a != nullptr ? a->s() : ""};
+      const Argument* a = transforms::FindArg(op, "algorithm");
+      convs[op.input(1)] = {transforms::FindArg(op, "block")->i(), a != nullptr ? a->s() : ""};
     }
     using P = std::pair<int64_t, std::string>;
     EXPECT_EQ(convs["c1_w"], winograd ? P(16, "winograd") : P(0, ""));
@@ -778,9 +787,9 @@ TEST(OnnxImporterTest, ResizeAndChannelConcatKeepTheBlockedLayout) {
     IntAttr(AddNode(&g, "Concat", {"r", "c2"}, {"cat"}), "axis", 1);
     conv("cat", "y", {8, 48, 3, 3});
     const std::string model = Serialize(g, 13);
-    onnx_import::ImportOptions options;
+    transforms::OptimizeOptions options;
     options.nchwc_block = 16;
-    auto net = onnx_import::ImportOnnxModel(model, options);
+    auto net = ImportOptimized(model, options);
     ASSERT_TRUE(net.ok()) << net.status();
     int reorders = 0;
     for (const OperatorDef& op : net->op()) {
@@ -791,7 +800,7 @@ TEST(OnnxImporterTest, ResizeAndChannelConcatKeepTheBlockedLayout) {
       }
       if (op.type() == "Concat") {
         EXPECT_EQ(op.input(0), "r__nchwc");
-        EXPECT_EQ(onnx_import::FindArg(op, "axis")->i(), 4) << "channels-last: the last axis";
+        EXPECT_EQ(transforms::FindArg(op, "axis")->i(), 4) << "channels-last: the last axis";
       }
     }
     EXPECT_EQ(reorders, 2) << "x in, y out";
@@ -821,13 +830,13 @@ TEST(OnnxImporterTest, ConvsWithPartialBlocksRunChannelsLast) {
   const std::string model = Serialize(g, 13);
   for (int64_t block : {16, 8}) {
     SCOPED_TRACE(block);
-    onnx_import::ImportOptions o;
+    transforms::OptimizeOptions o;
     o.nchwc_block = block;
-    auto net = onnx_import::ImportOnnxModel(model, o);
+    auto net = ImportOptimized(model, o);
     ASSERT_TRUE(net.ok()) << net.status();
     int channels_last = 0;
     for (const OperatorDef& op : net->op()) {
-      const Argument* b = onnx_import::FindArg(op, "block");
+      const Argument* b = transforms::FindArg(op, "block");
       channels_last += op.type() == "NchwcConv" && b != nullptr && b->i() == 0;
     }
     EXPECT_EQ(channels_last, block == 16 ? 2 : 0);
@@ -870,9 +879,9 @@ TEST(OnnxImporterTest, SqueezeExcitationStaysChannelsLast) {
   for (int64_t p : {1, 1, 1, 1}) pads->add_ints(p);
   AddNode(&g, "Add", {"m", "o"}, {"y"});
   const std::string model = Serialize(g, 13);
-  onnx_import::ImportOptions o;
+  transforms::OptimizeOptions o;
   o.nchwc_block = 16;
-  auto net = onnx_import::ImportOnnxModel(model, o);
+  auto net = ImportOptimized(model, o);
   ASSERT_TRUE(net.ok()) << net.status();
   std::vector<std::string> types;
   for (const OperatorDef& op : net->op()) types.push_back(op.type());
@@ -899,9 +908,9 @@ TEST(OnnxImporterTest, AddOfAPooledBranchIsNotFusedIntoItsConv) {
   const std::string model = Serialize(g, 13);
   for (int64_t block : {16, 8}) {
     SCOPED_TRACE(block);
-    onnx_import::ImportOptions o;
+    transforms::OptimizeOptions o;
     o.nchwc_block = block;
-    auto net = onnx_import::ImportOnnxModel(model, o);
+    auto net = ImportOptimized(model, o);
     ASSERT_TRUE(net.ok()) << net.status();
     bool add = false;
     for (const OperatorDef& op : net->op()) add = add || op.type() == "Add";
@@ -929,9 +938,9 @@ TEST(OnnxImporterTest, ResidualAddFusesIntoTheLaterConv) {
   AddNode(&g, "Conv", {"x", "w3"}, {"sc"});
   AddNode(&g, "Add", {"c2", "sc"}, {"s"});
   const std::string model = Serialize(g, 13);
-  onnx_import::ImportOptions blocked;
+  transforms::OptimizeOptions blocked;
   blocked.nchwc_block = 16;
-  auto net = onnx_import::ImportOnnxModel(model, blocked);
+  auto net = ImportOptimized(model, blocked);
   ASSERT_TRUE(net.ok()) << net.status();
   const OperatorDef& shortcut = net->op(net->op_size() - 2);  // before the final ReorderOutput
   ASSERT_EQ(shortcut.type(), "NchwcConv");
@@ -953,9 +962,9 @@ TEST(OnnxImporterTest, FusedResidualAddBroadcastsLikeTheAdd) {
   IntAttr(AddNode(&g, "Conv", {"x", "w1"}, {"c1"}), "group", 16);
   AddNode(&g, "Add", {"c1", "c2"}, {"s"});
   const std::string model = Serialize(g, 13);
-  onnx_import::ImportOptions blocked;
+  transforms::OptimizeOptions blocked;
   blocked.nchwc_block = 16;
-  auto net = onnx_import::ImportOnnxModel(model, blocked);
+  auto net = ImportOptimized(model, blocked);
   ASSERT_TRUE(net.ok()) << net.status();
   const OperatorDef& fused = net->op(net->op_size() - 2);  // before the final ReorderOutput
   ASSERT_EQ(fused.type(), "NchwcConv");

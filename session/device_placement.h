@@ -1,7 +1,8 @@
-// loom_run's --device: putting a net's ops on one device, and its weights
-// there once before the timed runs.
-#ifndef LOOM_TOOLS_RUN_DEVICE_PLACEMENT_H_
-#define LOOM_TOOLS_RUN_DEVICE_PLACEMENT_H_
+// Device placement for a Session (SessionOptions::device) and loom_run's
+// --device: putting a net's ops on one device, and its weights there once
+// before the timed runs.
+#ifndef LOOM_SESSION_DEVICE_PLACEMENT_H_
+#define LOOM_SESSION_DEVICE_PLACEMENT_H_
 
 #include <set>
 #include <string>
@@ -12,7 +13,6 @@
 #include "core/workspace.h"
 
 namespace loom {
-namespace tools {
 
 // "CPU", "CUDA" or "CUDA:<id>" as a DeviceOption. INVALID_ARGUMENT ("expected
 // TYPE or TYPE:<id>") otherwise; callers prefix the flag or option.
@@ -40,7 +40,6 @@ void PlaceOnDevice(NetDef* net, const DeviceOption& device, const Registry& regi
 // initializer, or the copies failing to run) no device copy is left in `ws`.
 absl::StatusOr<int> PreloadWeights(const NetDef& net, const DeviceOption& device, Workspace* ws, Registry* registry);
 
-}  // namespace tools
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_RUN_DEVICE_PLACEMENT_H_
+#endif  // LOOM_SESSION_DEVICE_PLACEMENT_H_

@@ -11,8 +11,8 @@
 //   numeric = (L(x + eps) - L(x - eps)) / (2 eps),
 // compared with the analytic gradient:
 //   |analytic - numeric| <= tolerance * max(1, |numeric|).
-#ifndef LOOM_CORE_TESTING_GRADIENT_CHECK_H_
-#define LOOM_CORE_TESTING_GRADIENT_CHECK_H_
+#ifndef LOOM_TESTING_GRADIENT_CHECK_H_
+#define LOOM_TESTING_GRADIENT_CHECK_H_
 
 #include <vector>
 
@@ -51,4 +51,4 @@ struct GradientCheckOptions {
 }  // namespace testing
 }  // namespace loom
 
-#endif  // LOOM_CORE_TESTING_GRADIENT_CHECK_H_
+#endif  // LOOM_TESTING_GRADIENT_CHECK_H_

@@ -1,7 +1,7 @@
 // Test helpers: run single operators through the real core (schema checks,
 // kernel selection, planning) with the standard op set and the CPU plugin.
-#ifndef LOOM_CORE_TESTING_OP_RUNNER_H_
-#define LOOM_CORE_TESTING_OP_RUNNER_H_
+#ifndef LOOM_TESTING_OP_RUNNER_H_
+#define LOOM_TESTING_OP_RUNNER_H_
 
 #include <string>
 #include <vector>
@@ -62,4 +62,4 @@ std::string IntsArg(const std::string& name, const std::vector<int64_t>& values)
 }  // namespace testing
 }  // namespace loom
 
-#endif  // LOOM_CORE_TESTING_OP_RUNNER_H_
+#endif  // LOOM_TESTING_OP_RUNNER_H_

@@ -2,13 +2,13 @@
 // an activation becomes one FusedConv (ops/nn_conv.cc), as ONNX Runtime's
 // com.microsoft FusedConv, so the activation runs inside the convolution
 // (a oneDNN post-op on CPU) instead of as a separate pass over Y.
-#ifndef LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_
-#define LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_
+#ifndef LOOM_TRANSFORMS_FUSE_CONV_ACTIVATION_H_
+#define LOOM_TRANSFORMS_FUSE_CONV_ACTIVATION_H_
 
 #include "core/proto/loom.pb.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 // Rewrites every top-level Conv (a float32 initializer as W, since
 // FusedConv runs float32 only; one output, read only by one top-level
@@ -28,7 +28,7 @@ namespace onnx_import {
 // exists. Returns how many pairs were fused.
 int FuseConvActivation(NetDef* net, bool training = false);
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_FUSE_CONV_ACTIVATION_H_
+#endif  // LOOM_TRANSFORMS_FUSE_CONV_ACTIVATION_H_

@@ -18,18 +18,18 @@
 // Both run on the top level of an imported net, after BatchNormalization
 // folding and before Conv + activation fusion (which then absorbs the
 // HardSwish). Each returns how many rewrites it made.
-#ifndef LOOM_TOOLS_ONNX_FUSE_ELEMENTWISE_H_
-#define LOOM_TOOLS_ONNX_FUSE_ELEMENTWISE_H_
+#ifndef LOOM_TRANSFORMS_FUSE_ELEMENTWISE_H_
+#define LOOM_TRANSFORMS_FUSE_ELEMENTWISE_H_
 
 #include "core/proto/loom.pb.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 
 int FoldConvScalarAffine(NetDef* net);
 int FuseHardSwish(NetDef* net);
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom
 
-#endif  // LOOM_TOOLS_ONNX_FUSE_ELEMENTWISE_H_
+#endif  // LOOM_TRANSFORMS_FUSE_ELEMENTWISE_H_

@@ -1,4 +1,4 @@
-#include "tools/onnx/fuse_elementwise.h"
+#include "transforms/fuse_elementwise.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/proto_io.h"
 #include "core/tensor.h"
-#include "tools/onnx/graph_util.h"
+#include "transforms/graph_util.h"
 
 namespace loom {
-namespace onnx_import {
+namespace transforms {
 namespace {
 
 // One fold of Conv -> (Mul|Div|Add|Sub by a scalar or per-channel
@@ -107,5 +107,5 @@ int FuseHardSwish(NetDef* net) {
   return static_cast<int>(replacements.size());
 }
 
-}  // namespace onnx_import
+}  // namespace transforms
 }  // namespace loom

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/plugin_api/handles.h"
+#include "core/op_instance.h"
 #include "core/proto/loom.pb.h"
 #include "core/registry.h"
 #include "core/workspace.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/plugin_api/handles.h"
+#include "core/op_instance.h"
 #include "core/checked_net.h"
 #include "core/limits.h"
 #include "core/packed_constants.h"

@@ -28,7 +28,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
-#include "core/plugin_api/handles.h"
+#include "core/op_instance.h"
 #include "core/checked_net.h"
 #include "core/plan.h"
 #include "core/registry.h"

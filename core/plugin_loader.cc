@@ -15,7 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 #include "core/status_bridge.h"
 
 namespace loom {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/autodiff/backward.h"
-#include "core/plugin_api/handles.h"
+#include "core/op_instance.h"
 #include "core/status_bridge.h"
 
 namespace loom {

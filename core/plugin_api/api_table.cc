@@ -1,7 +1,7 @@
 // The LoomApi table the core gives every plugin: status objects,
 // registration (into the loading plugin's transaction), tensors and
 // logging here; the rest from the other files of core/plugin_api/.
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 
 #include <algorithm>
 #include <cstdio>

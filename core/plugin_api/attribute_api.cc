@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/registry.h"
 #include "core/attributes.h"
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 #include "core/proto_io.h"
 #include "core/status_bridge.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 #include "core/status_bridge.h"
 
 namespace loom {

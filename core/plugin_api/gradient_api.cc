@@ -2,7 +2,7 @@
 // whole nets appended since 7):
 // what a gradient maker (LoomGradientFn) reads of the forward op and how it
 // appends the gradient ops (core/autodiff/gradient.h runs the makers).
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 
 #include <climits>
 #include <string>

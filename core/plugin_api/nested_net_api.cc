@@ -1,7 +1,7 @@
 // The nested-net part of the LoomApi table: workspaces, aliases, nets and
 // timestep executors, for operators that run subgraphs (RecurrentNetwork,
 // If, Loop, Scan).
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 
 #include <algorithm>
 #include <atomic>

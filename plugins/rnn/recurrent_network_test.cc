@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/buffer_pool.h"
-#include "core/plugin_api/handles.h"
+#include "core/plugin_api/api_table.h"
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "testing/op_runner.h"

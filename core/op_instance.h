@@ -1,9 +1,10 @@
-// The structs behind the plugin ABI's opaque handles (LoomKernelInfo,
-// LoomKernelContext, LoomInferenceContext, LoomPrepareContext,
-// LoomWorkspace, LoomRegistrar), and GetLoomApi, the table the core gives
-// every plugin (api_table.cc).
-#ifndef LOOM_CORE_PLUGIN_API_HANDLES_H_
-#define LOOM_CORE_PLUGIN_API_HANDLES_H_
+// Op-instance state: the structs behind the plugin ABI's opaque handles
+// (LoomKernelInfo, LoomKernelContext, LoomInferenceContext,
+// LoomPrepareContext, LoomWorkspace, LoomRegistrar, LoomGradientContext),
+// which the checker, planner and executors fill and the ABI's adapters
+// (core/plugin_api/, api_table.h) read for plugins.
+#ifndef LOOM_CORE_OP_INSTANCE_H_
+#define LOOM_CORE_OP_INSTANCE_H_
 
 #include <functional>
 #include <memory>
@@ -125,19 +126,4 @@ struct LoomGradientContext {
   std::vector<const char*> wrt_grad_ptrs;
 };
 
-namespace loom {
-// The process-wide table given to every plugin.
-const LoomApi* GetLoomApi();
-
-// Each fills its part of the table (the files of core/plugin_api/).
-void FillAttributeApi(LoomApi* api);      // Info_*: an op's attributes (attribute_api.cc)
-void FillKernelContextApi(LoomApi* api);  // Ctx_*, Infer_*, Prepare_* (context_api.cc)
-void FillNestedNetApi(LoomApi* api);      // workspaces, nets, timestep executors (nested_net_api.cc)
-void FillGradientApi(LoomApi* api);       // Grad_*: gradient makers (gradient_api.cc)
-
-// Timestep executors made through the ABI and not yet released (for tests:
-// kernels must release theirs, so nothing grows across runs).
-int LiveTimestepExecutors();
-}  // namespace loom
-
-#endif  // LOOM_CORE_PLUGIN_API_HANDLES_H_
+#endif  // LOOM_CORE_OP_INSTANCE_H_

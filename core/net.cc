@@ -1,7 +1,7 @@
 #include "core/net.h"
 
-#include <cstdlib>
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +10,10 @@
 #include "core/proto_io.h"
 
 namespace loom {
+
+static std::atomic<bool> g_poison_by_default{false};
+
+void SetPoisonReleasedMemoryByDefault(bool on) { g_poison_by_default.store(on, std::memory_order_relaxed); }
 
 // Puts initializer `init` of `def` into `ws` unless a blob of its name is
 // there; its error names the net.
@@ -32,9 +36,7 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   }
   absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, options.outer_constants);
   if (!checked.ok()) return checked.status();
-  if (const char* poison = std::getenv("LOOM_POISON_RELEASED_MEMORY"); poison != nullptr && poison[0] == '1') {
-    options.poison_released_memory = true;
-  }
+  if (g_poison_by_default.load(std::memory_order_relaxed)) options.poison_released_memory = true;
   if (options.num_threads <= 0) {
     options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }

@@ -80,9 +80,10 @@ struct NetOptions {
   // (PlanTimestepMemory). loom_run --plan_memory.
   bool plan_memory = true;
   // Debug: fill memory with 0xFF bytes (NaN in every float type) when the
-  // planner lets it go, so a read after reuse shows. Also turned on by the
-  // environment variable LOOM_POISON_RELEASED_MEMORY=1 (CI sets it for the
-  // test suite). Nested nets inherit it.
+  // planner lets it go, so a read after reuse shows. Also on for every net
+  // of a process that called SetPoisonReleasedMemoryByDefault(true) (the
+  // test main and MakeRegistry do, given LOOM_POISON_RELEASED_MEMORY=1,
+  // which CI sets for the suite). Nested nets inherit it.
   bool poison_released_memory = false;
   // Fixed input signatures (MXNet CachedOp's static_shape): the net runs
   // only the signatures it planned first, the first Run's or those given to
@@ -94,6 +95,12 @@ struct NetOptions {
 };
 
 class StreamSet;
+
+// Turns NetOptions::poison_released_memory on for every net created from now
+// on in this process (a debugging switch; the core reads no environment:
+// testing/test_main.cc and MakeRegistry, session/registry_setup.h, map
+// LOOM_POISON_RELEASED_MEMORY=1 to it).
+void SetPoisonReleasedMemoryByDefault(bool on);
 
 class Net {
  public:

@@ -14,7 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
 #include "core/plugin_api/api_table.h"
 #include "core/status_bridge.h"
 
@@ -56,7 +56,12 @@ absl::Status RunInit(Registry* registry, LoomPluginInitFn init, const std::strin
   return registry->Commit(txn);
 }
 
-absl::StatusOr<std::string> Resolve(const std::string& name_or_path) {
+// `search_path`, or the default folder when it is empty.
+std::vector<std::string> Folders(const std::vector<std::string>& search_path) {
+  return search_path.empty() ? std::vector<std::string>{DefaultPluginDir()} : search_path;
+}
+
+absl::StatusOr<std::string> Resolve(const std::string& name_or_path, const std::vector<std::string>& search_path) {
   if (name_or_path.find('/') != std::string::npos || IsFile(name_or_path)) {
     if (!IsFile(name_or_path)) {
       return absl::NotFoundError(absl::StrCat("plugin '", name_or_path, "': no such file"));
@@ -64,7 +69,8 @@ absl::StatusOr<std::string> Resolve(const std::string& name_or_path) {
     return name_or_path;
   }
   std::vector<std::string> tried;
-  for (const std::string& dir : PluginSearchPath()) {
+  const std::vector<std::string> folders = Folders(search_path);
+  for (const std::string& dir : folders) {
     for (const std::string& file : {name_or_path, absl::StrCat("lib", name_or_path, ".so"),
                                     absl::StrCat("libloom_", name_or_path, ".so")}) {
       std::string p = absl::StrCat(dir, "/", file);
@@ -72,8 +78,8 @@ absl::StatusOr<std::string> Resolve(const std::string& name_or_path) {
       tried.push_back(p);
     }
   }
-  return absl::NotFoundError(absl::StrCat("plugin '", name_or_path, "': no such file; searched LOOM_PLUGIN_PATH and ",
-                                          DefaultPluginDir(), " (", tried.size(), " candidates)"));
+  return absl::NotFoundError(absl::StrCat("plugin '", name_or_path, "': no such file; searched ",
+                                          absl::StrJoin(folders, ", "), " (", tried.size(), " candidates)"));
 }
 
 }  // namespace
@@ -82,8 +88,9 @@ absl::Status RegisterBuiltinPlugin(Registry* registry, LoomPluginInitFn init, co
   return Prefix(RunInit(registry, init, label), absl::StrCat("plugin ", label));
 }
 
-absl::Status LoadPlugin(Registry* registry, const std::string& name_or_path) {
-  absl::StatusOr<std::string> resolved = Resolve(name_or_path);
+absl::Status LoadPlugin(Registry* registry, const std::string& name_or_path,
+                        const std::vector<std::string>& search_path) {
+  absl::StatusOr<std::string> resolved = Resolve(name_or_path, search_path);
   if (!resolved.ok()) return resolved.status();
   std::string path = Canonical(*resolved);
   if (registry->IsLoadedPath(path)) return absl::OkStatus();
@@ -120,18 +127,10 @@ std::string DefaultPluginDir() {
   return absl::StrCat(exe.substr(0, exe.rfind('/')), "/loom_plugins");
 }
 
-std::vector<std::string> PluginSearchPath() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("LOOM_PLUGIN_PATH")) {
-    for (absl::string_view d : absl::StrSplit(env, ':', absl::SkipEmpty())) dirs.emplace_back(d);
-  }
-  dirs.push_back(DefaultPluginDir());
-  return dirs;
-}
-
-DefaultLoadReport LoadDefaultPlugins(Registry* registry, const std::string& skip_basename) {
+DefaultLoadReport LoadDefaultPlugins(Registry* registry, const std::vector<std::string>& search_path,
+                                     const std::string& skip_basename) {
   DefaultLoadReport report;
-  for (const std::string& dir : PluginSearchPath()) {
+  for (const std::string& dir : Folders(search_path)) {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) continue;
     std::vector<std::string> files;

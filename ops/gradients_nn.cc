@@ -62,7 +62,7 @@ Status FusedConvGradient(GradientContext& c) {
   if (!act.HasDerivativeFromOutput()) {
     return sdk::Unimplemented("the gradient of FusedConv with activation " + name +
                               " (its derivative needs the pre-activation, which FusedConv does not keep); import the "
-                              "model for training (ImportOptions::training), which leaves such a Conv unfused");
+                              "model for training (transforms::OptimizeOptions::training), which leaves such a Conv unfused");
   }
   const std::string dz = c.Temp("dZ");
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("FusedActivationGradient", {c.GO(0), c.O(0)}, {dz}));

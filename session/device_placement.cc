@@ -10,6 +10,7 @@
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
+#include "session/registry_setup.h"
 
 namespace loom {
 
@@ -28,7 +29,7 @@ absl::StatusOr<DeviceOption> ParseDeviceName(const std::string& name) {
 absl::Status RequireDevice(const DeviceOption& device, Registry* registry, const std::string& cuda_plugin) {
   const std::string& type = device.device_type();
   if (type == "CUDA" && !registry->FindPlugin("cuda").has_value()) {
-    absl::Status s = LoadPlugin(registry, cuda_plugin);
+    absl::Status s = LoadPlugin(registry, cuda_plugin, PluginSearchPath());
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat("cannot load the CUDA plugin (pass its path as a plugin): ", s.message()));
   }
   if (registry->FindDevice(type, device.device_id()) == nullptr) {

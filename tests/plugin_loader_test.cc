@@ -45,7 +45,7 @@ class LoaderTest : public ::testing::Test {
 
 TEST_F(LoaderTest, NoSuchFile) {
   ExpectFails("tests/plugins/libdoes_not_exist.so", {"no such file", "libdoes_not_exist.so"});
-  ExpectFails("does_not_exist_by_name", {"no such file", "LOOM_PLUGIN_PATH"});
+  ExpectFails("does_not_exist_by_name", {"no such file", "searched", "loom_plugins"});
 }
 
 TEST_F(LoaderTest, NotASharedObject) {
@@ -123,16 +123,14 @@ TEST_F(LoaderTest, SearchPathAndDefaultFolderSkipBrokenPlugins) {
   fs::copy_file(kExample, dir / "libloom_example.so");
   fs::copy_file("tests/plugins/not_a_plugin.so", dir / "broken.so");
   fs::copy_file(Bad("halfway"), dir / "libhalfway.so");
-  setenv("LOOM_PLUGIN_PATH", dir.c_str(), 1);
-  // By name, through LOOM_PLUGIN_PATH: lib<name>.so / libloom_<name>.so.
+  // By name, through a search path: lib<name>.so / libloom_<name>.so.
   Registry by_name;
   ASSERT_TRUE(RegisterBuiltinPlugin(&by_name, &LoomStdOpsInit, "<built-in>").ok());
-  absl::Status s = LoadPlugin(&by_name, "example");
+  absl::Status s = LoadPlugin(&by_name, "example", {dir.string()});
   EXPECT_TRUE(s.ok()) << s;
   EXPECT_TRUE(by_name.FindPlugin("example").has_value());
 
-  DefaultLoadReport report = LoadDefaultPlugins(&registry_);
-  unsetenv("LOOM_PLUGIN_PATH");
+  DefaultLoadReport report = LoadDefaultPlugins(&registry_, {dir.string()});
   EXPECT_TRUE(registry_.FindPlugin("example").has_value());
   ASSERT_EQ(report.warnings.size(), 2u);
   EXPECT_NE(report.warnings[0].find("broken.so"), std::string::npos) << report.warnings[0];

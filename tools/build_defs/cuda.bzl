@@ -48,7 +48,7 @@ def loom_cuda_test(name, srcs, deps = [], data = [], **kwargs):
         ] + data,
         deps = [
             "//plugins/cuda:cuda_test_util",
-            "//third_party:gtest_main",
+            "//testing:test_main",
         ] + deps,
         target_compatible_with = select({
             "//tools/build_defs:cuda": [],

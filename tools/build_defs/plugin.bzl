@@ -38,7 +38,7 @@ def loom_plugin_test(name, srcs, plugins = [], deps = [], data = [], **kwargs):
     """A cc_test of plugin ops through Loom's test kit, from any workspace:
     links @loom//testing:op_runner (RunSingleOp, AllClose,
     ExpectInferredShapes, CpuRegistryWith) and :gradient_check
-    (CheckGradient, float64 or float32) with GoogleTest's main, and has
+    (CheckGradient, float64 or float32) with Loom's test main (//testing:test_main), and has
     Loom's CPU plugin (the op runner finds it through the runfiles) and
     `plugins` (the plugins under test: load one with
     loom::testing::CpuRegistryWith("<its runfiles path>"), e.g.
@@ -50,7 +50,7 @@ def loom_plugin_test(name, srcs, plugins = [], deps = [], data = [], **kwargs):
         deps = [
             Label("//testing:op_runner"),
             Label("//testing:gradient_check"),
-            Label("//third_party:gtest_main"),
+            Label("//testing:test_main"),
         ] + deps,
         **kwargs
     )

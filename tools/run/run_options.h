@@ -54,8 +54,8 @@ struct RunOptions {
   // the --memory report.
   bool plan_memory = true;
   bool static_shape = true;  // NetOptions::static_shape: one signature, packed initializers freed
-  int nchwc_block = -1;      // ImportOptions::nchwc_block for ONNX models; -1: the CPU's default
-  bool winograd = true;     // ImportOptions::winograd for ONNX models
+  int nchwc_block = -1;      // OptimizeOptions::nchwc_block for ONNX models; -1: the CPU's default
+  bool winograd = true;     // OptimizeOptions::winograd for ONNX models
   bool memory = false;
   bool poison_released_memory = false;
 };

@@ -1,4 +1,5 @@
-/* Loom plugin ABI, version 2.
+/* Loom plugin ABI (the version is LOOM_ABI_VERSION below; each member and
+ * function is marked with the version that added it).
  *
  * The only interface between the Loom core and a plugin shared object. A
  * plugin exports one function, LoomPluginInit, which receives a function

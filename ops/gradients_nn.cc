@@ -46,11 +46,11 @@ Status ConvLikeGradient(GradientContext& c) {
 constexpr char kConvGradient[] = "ConvGradient";
 constexpr char kConvTransposeGradient[] = "ConvTransposeGradient";
 
-// FusedConv (the importer's Conv + activation): the activation's
+// FusedConv (transforms/fuse_conv_activation.h's Conv + activation): the activation's
 // derivative from Y (FusedActivationGradient, which needs no pre-activation
 // kept), then ConvGradient with the Conv's attributes. HardSwish and a
 // LeakyRelu of negative alpha have no derivative from Y: UNIMPLEMENTED (the
-// importer does not make them when importing for training).
+// rewrite does not make them for a net that trains).
 Status FusedConvGradient(GradientContext& c) {
   if (!AnyInputGradient(c)) return Status::Ok();
   std::string name;

@@ -1,5 +1,5 @@
 // Schemas of Conv (ONNX opset 11) and FusedConv (Conv + activation, made by
-// the importer). Shape inference is lenient: shapes it cannot derive, or
+// transforms/fuse_conv_activation.h). Shape inference is lenient: shapes it cannot derive, or
 // that are inconsistent, are left unknown and the kernel reports the error
 // with the shapes it gets.
 #include <string>
@@ -38,13 +38,12 @@ sdk::Status RegisterNnConvSchemas(sdk::Registrar& reg) {
   OpSpec conv = ConvSpec("Conv", 11,
       "ONNX Conv-11: convolution (1-D to 3-D) of X [N, C, D...] with W [M, C / group, k...] and optional bias "
       "B [M]; Y [N, M, D'...].", w_doc, group_doc, Fn<&ConvInfer>());
-  // Not an ONNX op: the importer (transforms/fuse_conv_activation.h) makes
-  // it from a Conv whose output only feeds an activation, as ONNX Runtime's
-  // com.microsoft FusedConv. Default domain, so the checker and
-  // loom_inspect treat it like any other op.
+  // Not an ONNX op: a graph rewrite (transforms/fuse_conv_activation.h)
+  // makes it from a Conv whose output only feeds an activation, as ONNX
+  // Runtime's com.microsoft FusedConv. Domain loom.
   OpSpec fused = ConvSpec("FusedConv", 1,
       "Conv (ONNX Conv-11, same inputs, outputs and attributes) followed by the elementwise `activation`; made "
-      "by the ONNX importer so the activation runs inside the convolution (ONNX Runtime's FusedConv).",
+      "by Loom's graph rewrites (transforms/) so the activation runs inside the convolution (ONNX Runtime's FusedConv).",
       w_doc, group_doc, Fn<&ConvInfer>());
   fused.attrs.insert(fused.attrs.end(),
       {"activation:string!|Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid or HardSwish (ONNX semantics)",

@@ -1,7 +1,7 @@
 // Schemas of the blocked-layout ops (ONNX Runtime's NCHWc transformer and
 // its com.microsoft.nchwc ops): ReorderInput, ReorderOutput, NchwcConv,
 // NchwcMaxPool and NchwcGlobalAveragePool.
-// Not ONNX ops: the ONNX importer makes them (transforms/nchwc_layout.h) so
+// Not ONNX ops: a graph rewrite makes them (transforms/nchwc_layout.h) so
 // that runs of convolutions keep oneDNN's blocked layout nChw<b>c between
 // them. A blocked tensor is float32 [N, C / b, H, W, b]: element (n, c, h, w)
 // of the plain NCHW tensor is at [n, c / b, h, w, c % b]. C is a multiple of

@@ -61,15 +61,16 @@ LEAK_TESTS=(
   //tests:plugin_loader_test //tests:abi_v1_plugin_test //tests:device_copy_test //session:c_api_test
   //ops/... //plugins/cpu/... //plugins/example/... //plugins/rnn:onnx_recurrent_test
   //plugins/rnn:cell_builder_test //plugins/controlflow:if_loop_scan_test
-  //tools/run:run_options_test //tools/onnx:isolated_shape_inference_test //tools/onnx:onnx_importer_test
-  //tools/fuzz:all
+  //tools/run:run_options_test //frontend/onnx:isolated_shape_inference_test //frontend/onnx:onnx_importer_test
+  //transforms:optimize_test //tools/fuzz:all
 )
 
 # The suite's packages, named rather than //...: with another output base,
 # Bazel would walk into the normal build's bazel-* links. Not //python: its
 # extension module runs inside Debian's uninstrumented interpreter, which
 # cannot load a sanitizer runtime late (its test runs in the normal suite).
-ALL=(//:all //core/... //ops/... //plugins/... //session/... //tools/... //tests/... //third_party/...)
+ALL=(//:all //core/... //frontend/... //ops/... //plugins/... //session/... //testing/... //tools/... //transforms/...
+     //tests/... //third_party/...)
 
 case "$mode" in
   asan) args=(--config=asan "${ALL[@]}") ;;

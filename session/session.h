@@ -47,10 +47,11 @@ struct SessionOptions {
   // Errors: INVALID_ARGUMENT for a malformed name, NOT_FOUND listing the
   // registered device types.
   std::string device;
-  // ONNX import: 1 (default) folds BatchNormalization and scalar affines
-  // into Conv, fuses HardSwish and Conv + activation, and keeps runs of
-  // convolutions in oneDNN's blocked layout (transforms/nchwc_layout.h;
-  // ONNX Runtime's graph optimizations); 0 runs the graph's ops as written.
+  // ONNX models: after the import, 1 (default) runs transforms::Optimize
+  // (transforms/optimize.h; ONNX Runtime's graph optimizations): folds
+  // BatchNormalization and scalar affines into Conv, fuses HardSwish and
+  // Conv + activation and, on the CPU only, keeps runs of convolutions in
+  // oneDNN's blocked layout; 0 runs the graph's ops as written.
   // INVALID_ARGUMENT for another value.
   int optimization_level = 1;
   // Memory: true plans it (an arena per runner, run-time sizes from a

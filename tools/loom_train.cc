@@ -244,8 +244,8 @@ int main(int argc, char** argv) {
     std::cerr << "loom_train: --model and --data are required (see --help)\n";
     return 2;
   }
-  // One model serves inference and training: imported for training, the
-  // importer applies only the rewrites that have gradients.
+  // One model serves inference and training: optimized for training,
+  // only the rewrites that have gradients apply (transforms/optimize.h).
   absl::StatusOr<NetDef> forward =
       absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model) : loom::ReadNetDef(model);
   if (forward.ok() && absl::EndsWith(model, ".onnx")) {

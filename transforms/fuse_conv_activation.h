@@ -1,4 +1,5 @@
-// Inference-time rewrite of imported models: a Conv whose output feeds only
+// Rewrite of a net for inference and, gradient-safe activations only, for
+// training: a Conv whose output feeds only
 // an activation becomes one FusedConv (ops/nn_conv.cc), as ONNX Runtime's
 // com.microsoft FusedConv, so the activation runs inside the convolution
 // (a oneDNN post-op on CPU) instead of as a separate pass over Y.

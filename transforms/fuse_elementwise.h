@@ -1,4 +1,4 @@
-// Importer rewrites of element-wise chains that exporters spell out
+// Rewrites of element-wise chains that exporters spell out
 // (paddle2onnx's PP-OCR models: every block is Conv -> Mul(scale) ->
 // Add(shift) -> Add(3) -> Clip(0, 6) -> Mul -> Div(6)):
 //
@@ -15,9 +15,10 @@
 // becomes one HardSwish (ONNX HardSwish-14, the same function), when the
 // intermediates feed nothing else.
 //
-// Both run on the top level of an imported net, after BatchNormalization
-// folding and before Conv + activation fusion (which then absorbs the
-// HardSwish). Each returns how many rewrites it made.
+// Both rewrite the top level of a net (transforms::Optimize runs
+// FoldConvScalarAffine alternately with BatchNormalization folding until
+// neither folds more, then FuseHardSwish, before Conv + activation fusion,
+// which then absorbs the HardSwish). Each returns how many rewrites it made.
 #ifndef LOOM_TRANSFORMS_FUSE_ELEMENTWISE_H_
 #define LOOM_TRANSFORMS_FUSE_ELEMENTWISE_H_
 

@@ -1,6 +1,6 @@
-// Small helpers for the importer's graph rewrites (fold_batchnorm,
-// fuse_conv_activation, fuse_elementwise): who reads what, attributes, and
-// scalar constants.
+// Small helpers for the graph rewrites of transforms/ (the folds, fusions,
+// NCHWc layout and BatchNormalization training rewrites): who reads what,
+// attributes, and scalar constants.
 #ifndef LOOM_TRANSFORMS_GRAPH_UTIL_H_
 #define LOOM_TRANSFORMS_GRAPH_UTIL_H_
 

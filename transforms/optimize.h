@@ -3,7 +3,8 @@
 // a pure function NetDef -> NetDef (the files beside this one); this pass
 // manager picks them by optimization level, target device and training, and
 // runs them in order. The ONNX frontend (frontend/onnx) only converts; the
-// Session, loom_run, loom_train and loom_import call Optimize after it.
+// Session, loom_run, loom_train, loom_import, the conformance runner and the
+// OCR demo call Optimize after it.
 #ifndef LOOM_TRANSFORMS_OPTIMIZE_H_
 #define LOOM_TRANSFORMS_OPTIMIZE_H_
 

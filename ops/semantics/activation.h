@@ -1,4 +1,4 @@
-// FusedConv's activation (the importer's Conv + activation fusion,
+// FusedConv's activation (the Conv + activation fusion,
 // transforms/fuse_conv_activation.h): which ONNX activation, its parameters
 // from `activation_params`, and its value per element. Shared by every
 // device's FusedConv kernel.
@@ -40,8 +40,8 @@ struct FusedActivation {
     return sdk::Status::Ok();
   }
 
-  // Set's rule without the SDK's status (the ONNX importer, in the core,
-  // uses it): false with `error` set for an unknown name or a wrong
+  // Set's rule without the SDK's status (the fusion in transforms/ uses
+  // it): false with `error` set for an unknown name or a wrong
   // parameter count.
   bool Parse(const std::string& name, const std::vector<float>& p, std::string* error) {
     *this = FusedActivation();
@@ -79,8 +79,8 @@ struct FusedActivation {
   // which is what the backward pass of FusedConv keeps (the pre-activation
   // is never stored): every kind but HardSwish (not monotonic), and
   // LeakyRelu only with alpha >= 0 (a negative alpha makes Y > 0 on both
-  // sides of 0). The ONNX importer fuses only these when importing for
-  // training.
+  // sides of 0). The fusion fuses only these in a net that trains
+  // (transforms::OptimizeOptions::training).
   bool HasDerivativeFromOutput() const { return kind != kHardSwish && !(kind == kLeakyRelu && alpha < 0); }
 
   // dY/dX at the X that gave `y`, for a kind with HasDerivativeFromOutput().

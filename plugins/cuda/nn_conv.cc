@@ -563,7 +563,7 @@ class ConvTransposeKernel {
 // ---------------------------------------------------------------------------
 // FusedConv
 
-// FusedConv (the importer's Conv + activation fusion): Conv, then the
+// FusedConv (the Conv + activation fusion of transforms/): Conv, then the
 // activation (ops/semantics/activation.h) in place on Y with the elementwise
 // family's kernel on the same stream.
 class FusedConvKernel : public ConvKernel {

@@ -28,10 +28,11 @@ absl::StatusOr<std::unique_ptr<Registry>> MakeRegistry(const std::vector<std::st
   auto registry = std::make_unique<Registry>();
   absl::Status s = RegisterBuiltinPlugin(registry.get(), &LoomStdOpsInit, "<built-in>");
   if (!s.ok()) return s;
-  DefaultLoadReport report = LoadDefaultPlugins(registry.get(), PluginSearchPath(), skip_basename);
+  const std::vector<std::string> search_path = PluginSearchPath();
+  DefaultLoadReport report = LoadDefaultPlugins(registry.get(), search_path, skip_basename);
   if (warnings) *warnings = report.warnings;
   for (const std::string& p : extra_plugins) {
-    s = LoadPlugin(registry.get(), p, PluginSearchPath());
+    s = LoadPlugin(registry.get(), p, search_path);
     if (!s.ok()) return s;
   }
   return registry;

@@ -246,9 +246,9 @@ int main(int argc, char** argv) {
   }
   // One model serves inference and training: optimized for training,
   // only the rewrites that have gradients apply (transforms/optimize.h).
-  absl::StatusOr<NetDef> forward =
-      absl::EndsWith(model, ".onnx") ? loom::onnx_import::ImportOnnxFile(model) : loom::ReadNetDef(model);
-  if (forward.ok() && absl::EndsWith(model, ".onnx")) {
+  const bool is_onnx = absl::EndsWith(model, ".onnx");
+  absl::StatusOr<NetDef> forward = is_onnx ? loom::onnx_import::ImportOnnxFile(model) : loom::ReadNetDef(model);
+  if (forward.ok() && is_onnx) {
     loom::transforms::OptimizeOptions optimize;
     optimize.training = true;
     loom::transforms::Optimize(&*forward, optimize);

@@ -486,7 +486,8 @@ absl::Status CheckNodeDomains(const onnx::GraphProto& g, const OpsetImports& imp
 static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
   OpsetImports imports;
   for (const auto& o : model.opset_import()) imports[DomainName(o.domain())] = o.version();
-  const int64_t opset = imports.count("ai.onnx") ? imports["ai.onnx"] : 0;
+  const auto default_domain = imports.find("ai.onnx");
+  const int64_t opset = default_domain != imports.end() ? default_domain->second : 0;
   if (absl::Status s = CheckNodeDomains(model.graph(), imports); !s.ok()) return s;
   // ONNX's own shape inference fills the types that exporters leave out
   // (e.g. untyped outputs of If branches), which control-flow ops need, and
@@ -555,9 +556,8 @@ absl::Status CheckSupported(const NetDef& net, const Registry& registry, const s
   CollectOps(net, &ops);
   OpsetImports imports;
   for (const Argument& a : net.arg()) {
-    if (a.name() == "onnx_opset") imports["ai.onnx"] = a.i();  // NetDefs imported before opset_import
-  }
-  for (const Argument& a : net.arg()) {
+    // opset_import wins; onnx_opset alone: a NetDef imported before it existed.
+    if (a.name() == "onnx_opset") imports.emplace("ai.onnx", a.i());
     if (a.name() != "opset_import") continue;
     for (int i = 0; i < a.strings_size() && i < a.ints_size(); ++i) imports[a.strings(i)] = a.ints(i);
   }

@@ -6,8 +6,6 @@
 
 namespace loom {
 namespace {
-thread_local BufferPool* current_pool = nullptr;
-
 // s * k, or SIZE_MAX where that overflows.
 size_t Times(size_t s, size_t k) { return s > SIZE_MAX / k ? SIZE_MAX : s * k; }
 }  // namespace
@@ -154,10 +152,5 @@ int64_t BufferPool::device_allocations() const {
   absl::MutexLock lock(&mu_);
   return device_allocations_;
 }
-
-BufferPool* BufferPool::Current() { return current_pool; }
-
-ScopedBufferPool::ScopedBufferPool(BufferPool* pool) : previous_(current_pool) { current_pool = pool; }
-ScopedBufferPool::~ScopedBufferPool() { current_pool = previous_; }
 
 }  // namespace loom

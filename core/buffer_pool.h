@@ -79,9 +79,6 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   size_t free_bytes() const;
   int64_t device_allocations() const;
 
-  // The pool Buffer::Allocate uses on this thread (nullptr: none).
-  static BufferPool* Current();
-
   // The bucket size for a request of `bytes`.
   static size_t BucketSize(size_t bytes);
 
@@ -113,20 +110,6 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   size_t high_water_ ABSL_GUARDED_BY(mu_) = 0;
   size_t free_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t device_allocations_ ABSL_GUARDED_BY(mu_) = 0;
-};
-
-// Makes `pool` the current pool of this thread for its scope (restoring
-// the previous one after): a net's Run, so that kernels' outputs come from
-// it without knowing.
-class ScopedBufferPool {
- public:
-  explicit ScopedBufferPool(BufferPool* pool);
-  ~ScopedBufferPool();
-  ScopedBufferPool(const ScopedBufferPool&) = delete;
-  ScopedBufferPool& operator=(const ScopedBufferPool&) = delete;
-
- private:
-  BufferPool* previous_;
 };
 
 }  // namespace loom

@@ -7,17 +7,10 @@
 #include "core/tensor.h"
 
 namespace loom {
-namespace {
-thread_local const NetLimits* current_limits = nullptr;
-}  // namespace
-
-const NetLimits& CurrentLimits() {
+const NetLimits& DefaultLimits() {
   static const NetLimits kDefaults;
-  return current_limits != nullptr ? *current_limits : kDefaults;
+  return kDefaults;
 }
-
-ScopedLimits::ScopedLimits(const NetLimits* limits) : saved_(current_limits) { current_limits = limits; }
-ScopedLimits::~ScopedLimits() { current_limits = saved_; }
 
 absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> dims) {
   int64_t n = 1;

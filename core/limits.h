@@ -39,20 +39,8 @@ struct NetLimits {
   int nesting_depth = 0;
 };
 
-// The limits of the net running on this thread (set by Net::Run for the
-// duration of a run), or the defaults when none runs here. For ABI
-// functions that get no kernel context (Tensor_Resize).
-const NetLimits& CurrentLimits();
-class ScopedLimits {
- public:
-  explicit ScopedLimits(const NetLimits* limits);
-  ~ScopedLimits();
-  ScopedLimits(const ScopedLimits&) = delete;
-  ScopedLimits& operator=(const ScopedLimits&) = delete;
-
- private:
-  const NetLimits* saved_;
-};
+// The defaults above (a top-level net's limits when NetOptions sets none).
+const NetLimits& DefaultLimits();
 
 // Element count of `dims`: INVALID_ARGUMENT for a negative dim or a product
 // that overflows int64 (the message names the shape; callers prefix what).

@@ -325,8 +325,11 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
     last_plan_ = nullptr;  // freed with them
     values_plan_ = nullptr;
   }
+  // Run-time sized outputs come from the net's pool when it plans memory or
+  // shares its enclosing net's; else straight from the device.
+  BufferPool* run_pool = options_.plan_memory || options_.pool != nullptr ? pool_.get() : nullptr;
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_,
-                                                               options_.packed_constants);
+                                                               options_.packed_constants, run_pool);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
   if (options_.plan_memory && !multi_stream_) {
@@ -351,9 +354,6 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
 }
 
 absl::Status Net::Run() {
-  ScopedLimits scoped(&limits_);  // for ABI calls without a kernel context (Tensor_Resize)
-  // Run-time sized outputs come from the net's pool (when planning).
-  ScopedBufferPool scoped_pool(options_.plan_memory ? pool_.get() : BufferPool::Current());
   absl::StatusOr<Plan*> plan = Prepare();
   if (!plan.ok()) return plan.status();
   // Another signature (a bucket): the pool's free buffers were sized for

@@ -60,7 +60,7 @@ struct NetOptions {
   // nets made through the ABI (Net_Create) inherit them.
   // Bytes one tensor may take: checked at plan time against the inferred
   // output shapes (BuildPlan) and at run time before an output is allocated
-  // (Ctx_Output, Tensor_Resize). <= 0: no cap.
+  // (Ctx_Output, the kernel-context table's ResizeTensor). <= 0: no cap.
   int64_t max_tensor_bytes = kDefaultMaxTensorBytes;  // 16 GiB
   // Nets nested in nets (If/Loop/Scan bodies, step nets); checked when a
   // nested net is created. <= 0: no limit.

@@ -68,6 +68,7 @@ struct LoomKernelContext {
   std::shared_ptr<loom::PackedConstants> packs;   // the net's packed-constant store, inherited by nested nets
   const loom::OperatorDef* op = nullptr;          // the op (for its output names in errors); may be null
   const loom::NetLimits* limits = nullptr;        // the net's limits (nullptr: the defaults), inherited by nested nets
+  loom::BufferPool* pool = nullptr;               // the net's run-time pool (nullptr: the device), inherited by nested nets
   bool poison_released_memory = false;            // NetOptions::poison_released_memory: the executor's, and nested nets inherit it
   loom::Device* device = nullptr;                 // the op's device (for Ctx_Scratch)
   // Ctx_Scratch memory of the compute call under way; the executor drops it

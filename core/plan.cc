@@ -49,8 +49,7 @@ absl::Status InitPlannerState(const CheckedNet& net, const Registry& registry, W
   state->registry = &registry;
   state->ws = ws;
   state->num_threads = num_threads;
-  static const NetLimits kDefaultLimits;
-  if (state->limits == nullptr) state->limits = &kDefaultLimits;
+  if (state->limits == nullptr) state->limits = &DefaultLimits();
   state->constants = net.constants;
   state->external_outputs.insert(net.def.external_output().begin(), net.def.external_output().end());
   for (const std::string& name : net.inputs) {
@@ -250,6 +249,7 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
   step->ctx.workspace = ws;
   step->ctx.registry = state->registry;
   step->ctx.limits = state->limits;
+  step->ctx.pool = state->pool;
   step->ctx.op = &op.info->op;
   step->ctx.label = &op.label;
   step->inferred_shapes = std::move(ictx->output_shapes);
@@ -334,9 +334,8 @@ absl::Status RestoreSignatureValues(const Plan& plan) {
 
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads, const NetLimits* limits,
-                                                std::shared_ptr<PackedConstants> packs) {
-  static const NetLimits kDefaultLimits;
-  if (limits == nullptr) limits = &kDefaultLimits;
+                                                std::shared_ptr<PackedConstants> packs, BufferPool* pool) {
+  if (limits == nullptr) limits = &DefaultLimits();
   auto plan = std::make_unique<Plan>();
   PlannerState state;
   absl::Status s = InitPlannerState(net, registry, ws, num_threads, &state);
@@ -349,6 +348,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
   }
   for (const std::string& o : net.def.external_output()) writers[o] += 2;
   state.limits = limits;
+  state.pool = pool;
   for (const CheckedOp& op : net.ops) {
     std::map<std::string, DataType> bindings;
     LoomInferenceContext ictx;

@@ -85,7 +85,7 @@ class Plan {
 
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int,
-                                                         const NetLimits*, std::shared_ptr<PackedConstants>);
+                                                         const NetLimits*, std::shared_ptr<PackedConstants>, BufferPool*);
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
   std::vector<SignatureValue> signature_values_;
@@ -118,10 +118,13 @@ absl::Status RestoreSignatureValues(const Plan& plan);
 // outlive the plan: kernels check their outputs against it at run time.
 // `packs`: the store kernels share packed constants through
 // (Prepare_SharedPack), handed on to nested nets; nullptr: each kernel packs
-// its own.
+// its own. `pool`: where the kernels' run-time sized outputs and scratch
+// come from (the net's BufferPool; nullptr: straight from the device); it
+// must outlive the plan.
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads, const NetLimits* limits = nullptr,
-                                                std::shared_ptr<PackedConstants> packs = nullptr);
+                                                std::shared_ptr<PackedConstants> packs = nullptr,
+                                                BufferPool* pool = nullptr);
 
 // Bytes of `step`'s output k by its shape inferred at plan time; 0 when the
 // shape was not inferred (sized only at run time).

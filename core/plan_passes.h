@@ -42,6 +42,7 @@ struct PlannerState {
   Workspace* ws = nullptr;
   int num_threads = 1;
   const NetLimits* limits = nullptr;  // never null after InitPlannerState
+  BufferPool* pool = nullptr;         // the net's run-time pool (BuildPlan's), for the kernel contexts
   absl::flat_hash_map<std::string, DataType> dtypes;
   absl::node_hash_map<std::string, Shape> shapes;  // node map: contexts point into it
   std::set<std::string> constants;                 // blobs whose value is fixed now (CheckedNet::constants, folded outputs)

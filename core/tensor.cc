@@ -22,8 +22,8 @@ std::string ShapeToString(absl::Span<const int64_t> dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
 }
 
-absl::StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(Device* device, size_t bytes) {
-  if (BufferPool* pool = BufferPool::Current(); pool != nullptr && bytes > 0) return pool->Allocate(device, bytes);
+absl::StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(Device* device, size_t bytes, BufferPool* pool) {
+  if (pool != nullptr && bytes > 0) return pool->Allocate(device, bytes);
   return AllocateFromDevice(device, bytes);
 }
 
@@ -108,7 +108,7 @@ void* Tensor::raw_data() const {
   return static_cast<char*>(buffer_->data()) + offset_;
 }
 
-absl::Status Tensor::Resize(DataType dtype, Shape dims) {
+absl::Status Tensor::Resize(DataType dtype, Shape dims, BufferPool* pool) {
   if (DataTypeSize(dtype) == 0) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported data type code ", static_cast<int>(dtype)));
   }
@@ -120,7 +120,7 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims) {
   if (!keep) {
     planned_capacity_ = 0;
     buffer_.reset();  // give the old memory back first: a full device may fit the new one then
-    auto b = Buffer::Allocate(device_, bytes);
+    auto b = Buffer::Allocate(device_, bytes, pool);
     if (!b.ok()) {
       // Left empty (shape [0], no buffer), never with elements and no memory;
       // a later Resize allocates again.
@@ -138,8 +138,8 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims) {
   return absl::OkStatus();
 }
 
-absl::Status Tensor::ResizeOrCheckAlias(DataType dtype, Shape dims) {
-  if (!alias_) return Resize(dtype, std::move(dims));
+absl::Status Tensor::ResizeOrCheckAlias(DataType dtype, Shape dims, BufferPool* pool) {
+  if (!alias_) return Resize(dtype, std::move(dims), pool);
   absl::Status s = CheckDims(dims, DataTypeSize(dtype));
   if (!s.ok()) return s;
   size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
@@ -249,8 +249,8 @@ absl::Status CopyTensorBytes(const Tensor& src, Tensor* dst, StreamHandle stream
   return dev->Copy(dst->raw_data(), src.raw_data(), src.nbytes(), kind, stream);
 }
 
-absl::Status CopyTensorAcross(const Tensor& src, Tensor* dst, StreamHandle stream) {
-  absl::Status s = dst->Resize(src.dtype(), src.dims());
+absl::Status CopyTensorAcross(const Tensor& src, Tensor* dst, StreamHandle stream, BufferPool* pool) {
+  absl::Status s = dst->Resize(src.dtype(), src.dims(), pool);
   if (!s.ok()) return s;
   return CopyTensorBytes(src, dst, stream);
 }

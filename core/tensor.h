@@ -33,10 +33,10 @@ class BufferPool;
 // Device memory owned by one or more Tensors.
 class Buffer {
  public:
-  // `bytes` on `device`: from the buffer pool active on this thread for the
-  // duration of a net's Run (core/buffer_pool.h, ScopedBufferPool), else
+  // `bytes` on `device`: from `pool` when it is not null (the run-time pool
+  // of the net an op runs in, core/buffer_pool.h), else
   // straight from the device. RESOURCE_EXHAUSTED names device and bytes.
-  static absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes);
+  static absl::StatusOr<std::shared_ptr<Buffer>> Allocate(Device* device, size_t bytes, BufferPool* pool);
   // Straight from the device, never from a pool (a net's arena).
   static absl::StatusOr<std::shared_ptr<Buffer>> AllocateFromDevice(Device* device, size_t bytes);
   // `bytes` at `data` on `device` that the caller owns (a numpy array, a C
@@ -102,12 +102,14 @@ class Tensor {
 
   // Gives the tensor this dtype and shape. Keeps the buffer when this tensor
   // is its only owner and it is large enough, so steady-state runs do not
-  // allocate; otherwise allocates a new one on the tensor's device. Contents
-  // are unspecified afterwards.
-  absl::Status Resize(DataType dtype, Shape dims);
+  // allocate; otherwise allocates a new one on the tensor's device, from
+  // `pool` when it is not null (the net's run-time pool: a kernel context's
+  // LoomKernelContext::pool), else from the device. Contents are unspecified
+  // afterwards.
+  absl::Status Resize(DataType dtype, Shape dims, BufferPool* pool = nullptr);
   // Like Resize, but an alias must keep its size: resizing an alias to
   // another byte size is an error rather than a silent detach.
-  absl::Status ResizeOrCheckAlias(DataType dtype, Shape dims);
+  absl::Status ResizeOrCheckAlias(DataType dtype, Shape dims, BufferPool* pool = nullptr);
 
   // An alias of rows [begin, end) of the leading dimension (rank >= 1).
   absl::StatusOr<Tensor> Slice(int64_t begin, int64_t end) const;
@@ -149,8 +151,10 @@ class Tensor {
 absl::Status CopyTensorBytes(const Tensor& src, Tensor* dst, StreamHandle stream = nullptr);
 
 // Sizes dst like src (dtype and dims, on dst's own device) and copies src
-// into it: the planner's cross-device copy (core/plan.h).
-absl::Status CopyTensorAcross(const Tensor& src, Tensor* dst, StreamHandle stream = nullptr);
+// into it: the planner's cross-device copy (core/plan.h). New memory comes
+// from `pool` when it is not null (Tensor::Resize).
+absl::Status CopyTensorAcross(const Tensor& src, Tensor* dst, StreamHandle stream = nullptr,
+                              BufferPool* pool = nullptr);
 
 template <typename T>
 Tensor Tensor::FromVector(Shape dims, const std::vector<T>& values) {

@@ -47,8 +47,13 @@ PIN(offsetof(LoomApi, Prepare_SharedPack), 768);
 PIN(offsetof(LoomApi, SharedPack_Data), 776);
 PIN(offsetof(LoomApi, SharedPack_Release), 784);
 PIN(offsetof(LoomApi, Tensor_Release), 792);
-PIN(LOOM_API_STRUCT_SIZE, 800);
-PIN(LOOM_ABI_VERSION, 10u);
+PIN(offsetof(LoomApi, GetSubApi), 800); /* version 11 */
+PIN(LOOM_API_STRUCT_SIZE, 808);
+PIN(offsetof(LoomKernelContextApi, version), 8);
+PIN(offsetof(LoomKernelContextApi, ResizeTensor), 16); /* its version 1 */
+PIN(sizeof(LoomKernelContextApi), 24);
+PIN(LOOM_SUBAPI_KERNEL_CONTEXT, 1);
+PIN(LOOM_ABI_VERSION, 11u);
 
 int main(void) {
   LoomApi api;

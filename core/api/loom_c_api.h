@@ -40,7 +40,7 @@
 extern "C" {
 #endif
 
-#define LOOM_ABI_VERSION 10u
+#define LOOM_ABI_VERSION 11u
 /* The operator domain of Loom's own operators (FusedConv, the NCHWc ops,
  * the gradient ops, RecurrentNetwork): LoomSchemaDef.domain. */
 #define LOOM_OPS_DOMAIN "loom"
@@ -372,7 +372,11 @@ typedef struct LoomApi {
   /* The blob `name` in ws itself, created empty if missing. */
   LoomTensor* (*Workspace_CreateBlob)(LoomWorkspace* ws, const char* name);
   /* Sizes a tensor (keeps its buffer when it fits; an alias must keep its
-   * byte size). */
+   * byte size). It has no kernel context: since 11 it checks the default
+   * limits and takes new memory from the device. A kernel sizing a blob of
+   * its nested nets' workspaces uses the kernel-context table's
+   * ResizeTensor (LoomKernelContextApi, GetSubApi below), which checks the
+   * net's limits and takes memory from the net's pool. */
   LoomStatus* (*Tensor_Resize)(LoomTensor* t, LoomDataType dtype, const int64_t* dims, size_t rank);
   /* Makes `dst` an alias (no copy) of rows [begin, end) of `src`'s leading
    * dimension. OUT_OF_RANGE for bad rows. */
@@ -586,7 +590,42 @@ typedef struct LoomApi {
    * life. Check for it with
    * LOOM_HAS_MEMBER(LoomApi, api->struct_size, Tensor_Release) first. */
   void (*Tensor_Release)(LoomTensor* t);
+
+  /* ---- Since 11: tables grouped by concern -----------------------------
+   * This table (LoomApi) stays as it was at version 9; what comes after
+   * goes into separately versioned sub-tables, one per concern (ONNX
+   * Runtime's versioned OrtApi, PJRT's extensions). GetSubApi returns the
+   * core's table of `kind` (a LoomSubApiKind) if it provides at least
+   * `version` of it, else NULL; the table starts with its struct_size and
+   * its own version (the newest it provides), and a member a version added
+   * is there when struct_size covers it, as for every struct here. Check
+   * for GetSubApi itself with
+   * LOOM_HAS_MEMBER(LoomApi, api->struct_size, GetSubApi). */
+  const void* (*GetSubApi)(uint32_t kind, uint32_t version);
 } LoomApi;
+
+/* Since 11: the sub-tables GetSubApi hands out. */
+typedef enum LoomSubApiKind {
+  LOOM_SUBAPI_KERNEL_CONTEXT = 1 /* LoomKernelContextApi */
+} LoomSubApiKind;
+
+/* Since 11 (its version 1): what a kernel does through its run's context
+ * beyond LoomApi's Ctx_* functions. */
+typedef struct LoomKernelContextApi {
+  size_t struct_size;  /* sizeof(LoomKernelContextApi) in the core */
+  uint32_t version;    /* the newest version of this table the core provides */
+  /* Version 1. Sizes `t` (a blob of a workspace the kernel keeps: its
+   * nested nets' inputs, links and outputs) as Ctx_Output sizes an output:
+   * RESOURCE_EXHAUSTED past the running net's max_tensor_bytes (the
+   * message names ctx's op and `what`), INVALID_ARGUMENT for a negative
+   * dim or an overflowing size; new memory from the running net's pool
+   * (returned there by Tensor_Release or when the blob is resized again),
+   * else from the device. Keeps the buffer when it fits; an alias must keep
+   * its byte size (FAILED_PRECONDITION). `what` (may be NULL) says which
+   * blob, for the message. */
+  LoomStatus* (*ResizeTensor)(LoomKernelContext* ctx, LoomTensor* t, LoomDataType dtype, const int64_t* dims,
+                              size_t rank, const char* what);
+} LoomKernelContextApi;
 
 /* Since 2: what Ctx_Limit reports. */
 typedef enum LoomLimit {

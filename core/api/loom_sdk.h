@@ -279,6 +279,29 @@ class KernelInfo {
 };
 
 // One run of one operator.
+// The core's kernel-context table (ABI 11, LoomApi::GetSubApi), or nullptr
+// from an older core.
+inline const LoomKernelContextApi* KernelContextApi() {
+  static const LoomKernelContextApi* table =
+      LOOM_SDK_API_HAS(GetSubApi) && Api().GetSubApi != nullptr
+          ? static_cast<const LoomKernelContextApi*>(Api().GetSubApi(LOOM_SUBAPI_KERNEL_CONTEXT, 1))
+          : nullptr;
+  return table;
+}
+
+// Sizes `t` (a blob of a workspace the kernel of `ctx` keeps: its nested
+// nets' inputs, links, outputs) as an op's output is sized: the running
+// net's max_tensor_bytes, memory from the net's pool
+// (LoomKernelContextApi::ResizeTensor). `what` names the blob in errors.
+// From a core older than 11: Tensor_Resize (default limits, the device).
+inline Status ResizeTensor(LoomKernelContext* ctx, LoomTensor* t, LoomDataType dtype, const int64_t* dims,
+                           size_t rank, const char* what = nullptr) {
+  if (const LoomKernelContextApi* k = KernelContextApi(); k != nullptr && ctx != nullptr) {
+    return Status(k->ResizeTensor(ctx, t, dtype, dims, rank, what));
+  }
+  return Status(Api().Tensor_Resize(t, dtype, dims, rank));
+}
+
 class KernelContext {
  public:
   explicit KernelContext(LoomKernelContext* ctx) : ctx_(ctx) {}

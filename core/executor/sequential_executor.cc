@@ -17,7 +17,7 @@ static absl::Status Labeled(LoomStatus* st, const PlanStep& step) {
 
 static absl::Status RunCopies(const std::vector<DeviceCopy>& copies, const PlanStep& step) {
   for (const DeviceCopy& c : copies) {
-    absl::Status s = CopyTensorAcross(*c.src, c.dst, step.ctx.stream);
+    absl::Status s = CopyTensorAcross(*c.src, c.dst, step.ctx.stream, step.ctx.pool);
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat(step.op->label, ": copy across devices: ", s.message()));
   }
   return absl::OkStatus();

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "core/buffer_pool.h"
 #include "core/executor/sequential_executor.h"
 
 namespace loom {
@@ -110,13 +109,10 @@ void ThreadedTimestepExecutor::WorkerLoop() {
     ready_.pop_front();
     ++in_flight_;
     PlanStep& step = (*plans_)[t]->steps()[j];
-    BufferPool* pool = pool_;
     mu_.Unlock();
-    absl::Status s;
-    {
-      ScopedBufferPool scoped_pool(pool);  // outputs sized at run time come from the caller's pool
-      s = RunPlanStep(step);
-    }
+    // Outputs sized at run time come from the pool in the step's context
+    // (the step net's: its enclosing net's, shared through Net_Create).
+    absl::Status s = RunPlanStep(step);
     mu_.Lock();
     Finish(t, j, std::move(s));
   }
@@ -135,7 +131,6 @@ absl::Status ThreadedTimestepExecutor::Run(const std::vector<Plan*>& plans, cons
   absl::MutexLock l(&mu_);
   plans_ = &plans;
   deps_ = &deps;
-  pool_ = BufferPool::Current();
   ops_per_step_ = J;
   same_dependents_.assign(J, {});
   next_dependents_.assign(J, {});

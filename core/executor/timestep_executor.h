@@ -81,7 +81,6 @@ class ThreadedTimestepExecutor {
   TimestepExecutorOptions options_;
   std::vector<std::thread> workers_;
   absl::Mutex mu_;
-  BufferPool* pool_ = nullptr;  // the caller's (BufferPool::Current) during Run
   absl::CondVar work_cv_, done_cv_;
   bool shutdown_ = false;
   // State of the current run (guarded by mu_).

@@ -55,6 +55,16 @@ void Log(int level, const char* message) {
   std::fprintf(stderr, "[loom %s] %s\n", kLevels[level < 0 ? 0 : level > 2 ? 2 : level], message ? message : "");
 }
 
+const void* GetSubApi(uint32_t kind, uint32_t version) {
+  switch (kind) {
+    case LOOM_SUBAPI_KERNEL_CONTEXT: {
+      const LoomKernelContextApi* t = GetKernelContextApi();
+      return version <= t->version ? t : nullptr;
+    }
+    default: return nullptr;
+  }
+}
+
 LoomApi MakeApi() {
   LoomApi a{};
   a.struct_size = sizeof(LoomApi);
@@ -76,6 +86,7 @@ LoomApi MakeApi() {
   a.TensorData = TensorData;
   a.TensorDevice = TensorDevice;
   a.Log = Log;
+  a.GetSubApi = GetSubApi;
   FillAttributeApi(&a);
   FillKernelContextApi(&a);
   FillNestedNetApi(&a);

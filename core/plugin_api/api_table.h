@@ -17,6 +17,9 @@ void FillKernelContextApi(LoomApi* api);  // Ctx_*, Infer_*, Prepare_* (context_
 void FillNestedNetApi(LoomApi* api);      // workspaces, nets, timestep executors (nested_net_api.cc)
 void FillGradientApi(LoomApi* api);       // Grad_*: gradient makers (gradient_api.cc)
 
+// The sub-tables of LoomApi::GetSubApi (ABI 11), each from its group's file.
+const LoomKernelContextApi* GetKernelContextApi();  // context_api.cc
+
 // Timestep executors made through the ABI and not yet released (for tests:
 // kernels must release theirs, so nothing grows across runs).
 int LiveTimestepExecutors();

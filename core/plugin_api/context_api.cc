@@ -19,6 +19,23 @@ std::string OutputName(const LoomKernelContext* c, size_t i) {
   return "";
 }
 
+const NetLimits& LimitsOf(const LoomKernelContext* c) {
+  return c != nullptr && c->limits != nullptr ? *c->limits : DefaultLimits();
+}
+
+// Sizes `t` for the op of `c`: the net's per-tensor cap first (no int64
+// overflow), then memory from the net's pool. `what` names the blob in
+// errors, after the op's label.
+LoomStatus* SizeTensor(LoomKernelContext* c, Tensor* t, DataType dt, Shape shape, const std::string& what) {
+  if (absl::Status s = CheckTensorSize(LimitsOf(c), absl::StrCat(*c->label, ": ", what), dt, shape); !s.ok()) {
+    return Err(static_cast<LoomStatusCode>(s.code()), std::string(s.message()));
+  }
+  // An alias (a slice linked by the recurrent-network op) keeps its memory.
+  absl::Status s = t->ResizeOrCheckAlias(dt, std::move(shape), c->pool);
+  if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat(*c->label, ": ", what, ": ", s.message()));
+  return nullptr;
+}
+
 size_t Ctx_NumInputs(const LoomKernelContext* c) { return c->inputs.size(); }
 const LoomTensor* Ctx_Input(const LoomKernelContext* c, size_t i) {
   return i < c->inputs.size() && c->inputs[i] ? ToHandle(c->inputs[i]) : nullptr;
@@ -43,16 +60,9 @@ LoomStatus* Ctx_Output(LoomKernelContext* c, size_t i, LoomDataType dtype, const
     *out = ToHandle(t);
     return nullptr;
   }
-  // Before allocating: the net's per-tensor cap, and no int64 overflow.
-  Shape shape(dims, dims + rank);
-  if (absl::Status s = CheckTensorSize(c->limits ? *c->limits : CurrentLimits(),
-                                       absl::StrCat(*c->label, ": output ", i, " '", OutputName(c, i), "'"), dt, shape);
-      !s.ok()) {
-    return Err(static_cast<LoomStatusCode>(s.code()), std::string(s.message()));
+  if (LoomStatus* s = SizeTensor(c, t, dt, Shape(dims, dims + rank), absl::StrCat("output ", i, " '", OutputName(c, i), "'"))) {
+    return s;
   }
-  // An alias (a slice linked by the recurrent-network op) keeps its memory.
-  absl::Status s = t->ResizeOrCheckAlias(dt, std::move(shape));
-  if (!s.ok()) return Err(static_cast<LoomStatusCode>(s.code()), absl::StrCat(*c->label, ": output ", i, ": ", s.message()));
   *out = ToHandle(c->outputs[i]);
   return nullptr;
 }
@@ -61,7 +71,7 @@ LoomTensor* Ctx_OutputHandle(LoomKernelContext* c, size_t i) {
 }
 int Ctx_NumThreads(const LoomKernelContext* c) { return c->num_threads; }
 int64_t Ctx_Limit(const LoomKernelContext* c, int which) {
-  const NetLimits& l = c != nullptr && c->limits != nullptr ? *c->limits : CurrentLimits();
+  const NetLimits& l = LimitsOf(c);
   switch (which) {
     case LOOM_LIMIT_MAX_TENSOR_BYTES: return l.max_tensor_bytes;
     case LOOM_LIMIT_MAX_NESTING_DEPTH: return l.max_nesting_depth;
@@ -79,7 +89,7 @@ void* Ctx_Scratch(LoomKernelContext* c, size_t bytes, LoomStatus** status) {
     return nullptr;
   }
   Device* device = c->device != nullptr ? c->device : CpuDevice();
-  absl::StatusOr<std::shared_ptr<Buffer>> b = Buffer::Allocate(device, bytes);
+  absl::StatusOr<std::shared_ptr<Buffer>> b = Buffer::Allocate(device, bytes, c->pool);
   if (!b.ok()) {
     if (status != nullptr) {
       *status = Err(static_cast<LoomStatusCode>(b.status().code()),
@@ -163,7 +173,33 @@ int Prepare_OutputShape(const LoomPrepareContext* c, size_t i, const int64_t** d
 int Prepare_NumThreads(const LoomPrepareContext* c) { return c->num_threads; }
 const char* Prepare_Device(const LoomPrepareContext* c) { return c->device->c_str(); }
 
+LoomStatus* ResizeTensor(LoomKernelContext* c, LoomTensor* t, LoomDataType dtype, const int64_t* dims, size_t rank,
+                         const char* what) {
+  if (c == nullptr || t == nullptr || (dims == nullptr && rank > 0)) {
+    return Err(LOOM_INVALID_ARGUMENT, "ResizeTensor: null context, tensor or dims");
+  }
+  Tensor* tensor = FromHandle(t);
+  const DataType dt = static_cast<DataType>(dtype);
+  if (tensor->dtype() == dt && tensor->rank() == rank && (rank == 0 || std::equal(dims, dims + rank, tensor->dims().data())) &&
+      (tensor->num_elements() == 0 || tensor->raw_data() != nullptr)) {
+    return nullptr;  // as it was: nothing to check or allocate
+  }
+  return SizeTensor(c, tensor, dt, Shape(dims, dims + rank),
+                    what != nullptr && what[0] != '\0' ? std::string(what) : std::string("a nested net's blob"));
+}
+
 }  // namespace
+
+const LoomKernelContextApi* GetKernelContextApi() {
+  static const LoomKernelContextApi kTable = [] {
+    LoomKernelContextApi t{};
+    t.struct_size = sizeof(LoomKernelContextApi);
+    t.version = 1;
+    t.ResizeTensor = ResizeTensor;
+    return t;
+  }();
+  return &kTable;
+}
 
 void FillKernelContextApi(LoomApi* a) {
   a->Ctx_NumInputs = Ctx_NumInputs;

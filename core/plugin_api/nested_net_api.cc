@@ -76,13 +76,13 @@ LoomTensor* Workspace_GetBlob(LoomWorkspace* ws, const char* name) {
 
 LoomTensor* Workspace_CreateBlob(LoomWorkspace* ws, const char* name) { return ToHandle(ws->ws->CreateBlob(name)); }
 
-// No kernel context here: the limits of the net running on this thread
-// (Net::Run sets them), else the defaults.
+// No kernel context here, so no net: the default limits, memory from the
+// device (a kernel with a context uses LoomKernelContextApi::ResizeTensor).
 LoomStatus* Tensor_Resize(LoomTensor* t, LoomDataType dtype, const int64_t* dims, size_t rank) {
   Shape shape(dims, dims + rank);
   Tensor* tensor = FromHandle(t);
   if (tensor->dtype() != static_cast<DataType>(dtype) || tensor->dims() != shape) {
-    absl::Status s = CheckTensorSize(CurrentLimits(), "Tensor_Resize: a nested net's blob", static_cast<DataType>(dtype), shape);
+    absl::Status s = CheckTensorSize(DefaultLimits(), "Tensor_Resize: a nested net's blob", static_cast<DataType>(dtype), shape);
     if (!s.ok()) return ToLoomStatus(s);
   }
   return ToLoomStatus(tensor->ResizeOrCheckAlias(static_cast<DataType>(dtype), std::move(shape)));
@@ -107,7 +107,7 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
                        LoomNet** out) {
   // A nested net is one deeper than the net its op runs in; refused before
   // it is parsed, so If/Loop bodies nested without end stop here.
-  const NetLimits& parent = c->limits != nullptr ? *c->limits : CurrentLimits();
+  const NetLimits& parent = c->limits != nullptr ? *c->limits : DefaultLimits();
   const int depth = parent.nesting_depth + 1;
   if (parent.max_nesting_depth > 0 && depth > parent.max_nesting_depth) {
     return Err(LOOM_RESOURCE_EXHAUSTED,
@@ -145,7 +145,7 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
   opts.packed_constants = c->packs;
   // ... and run-time sized outputs come from its pool, so the nested nets of
   // consecutive ops reuse the same buffers (NetOptions::pool).
-  if (BufferPool* pool = BufferPool::Current()) opts.pool = pool->shared_from_this();
+  if (c->pool != nullptr) opts.pool = c->pool->shared_from_this();
   auto net = Net::Create(def, ws->ws, c->registry, opts);
   if (!net.ok()) {
     return Err(static_cast<LoomStatusCode>(net.status().code()),

@@ -107,7 +107,7 @@ Status Handle(KernelContext& ctx, const std::string& label, LoomWorkspace* ws, i
     return Status::Ok();
   }
   LoomTensor* host = sdk::Api().Workspace_CreateBlob(ws, "__nccl_comm_handle");
-  LOOM_SDK_RETURN_IF_ERROR(Status(sdk::Api().Tensor_Resize(host, LOOM_DTYPE_INT64, nullptr, 0)));
+  LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), host, LOOM_DTYPE_INT64, nullptr, 0, "the communicator handle"));
   LOOM_SDK_RETURN_IF_ERROR(Status(sdk::Api().Tensor_Copy(host, h.handle())));
   *handle = *static_cast<const int64_t*>(sdk::Api().TensorData(host));
   return Status::Ok();

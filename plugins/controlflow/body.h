@@ -107,11 +107,12 @@ class Body {
   LoomNet* net_ = nullptr;
 };
 
-// Sizes dst like src (dtype and shape) and copies src's bytes into it.
-inline sdk::Status CopyTensor(LoomTensor* dst, const LoomTensor* src) {
+// Sizes dst (a body blob) like src (dtype and shape), from the pool of the
+// net ctx's op runs in, and copies src's bytes into it.
+inline sdk::Status CopyTensor(sdk::KernelContext& ctx, LoomTensor* dst, const LoomTensor* src) {
   if (dst == src) return sdk::Status::Ok();
   sdk::Tensor s(src);
-  LOOM_SDK_RETURN_IF_ERROR(sdk::Status(sdk::Api().Tensor_Resize(dst, s.dtype(), s.dims_data(), s.rank())));
+  LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), dst, s.dtype(), s.dims_data(), s.rank(), "a body's carried value"));
   return sdk::Status(sdk::Api().Tensor_Copy(dst, src));
 }
 
@@ -138,7 +139,7 @@ class CarriedValues {
     for (size_t k = 0; k < count; ++k) {
       values_[k] = sdk::Api().Workspace_CreateBlob(ws, body.inputs()[first_input + k].c_str());
       staging_[k] = sdk::Api().Workspace_CreateBlob(ws, ("__carried_next_" + std::to_string(k)).c_str());
-      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(values_[k], ctx.Input(first_op_input + k).handle()));
+      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(ctx, values_[k], ctx.Input(first_op_input + k).handle()));
     }
     return sdk::Status::Ok();
   }
@@ -147,13 +148,13 @@ class CarriedValues {
     for (size_t k = 0; k < values_.size(); ++k) {
       const LoomTensor* v = nullptr;
       LOOM_SDK_RETURN_IF_ERROR(body.Output(ctx, first_output + k, &v));
-      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(staging_[k], v));
+      LOOM_SDK_RETURN_IF_ERROR(CopyTensor(ctx, staging_[k], v));
     }
     return sdk::Status::Ok();
   }
   // Makes the staged values the body's inputs for the next run.
-  sdk::Status Commit() {
-    for (size_t k = 0; k < values_.size(); ++k) LOOM_SDK_RETURN_IF_ERROR(CopyTensor(values_[k], staging_[k]));
+  sdk::Status Commit(sdk::KernelContext& ctx) {
+    for (size_t k = 0; k < values_.size(); ++k) LOOM_SDK_RETURN_IF_ERROR(CopyTensor(ctx, values_[k], staging_[k]));
     return sdk::Status::Ok();
   }
   // Copies the current values to the op's outputs [0, count).

@@ -54,8 +54,8 @@ class LoopKernel {
     const std::vector<std::string>& in = body_.inputs();
     LoomTensor* iter_blob = Api().Workspace_CreateBlob(ws, in[0].c_str());
     LoomTensor* cond_blob = Api().Workspace_CreateBlob(ws, in[1].c_str());
-    LOOM_SDK_RETURN_IF_ERROR(sdk::Status(Api().Tensor_Resize(iter_blob, LOOM_DTYPE_INT64, nullptr, 0)));
-    LOOM_SDK_RETURN_IF_ERROR(sdk::Status(Api().Tensor_Resize(cond_blob, LOOM_DTYPE_BOOL, nullptr, 0)));
+    LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), iter_blob, LOOM_DTYPE_INT64, nullptr, 0, "the body's iteration number"));
+    LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), cond_blob, LOOM_DTYPE_BOOL, nullptr, 0, "the body's condition"));
     CarriedValues carried;
     LOOM_SDK_RETURN_IF_ERROR(carried.Start(ctx, body_, 2, 2, carried_));
     std::vector<std::string> scan_bytes(scans_);
@@ -105,7 +105,7 @@ class LoopKernel {
         }
         scan_bytes[j].append(static_cast<const char*>(t.raw_data()), add);
       }
-      LOOM_SDK_RETURN_IF_ERROR(carried.Commit());
+      LOOM_SDK_RETURN_IF_ERROR(carried.Commit(ctx));
       cond = next_cond;
     }
     LOOM_SDK_RETURN_IF_ERROR(carried.ToOutputs(ctx));

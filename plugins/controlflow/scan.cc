@@ -86,7 +86,8 @@ class ScanKernel {
                 Product(d, axis + 1, d.size()) * static_cast<int64_t>(sdk::DTypeSize(x.dtype())),
                 Api().Workspace_CreateBlob(ws, in[states_ + j].c_str())};
       s.slice_shape.erase(s.slice_shape.begin() + axis);
-      LOOM_SDK_RETURN_IF_ERROR(sdk::Status(Api().Tensor_Resize(s.blob, x.dtype(), s.slice_shape.data(), s.slice_shape.size())));
+      LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), s.blob, x.dtype(), s.slice_shape.data(), s.slice_shape.size(),
+                                                 "a scan input's slice"));
       slicing.push_back(s);
     }
     CarriedValues state;
@@ -128,7 +129,7 @@ class ScanKernel {
           std::memcpy(dst + (o * L + pos) * out_inner[j], src + o * out_inner[j], out_inner[j]);
         }
       }
-      LOOM_SDK_RETURN_IF_ERROR(state.Commit());
+      LOOM_SDK_RETURN_IF_ERROR(state.Commit(ctx));
     }
     LOOM_SDK_RETURN_IF_ERROR(state.ToOutputs(ctx));
     if (L <= 0) {

@@ -78,21 +78,23 @@ using semantics::RnnActivation;
 using semantics::RnnCell;
 
 
-// A float32 blob of `ws` sized to `shape`; returns its data.
-Status Blob(LoomWorkspace* ws, const std::string& name, const std::vector<int64_t>& shape, float** data) {
+// A float32 blob of `ws` sized to `shape` (from the pool of the net ctx's
+// op runs in); returns its data.
+Status Blob(KernelContext& ctx, LoomWorkspace* ws, const std::string& name, const std::vector<int64_t>& shape,
+            float** data) {
   LoomTensor* t = Api().Workspace_CreateBlob(ws, name.c_str());
-  LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(t, LOOM_DTYPE_FLOAT, shape.data(), shape.size())));
+  LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), t, LOOM_DTYPE_FLOAT, shape.data(), shape.size(), name.c_str()));
   *data = static_cast<float*>(Api().TensorData(t));
   return Status::Ok();
 }
 
 // Makes `name` in `ws` a view of rows [begin, end) of `src` reshaped to
 // `shape` (no copy).
-Status AliasRows(LoomWorkspace* ws, const std::string& name, const LoomTensor* src, int64_t begin, int64_t end,
-                 const std::vector<int64_t>& shape) {
+Status AliasRows(KernelContext& ctx, LoomWorkspace* ws, const std::string& name, const LoomTensor* src, int64_t begin,
+                 int64_t end, const std::vector<int64_t>& shape) {
   LoomTensor* t = Api().Workspace_CreateBlob(ws, name.c_str());
   LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(t, src, begin, end)));
-  return Status(Api().Tensor_Resize(t, LOOM_DTYPE_FLOAT, shape.data(), shape.size()));
+  return sdk::ResizeTensor(ctx.handle(), t, LOOM_DTYPE_FLOAT, shape.data(), shape.size(), name.c_str());
 }
 
 template <RnnCell K>
@@ -182,19 +184,19 @@ class OnnxRecurrentKernel {
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(xb, X.handle(), 0, T)));
     } else {
       float* x = nullptr;
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "X", {T, N, I}, &x));
+      LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, "X", {T, N, I}, &x));
       for (int64_t t = 0; t < T && I > 0; ++t) {  // I == 0: no buffers, and memcpy(nullptr, ...) is undefined
         for (int64_t b = 0; b < N; ++b) std::memcpy(x + (t * N + b) * I, X.data<float>() + (b * T + t) * I, sizeof(float) * I);
       }
     }
     LoomTensor* seq = Api().Workspace_CreateBlob(ws_, "seq");
     const int64_t n_dims[1] = {N};
-    LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(seq, LOOM_DTYPE_INT32, n_dims, 1)));
+    LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), seq, LOOM_DTYPE_INT32, n_dims, 1, "seq"));
     if (N > 0) std::memcpy(Api().TensorData(seq), lens.data(), sizeof(int32_t) * N);
     if (cfg.mask) {
       LoomTensor* m = Api().Workspace_CreateBlob(ws_, "M");
       const int64_t m_dims[3] = {T, N, 1};
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(m, LOOM_DTYPE_BOOL, m_dims, 3)));
+      LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), m, LOOM_DTYPE_BOOL, m_dims, 3, "M"));
       bool* md = static_cast<bool*>(Api().TensorData(m));
       for (int64_t t = 0; t < T; ++t) {
         for (int64_t b = 0; b < N; ++b) md[t * N + b] = t < lens[b];
@@ -204,7 +206,7 @@ class OnnxRecurrentKernel {
     const std::vector<int64_t> weights_key = {D, I, H, cfg.fused, cfg.peepholes};
     const bool weights = !weights_constant_ || weights_key != weights_key_;
     for (int64_t d = 0; d < D; ++d) {
-      LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(cfg, d, N, I, H, weights, W, R, B, H0, C0, P));
+      LOOM_SDK_RETURN_IF_ERROR(PrepareDirection(ctx, cfg, d, N, I, H, weights, W, R, B, H0, C0, P));
     }
     weights_key_ = weights_key;
     std::vector<int64_t> key = {T, N, I, H, cfg.fused, cfg.peepholes, cfg.mask, cfg.constant_weights};
@@ -214,7 +216,7 @@ class OnnxRecurrentKernel {
       std::string bytes = OnnxRecurrentNetworks(attrs_, cfg, "", /*forward_only=*/true, &consts).Serialize();
       for (const auto& c : consts) {
         float* v;
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, c.first, {1}, &v));
+        LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, c.first, {1}, &v));
         *v = c.second;
       }
       // The new net is made before the old one goes, so that packed weights
@@ -324,23 +326,23 @@ class OnnxRecurrentKernel {
   // reads them: FC takes ONNX's [G*H, I] layout as it is), its summed
   // biases (with `weights`: once for constant weights), and its initial
   // states.
-  Status PrepareDirection(const StepConfig& cfg, int64_t d, int64_t N, int64_t I, int64_t H, bool weights, const Tensor& W,
+  Status PrepareDirection(KernelContext& ctx, const StepConfig& cfg, int64_t d, int64_t N, int64_t I, int64_t H, bool weights, const Tensor& W,
                           const Tensor& R, const Tensor& B, const Tensor& H0, const Tensor& C0, const Tensor& P) {
     const std::string s = std::to_string(d);
     const int64_t G = kGates;
-    LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "W" + s, W.handle(), d, d + 1, {G * H, I}));
-    LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "R" + s, R.handle(), d, d + 1, {G * H, H}));
+    LOOM_SDK_RETURN_IF_ERROR(AliasRows(ctx, ws_, "W" + s, W.handle(), d, d + 1, {G * H, I}));
+    LOOM_SDK_RETURN_IF_ERROR(AliasRows(ctx, ws_, "R" + s, R.handle(), d, d + 1, {G * H, H}));
     if (K == RnnCell::kGru) {  // the h part of z, r; the h part of the candidate
       const LoomTensor* r = Api().Workspace_GetBlob(ws_, ("R" + s).c_str());
-      LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "Rzr" + s, r, 0, 2 * H, {2 * H, H}));
-      LOOM_SDK_RETURN_IF_ERROR(AliasRows(ws_, "Rh" + s, r, 2 * H, 3 * H, {H, H}));
+      LOOM_SDK_RETURN_IF_ERROR(AliasRows(ctx, ws_, "Rzr" + s, r, 0, 2 * H, {2 * H, H}));
+      LOOM_SDK_RETURN_IF_ERROR(AliasRows(ctx, ws_, "Rh" + s, r, 2 * H, 3 * H, {H, H}));
     }
     const float* wb = B.present() ? B.data<float>() + d * 2 * G * H : nullptr;
     const float* rb = wb ? wb + G * H : nullptr;
     // Wb (and Rb when `sum`) rows [begin, end).
     auto bias = [&](const std::string& name, int64_t begin, int64_t end, bool sum, bool recurrent) -> Status {
       float* out;
-      LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, name, {end - begin}, &out));
+      LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, name, {end - begin}, &out));
       for (int64_t j = begin; j < end; ++j) {
         out[j - begin] = !wb ? 0.0f : recurrent ? rb[j] : sum ? wb[j] + rb[j] : wb[j];
       }
@@ -354,21 +356,21 @@ class OnnxRecurrentKernel {
       } else {
         LOOM_SDK_RETURN_IF_ERROR(bias("b" + s, 0, G * H, true, false));
         float* zero;  // FC's bias for the recurrent part
-        LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "zero" + s, {G * H}, &zero));
+        LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, "zero" + s, {G * H}, &zero));
         std::fill(zero, zero + G * H, 0.0f);
       }
       if (cfg.peepholes) {  // P [D, 3H] in ONNX order i, o, f
         const char* names[3] = {"Pi", "Po", "Pf"};
         for (int k = 0; k < 3; ++k) {
           float* out;
-          LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, names[k] + s, {H}, &out));
+          LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, names[k] + s, {H}, &out));
           std::memcpy(out, P.data<float>() + (d * 3 + k) * H, sizeof(float) * H);
         }
       }
     }
     float *h0, *c0;
-    LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "h0_" + s, {1, N, H}, &h0));
-    LOOM_SDK_RETURN_IF_ERROR(Blob(ws_, "c0_" + s, {1, N, H}, &c0));
+    LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, "h0_" + s, {1, N, H}, &h0));
+    LOOM_SDK_RETURN_IF_ERROR(Blob(ctx, ws_, "c0_" + s, {1, N, H}, &c0));
     // initial_h/initial_c: [D, N, H], or [N, D, H] with layout 1.
     for (int64_t b = 0; b < N; ++b) {
       const int64_t src = (layout_ ? (b * dirs_ + d) : (d * N + b)) * H;

@@ -106,9 +106,9 @@ class RecurrentNetworkKernel {
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Alias(row0, s, 0, 1)));
       std::vector<int64_t> row_shape = init.shape();
       row_shape.insert(row_shape.begin(), 1);
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(row0, init.dtype(), init.shape().data(), init.rank())));
+      LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), row0, init.dtype(), init.shape().data(), init.rank(), "row 0 of a state"));
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Copy(row0, init.handle())));
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(row0, init.dtype(), row_shape.data(), row_shape.size())));
+      LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), row0, init.dtype(), row_shape.data(), row_shape.size(), "row 0 of a state"));
     }
     if (shared_ == nullptr) shared_ = SharedStepNets(parent, first_output_);
     std::vector<LoomWorkspace*>& steps = shared_->workspaces;
@@ -136,7 +136,7 @@ class RecurrentNetworkKernel {
         }
       }
       LoomTensor* ts = Api().Workspace_CreateBlob(ws, a_.timestep.c_str());
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(ts, LOOM_DTYPE_INT32, nullptr, 0)));
+      LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), ts, LOOM_DTYPE_INT32, nullptr, 0, "the timestep"));
       *static_cast<int32_t*>(Api().TensorData(ts)) = static_cast<int32_t>(a_.reverse ? T - 1 - t : t);
     }
     int kernel_threads = a_.threads > 0 ? Api().KernelThreadsFor(a_.threads) : ctx.num_threads();

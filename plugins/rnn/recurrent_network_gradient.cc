@@ -326,7 +326,7 @@ class RecurrentNetworkGradientKernel {
       // resize of a shared buffer would allocate a new one every run.
       const Tensor held(g[i]);
       if (held.dtype() != state.dtype() || held.shape() != shape) {
-        LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(g[i], state.dtype(), shape.data(), shape.size())));
+        LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), g[i], state.dtype(), shape.data(), shape.size(), "a state's gradient"));
       }
       const Tensor gi(g[i]);
       const int64_t row = state.num_elements() / (T + 1);
@@ -408,7 +408,7 @@ class RecurrentNetworkGradientKernel {
       }
       std::memcpy(gin[k].raw_data(), gi.raw_data(), static_cast<size_t>(row) * sdk::DTypeSize(gi.dtype()));
     }
-    return DetachLinks(parent);
+    return DetachLinks(ctx, parent);
   }
 
  private:
@@ -434,11 +434,11 @@ class RecurrentNetworkGradientKernel {
   // gradients) then go back to the pool once the net is done with them,
   // instead of staying held by timesteps a shorter bucket does not reach.
   // Each run links its timesteps again before it reads them.
-  Status DetachLinks(LoomWorkspace* parent) {
+  Status DetachLinks(KernelContext& ctx, LoomWorkspace* parent) {
     if (placeholder_ == nullptr) {
       placeholder_ = Api().Workspace_CreateBlob(parent, ("__rnn_detached_" + first_output_).c_str());
       const int64_t one = 1;
-      LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Resize(placeholder_, LOOM_DTYPE_FLOAT, &one, 1)));
+      LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), placeholder_, LOOM_DTYPE_FLOAT, &one, 1, "the links' placeholder"));
     }
     for (LoomWorkspace* w : shared_->workspaces) {
       for (const std::string& name : link_names_) {

@@ -26,6 +26,7 @@ class Echo {
 
 // Each call registers a fresh plugin "p<k>" with op "Op<k>" and its kernel.
 LoomStatus* NumberedPluginInit(const LoomApi* api, LoomRegistrar* reg) {
+  // per-thread cache: this thread's plugin name, for the init body (a plain function: no captures)
   static thread_local std::string name;
   name = absl::StrCat("p", next_plugin.fetch_add(1));
   return sdk::internal::RunPluginInit(api, reg, name.c_str(), "1", [](sdk::Registrar& r) -> sdk::Status {

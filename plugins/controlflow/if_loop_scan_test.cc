@@ -183,5 +183,36 @@ TEST(ScanTest, MismatchedScanLengthsAreAnError) {
   EXPECT_NE(s.message().find("scan_input_axes"), std::string::npos) << s;
 }
 
+// The body's own blobs (a scan input's slice, the carried states) are sized
+// through the kernel context (ABI 11's ResizeTensor): under the enclosing
+// net's limits, on whatever thread, and from its pool.
+TEST(ScanTest, BodyBlobsAreSizedUnderTheNetsLimitsAndFromItsPool) {
+  const int B = 2, L = 3, C = 512;  // a slice of X: [B, C] float32 = 4096 bytes
+  Workspace ws;
+  ws.SetBlob("X", testing::RandomTensor(DataType::kFloat32, {B, L, C}, 3));
+  ws.SetBlob("acc0", testing::RandomTensor(DataType::kFloat32, {B, C}, 4));
+  ws.SetBlob("two", Tensor::FromVector<float>({}, {2.f}));
+  NetOptions small;
+  small.max_tensor_bytes = 4000;
+  auto refused = Net::Create(ParseNet(kScanNet), &ws, ControlFlowRegistry(), small);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  absl::Status s = (*refused)->Run();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  for (const char* needle : {"Scan", "a scan input's slice", "4096", "max_tensor_bytes = 4000"}) {
+    EXPECT_NE(s.message().find(needle), std::string::npos) << "'" << needle << "' not in: " << s;
+  }
+  NetOptions enough;
+  enough.max_tensor_bytes = 1 << 20;
+  auto net = Net::Create(ParseNet(kScanNet), &ws, ControlFlowRegistry(), enough);
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_TRUE((*net)->Run().ok());
+  // The slice and the two carried states (value and staging), at least, came
+  // from the net's pool and are still held by the body's workspace.
+  EXPECT_GE((*net)->pool().in_use_bytes(), 3 * BufferPool::BucketSize(B * C * sizeof(float)));
+  const int64_t device_allocations = (*net)->pool().device_allocations();
+  ASSERT_TRUE((*net)->Run().ok());
+  EXPECT_EQ((*net)->pool().device_allocations(), device_allocations) << "a second run allocated again";
+}
+
 }  // namespace
 }  // namespace loom

@@ -1,0 +1,80 @@
+// LoomApi::GetSubApi (ABI 11) and the kernel-context table's ResizeTensor:
+// the table is found by kind and version (NULL past what the core has);
+// ResizeTensor checks the limits of the kernel context's net, names its op
+// and the blob, and takes memory from the context's pool, else the device.
+#include <cstdint>
+#include <string>
+
+#include "core/buffer_pool.h"
+#include "core/plugin_api/api_table.h"
+#include "core/status_bridge.h"
+#include "gtest/gtest.h"
+
+namespace loom {
+namespace {
+
+const LoomKernelContextApi* ContextTable(uint32_t version) {
+  return static_cast<const LoomKernelContextApi*>(GetLoomApi()->GetSubApi(LOOM_SUBAPI_KERNEL_CONTEXT, version));
+}
+
+TEST(SubApi, FoundByKindAndVersion) {
+  ASSERT_TRUE(LOOM_HAS_MEMBER(LoomApi, GetLoomApi()->struct_size, GetSubApi));
+  const LoomKernelContextApi* t = ContextTable(1);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->struct_size, sizeof(LoomKernelContextApi));
+  EXPECT_EQ(t->version, 1u);
+  EXPECT_NE(t->ResizeTensor, nullptr);
+  EXPECT_EQ(ContextTable(0), t);  // any version up to the newest
+  EXPECT_EQ(ContextTable(2), nullptr);  // newer than the core has
+  EXPECT_EQ(GetLoomApi()->GetSubApi(0, 1), nullptr);
+  EXPECT_EQ(GetLoomApi()->GetSubApi(99, 1), nullptr);
+}
+
+// Takes the status's message and releases it ("" for OK).
+std::string Message(LoomStatus* s, LoomStatusCode* code) {
+  *code = GetLoomApi()->StatusCode(s);
+  std::string m = GetLoomApi()->StatusMessage(s);
+  GetLoomApi()->ReleaseStatus(s);
+  return m;
+}
+
+TEST(SubApi, ResizeTensorUsesTheContextsLimitsAndPool) {
+  const LoomKernelContextApi* t = ContextTable(1);
+  ASSERT_NE(t, nullptr);
+  std::shared_ptr<BufferPool> pool = BufferPool::Create();
+  NetLimits limits;
+  limits.max_tensor_bytes = 4096;
+  const std::string label = "Loop 'body_loop'";
+  LoomKernelContext ctx;
+  ctx.label = &label;
+  ctx.limits = &limits;
+  ctx.pool = pool.get();
+  Tensor blob;
+  const int64_t ok_dims[2] = {16, 64};  // 4096 bytes of float32: at the cap
+  LoomStatusCode code;
+  EXPECT_EQ(Message(t->ResizeTensor(&ctx, ToHandle(&blob), LOOM_DTYPE_FLOAT, ok_dims, 2, "carried value 0"), &code), "");
+  EXPECT_EQ(blob.dims(), (Shape{16, 64}));
+  EXPECT_EQ(pool->in_use_bytes(), BufferPool::BucketSize(4096));  // from the context's pool
+
+  const int64_t big_dims[2] = {17, 64};
+  const std::string m = Message(t->ResizeTensor(&ctx, ToHandle(&blob), LOOM_DTYPE_FLOAT, big_dims, 2, "carried value 0"), &code);
+  EXPECT_EQ(code, LOOM_RESOURCE_EXHAUSTED);
+  for (const char* needle : {"Loop 'body_loop'", "carried value 0", "4352", "4096"}) {
+    EXPECT_NE(m.find(needle), std::string::npos) << "'" << needle << "' not in: " << m;
+  }
+  EXPECT_EQ(blob.dims(), (Shape{16, 64}));  // left as it was
+
+  // No pool in the context: straight from the device.
+  ctx.pool = nullptr;
+  Tensor other;
+  const int64_t small[1] = {8};
+  EXPECT_EQ(Message(t->ResizeTensor(&ctx, ToHandle(&other), LOOM_DTYPE_INT64, small, 1, nullptr), &code), "");
+  EXPECT_EQ(other.nbytes(), 64u);
+  EXPECT_EQ(pool->in_use_bytes(), BufferPool::BucketSize(4096));
+
+  EXPECT_EQ(Message(t->ResizeTensor(nullptr, ToHandle(&other), LOOM_DTYPE_FLOAT, small, 1, nullptr), &code).empty(), false);
+  EXPECT_EQ(code, LOOM_INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace loom

@@ -22,7 +22,10 @@ size_t LayoutSize(uint32_t v);
 template <>
 size_t LayoutSize<LoomPluginInfo>(uint32_t) { return sizeof(LoomPluginInfo); }
 template <>
-size_t LayoutSize<LoomSchemaDef>(uint32_t v) { return v < 5 ? abi_v1::kSchemaDefSize : sizeof(LoomSchemaDef); }
+size_t LayoutSize<LoomSchemaDef>(uint32_t v) {
+  if (v < 5) return abi_v1::kSchemaDefSize;
+  return v < 11 ? offsetof(LoomSchemaDef, fold) : sizeof(LoomSchemaDef);
+}
 template <>
 size_t LayoutSize<LoomKernelDef>(uint32_t v) {
   if (v < 2) return abi_v1::kKernelDefSize;

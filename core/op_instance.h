@@ -76,6 +76,12 @@ struct LoomKernelContext {
   std::vector<std::shared_ptr<loom::Buffer>> scratch;
 };
 
+// A hold on a per-op resource (ABI 11's OpResource_*): the resource lives
+// while some hold does.
+struct LoomOpResource {
+  std::shared_ptr<void> resource;
+};
+
 struct LoomInferenceContext {
   const LoomKernelInfo* info = nullptr;
   std::vector<loom::DataType> input_dtypes;

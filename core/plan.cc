@@ -255,13 +255,6 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
   step->inferred_shapes = std::move(ictx->output_shapes);
 }
 
-bool IsFoldable(const std::string& op_type) {
-  static const std::set<std::string> kFoldable = {"Constant", "Identity", "Unsqueeze", "Squeeze", "Reshape",
-                                                  "Flatten",  "Transpose", "Cast",     "Concat",  "Split",
-                                                  "Slice",    "Gather",    "Expand",   "Tile"};
-  return kFoldable.count(op_type) > 0;
-}
-
 bool InputsConstant(const CheckedOp& op, const PlannerState& state) {
   const OperatorDef& def = op.info->op;
   for (const std::string& name : def.input()) {
@@ -270,52 +263,36 @@ bool InputsConstant(const CheckedOp& op, const PlannerState& state) {
   return true;
 }
 
-absl::Status FoldShapeOp(const CheckedOp& op, PlannerState* state, PlanStep* step) {
-  const OperatorDef& def = op.info->op;
-  if (op.device_type != "CPU" || def.input_size() != 1 || def.output_size() != 1 || def.output(0).empty() ||
-      step->ctx.outputs.size() != 1 || step->ctx.outputs[0] == nullptr || !step->copies_before.empty() ||
-      !step->copies_after.empty()) {
-    return absl::OkStatus();
-  }
-  auto known = state->shapes.find(def.input(0));
-  if (known == state->shapes.end()) return absl::OkStatus();
-  // ONNX Shape-15: dims [start, end), negative values counting from the
-  // end, both clamped to [0, rank].
-  const Shape& dims = known->second;
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  int64_t start = 0, end = rank;
-  for (const Argument& a : def.arg()) {
-    if (a.name() == "start") start = a.i() < 0 ? a.i() + rank : a.i();
-    if (a.name() == "end") end = a.i() < 0 ? a.i() + rank : a.i();
-  }
-  start = std::clamp<int64_t>(start, 0, rank);
-  end = std::clamp<int64_t>(end, 0, rank);
-  const int64_t n = std::max<int64_t>(0, end - start);
-  Tensor* y = step->ctx.outputs[0];
-  if (absl::Status s = y->Resize(DataType::kInt64, {n}); !s.ok()) {
-    return absl::Status(s.code(), absl::StrCat(op.label, ": ", s.message()));
-  }
-  std::copy(dims.begin() + start, dims.begin() + start + n, y->data<int64_t>());
-  state->constants.insert(def.output(0));
-  // A constant input's shape holds for every signature.
-  if (!state->constants.count(def.input(0))) state->signature_constants.insert(def.output(0));
-  return absl::OkStatus();
-}
-
-bool IsOnnxOp(const OperatorDef& def, const char* type) {
-  return def.type() == type && (def.domain().empty() || def.domain() == "ai.onnx");
-}
-
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step) {
   const OperatorDef& def = op.info->op;
-  if (IsOnnxOp(def, "Shape")) return FoldShapeOp(op, state, step);
-  if (!inputs_constant || !IsFoldable(def.type()) || op.device_type != "CPU") return absl::OkStatus();
+  const LoomFoldKind fold = op.schema != nullptr ? op.schema->fold : LOOM_FOLD_NEVER;
+  if (fold == LOOM_FOLD_NEVER || step->ctx.device == nullptr || !step->ctx.device->is_host()) return absl::OkStatus();
   if (!step->copies_before.empty() || !step->copies_after.empty()) return absl::OkStatus();
+  // Whether the outputs hold for this input signature only.
+  bool per_signature = std::any_of(def.input().begin(), def.input().end(),
+                                   [&](const std::string& n) { return state->signature_constants.count(n) > 0; });
+  std::vector<Tensor> shape_only;  // LOOM_FOLD_INPUT_SHAPES: the inputs, dims without data
+  if (fold == LOOM_FOLD_INPUT_SHAPES) {
+    // A plan is built for one input signature (core/net.h), so the input
+    // shapes it knows hold for every run of it.
+    shape_only.reserve(step->ctx.inputs.size());
+    for (int i = 0; i < def.input_size(); ++i) {
+      const std::string& name = def.input(i);
+      auto known = state->shapes.find(name);
+      auto dtype = state->dtypes.find(name);
+      if (name.empty() || known == state->shapes.end() || dtype == state->dtypes.end()) return absl::OkStatus();
+      shape_only.push_back(Tensor::ShapeOnly(dtype->second, known->second));
+      if (!state->constants.count(name)) per_signature = true;
+    }
+  } else if (!inputs_constant) {
+    return absl::OkStatus();
+  }
+  std::vector<const Tensor*> placed = step->ctx.inputs;
+  for (size_t i = 0; i < shape_only.size() && i < step->ctx.inputs.size(); ++i) step->ctx.inputs[i] = &shape_only[i];
   LoomStatus* folded = step->kernel->compute(step->state, &step->ctx);
+  step->ctx.inputs = std::move(placed);
   step->ctx.scratch.clear();
   if (LoomStatus* st = folded) return WithOpLabel(op.label, def, FromLoomStatus(st));
-  const bool per_signature = std::any_of(def.input().begin(), def.input().end(),
-                                         [&](const std::string& n) { return state->signature_constants.count(n) > 0; });
   for (const std::string& name : def.output()) {
     if (name.empty()) continue;
     state->constants.insert(name);

@@ -13,8 +13,10 @@
 //   5. PlaceTensors   the op's input and output tensors in the workspace,
 //                     with cross-device copies; records the outputs' dtypes,
 //                     shapes and homes for the ops after it.
-//   6. FoldConstantOp a data-movement op on the host whose inputs are all
-//                     constant runs once now, and its outputs become
+//   6. FoldConstantOp an op its schema marks foldable (OpSchema::fold), on
+//                     the host, whose inputs are all constant (or whose
+//                     input shapes are known, for a shape-only fold) runs
+//                     once now, and its outputs become
 //                     constants for the ops after it (ONNX Runtime's constant
 //                     folding; e.g. Unsqueeze of an LSTM's weights in an
 //                     exported graph): their kernels can prepack them.
@@ -93,24 +95,23 @@ absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx
 // BuildPlan for the copy rules) and records its outputs in `state`.
 void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState* state, PlanStep* step);
 
-// Pass 6: when `op` is foldable (an ONNX data-movement op or Cast on the
-// host, see IsFoldable) and `inputs_constant` (every input it reads was a
-// constant before PlaceTensors), runs its placed kernel now and marks its
-// outputs constant in `state`. BuildPlan then marks the step folded (runs
-// skip it) unless an output is an external output (a caller may take or
-// change it) or another op writes it too; such a step stays and writes the
-// same values on every run. A kernel error names the op.
-// ONNX Shape (opset 15: start, end) folds too when the plan knows its
-// input's shape, constant or not: a plan is built for one input signature
-// (core/net.h), so that shape holds for every run of it; the Gather /
-// Concat / Reshape chains exporters build on Shape then fold or get static
-// shapes. Such values, and what folds from them, are signature constants
-// (PlannerState::signature_constants), kept per plan.
+// Pass 6: runs the op's placed kernel now, on a host device, when its
+// schema says it may (OpSchema::fold, ABI 11's LoomFoldKind; the planner
+// knows no op by name) and the plan has what it needs:
+// LOOM_FOLD_CONSTANT_INPUTS (ONNX's data-movement ops, Cast, Constant)
+// when `inputs_constant` (every input it reads was a constant before
+// PlaceTensors); LOOM_FOLD_INPUT_SHAPES (ONNX Shape) when every input's
+// shape is known, constant or not, the kernel then reading inputs that have
+// dims and no data. Its outputs become constants in `state`. BuildPlan then
+// marks the step folded (runs skip it) unless an output is an external
+// output (a caller may take or change it) or another op writes it too; such
+// a step stays and writes the same values on every run. A kernel error
+// names the op. A plan is built for one input signature (core/net.h), so
+// a shape it knows holds for every run of it; the Gather / Concat / Reshape
+// chains exporters build on Shape then fold or get static shapes. Values
+// from a non-constant input's shape, and what folds from them, are
+// signature constants (PlannerState::signature_constants), kept per plan.
 absl::Status FoldConstantOp(const CheckedOp& op, bool inputs_constant, PlannerState* state, PlanStep* step);
-
-// Ops FoldConstantOp evaluates: pure, cheap, and common around weights
-// (Constant, which has no inputs, and ONNX data-movement ops and Cast).
-bool IsFoldable(const std::string& op_type);
 
 // True when every input `op` reads is in state.constants (vacuously for an
 // op without inputs, such as Constant).

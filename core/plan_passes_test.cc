@@ -53,7 +53,8 @@ class Nothing {
   loom::sdk::Status Compute(loom::sdk::KernelContext&) { return loom::sdk::Status::Ok(); }
 };
 
-// Y = X (the test's stand-in for ONNX Identity, a foldable op).
+// Y = X (the test's stand-in for ONNX Identity, whose schema here says it
+// folds; PCopy runs the same kernel under a schema that does not).
 class Copy {
  public:
   loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
@@ -65,6 +66,23 @@ class Copy {
     return loom::sdk::Status::Ok();
   }
   static inline int copies = 0;
+};
+
+// Y = the dims of X as int64 (a stand-in for ONNX Shape: reads only dims).
+class Dims {
+ public:
+  loom::sdk::Status Init(const loom::sdk::KernelInfo&) { return loom::sdk::Status::Ok(); }
+  loom::sdk::Status Compute(loom::sdk::KernelContext& ctx) {
+    loom::sdk::Tensor x = ctx.Input(0), y;
+    const std::vector<int64_t> d = x.shape();
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT64, {static_cast<int64_t>(d.size())}, &y));
+    for (size_t i = 0; i < d.size(); ++i) y.data<int64_t>()[i] = d[i];
+    data_was_null = x.raw_data() == nullptr;
+    ++runs;
+    return loom::sdk::Status::Ok();
+  }
+  static inline int runs = 0;
+  static inline bool data_was_null = false;
 };
 
 // Same shape as the input.
@@ -84,9 +102,18 @@ LOOM_DEFINE_PLUGIN_INIT(PassTestOpsInit, "pass_test_ops", "1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PScale>("PScale", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   loom::sdk::SchemaBuilder identity("Identity");
   identity.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT})
-      .Infer(&loom::sdk::internal::InferTrampoline<SameShape>);
+      .Infer(&loom::sdk::internal::InferTrampoline<SameShape>).Fold(LOOM_FOLD_CONSTANT_INPUTS);
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(identity));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<Copy>("Identity"));
+  loom::sdk::SchemaBuilder pcopy("PCopy");  // Identity's kernel, no fold
+  pcopy.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT})
+      .Infer(&loom::sdk::internal::InferTrampoline<SameShape>);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(pcopy));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<Copy>("PCopy"));
+  loom::sdk::SchemaBuilder dims("PDims");
+  dims.Input("X", "T").Output("D", "tensor(int64)").TypeConstraint("T", {LOOM_DTYPE_FLOAT}).Fold(LOOM_FOLD_INPUT_SHAPES);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(dims));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<Dims>("PDims"));
   loom::sdk::SchemaBuilder size("PSize");  // fixed output dtype, no shape inference
   size.Input("X", "T").Output("N", "tensor(int64)").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(size));
@@ -248,6 +275,34 @@ TEST_F(PassesTest, FoldsDataMovementOfConstantsAtPlanTime) {
   EXPECT_EQ(Copy::copies, 0) << "an op reading an external input is not folded";
   EXPECT_FALSE(g_seen.w_constant);
   EXPECT_EQ((*plan)->constants().count("x1"), 0u);
+}
+
+// Folding follows the schema's flag, not the op's name: the same kernel
+// under a schema without it is not run at plan time. A shape-only fold runs
+// when the input's shape is known, on an input without data, and its value
+// holds for the signature only.
+TEST_F(PassesTest, FoldsWhatTheSchemaSaysFolds) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2.5f}));
+  Check(R"(name: "n" external_input: "x"
+           op { type: "PCopy" input: "w" output: "w1" }
+           op { type: "PDims" input: "x" output: "d" })");
+  Copy::copies = 0;
+  Dims::runs = 0;
+  auto plan = BuildPlan(*net_, registry_, &ws_, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Copy::copies, 0) << "PCopy's schema does not fold";
+  EXPECT_EQ((*plan)->constants().count("w1"), 0u);
+  EXPECT_EQ(Dims::runs, 1) << "PDims folds from x's known shape";
+  EXPECT_TRUE(Dims::data_was_null) << "a shape-only fold passes no data";
+  EXPECT_EQ((*plan)->constants().count("d"), 0u) << "not for the plan's life: for its signature";
+  ASSERT_NE(ws_.GetBlob("d"), nullptr);
+  ASSERT_EQ(ws_.GetBlob("d")->num_elements(), 2);
+  EXPECT_EQ(ws_.GetBlob("d")->data<int64_t>()[0], 2);
+  EXPECT_EQ(ws_.GetBlob("d")->data<int64_t>()[1], 3);
+  bool per_signature = false;
+  for (const Plan::SignatureValue& v : (*plan)->signature_values()) per_signature |= v.blob == ws_.GetBlob("d");
+  EXPECT_TRUE(per_signature) << "x is an input: its shape holds for this signature only";
 }
 
 // A folded step is skipped by later runs, its output keeping the value the

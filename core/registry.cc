@@ -207,6 +207,11 @@ absl::Status RegistrationTransaction::AddSchema(const LoomSchemaDef& in) {
   }
   s->infer = def.infer;
   s->gradient = def.gradient;
+  if (def.fold < LOOM_FOLD_NEVER || def.fold > LOOM_FOLD_INPUT_SHAPES) {
+    return absl::InvalidArgumentError(absl::StrCat("schema '", s->op_type, "': fold is ", def.fold,
+                                                   "; expected a LoomFoldKind (0 never, 1 constant inputs, 2 input shapes)"));
+  }
+  s->fold = static_cast<LoomFoldKind>(def.fold);
   s->allow_unknown_attrs = def.allow_unknown_attrs != 0;
   s->plugin = record_.name;
   record_.schemas.push_back(QualifiedOpType(s->domain, s->op_type));

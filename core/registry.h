@@ -93,6 +93,9 @@ struct OpSchema {
   // Caffe2 GradientMakerBase (core/autodiff/gradient.h); nullptr: not
   // implemented.
   LoomGradientFn gradient = nullptr;
+  // When the planner may run the op at plan time (ABI 11's LoomFoldKind;
+  // core/plan_passes.h FoldConstantOp).
+  LoomFoldKind fold = LOOM_FOLD_NEVER;
   bool allow_unknown_attrs = false;
   std::string plugin;  // the plugin that registered it
 

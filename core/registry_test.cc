@@ -149,5 +149,33 @@ TEST(Registry, GradientsRegisteredApartFromTheirSchema) {
   EXPECT_FALSE(registry.FindPlugin("second") || registry.FindPlugin("override") || registry.FindPlugin("half"));
 }
 
+// ABI 11's LoomSchemaDef.fold: kept on the schema; a value outside
+// LoomFoldKind refuses the plugin, naming the schema and the value.
+LoomStatus* FoldsInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "folds", "1", [](sdk::Registrar& r) -> sdk::Status {
+    sdk::SchemaBuilder s("FoldsFromShapes");
+    s.Input("X", "T").Output("Y", "tensor(int64)").TypeConstraint("T", {LOOM_DTYPE_FLOAT}).Fold(LOOM_FOLD_INPUT_SHAPES);
+    return r.Register(s);
+  });
+}
+LoomStatus* BadFoldInit(const LoomApi* api, LoomRegistrar* reg) {
+  return sdk::internal::RunPluginInit(api, reg, "bad_fold", "1", [](sdk::Registrar& r) -> sdk::Status {
+    sdk::SchemaBuilder s("BadFold");
+    s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT}).Fold(static_cast<LoomFoldKind>(7));
+    return r.Register(s);
+  });
+}
+
+TEST(Registry, SchemasSayWhetherTheyFold) {
+  Registry registry;
+  ASSERT_TRUE(RegisterBuiltinPlugin(&registry, &FoldsInit, "<test>").ok());
+  ASSERT_NE(registry.FindSchema("FoldsFromShapes"), nullptr);
+  EXPECT_EQ(registry.FindSchema("FoldsFromShapes")->fold, LOOM_FOLD_INPUT_SHAPES);
+  absl::Status bad = RegisterBuiltinPlugin(&registry, &BadFoldInit, "<test>");
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << bad;
+  EXPECT_NE(bad.message().find("schema 'BadFold': fold is 7"), std::string::npos) << bad;
+  EXPECT_EQ(registry.FindSchema("BadFold"), nullptr);
+}
+
 }  // namespace
 }  // namespace loom

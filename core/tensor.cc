@@ -193,6 +193,14 @@ Tensor Tensor::Planned(std::shared_ptr<Buffer> arena, size_t offset, size_t capa
   return t;
 }
 
+Tensor Tensor::ShapeOnly(DataType dtype, Shape dims) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(dims);
+  t.num_elements_ = NumElements(t.dims_);
+  return t;
+}
+
 void Tensor::Release() {
   buffer_.reset();
   dims_.assign(1, 0);

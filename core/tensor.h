@@ -122,6 +122,10 @@ class Tensor {
   // wrong costs an allocation, never an overrun).
   static Tensor Planned(std::shared_ptr<Buffer> arena, size_t offset, size_t capacity, DataType dtype, Shape dims);
   bool is_planned() const { return planned_capacity_ > 0; }
+  // A host tensor with `dtype` and `dims` and no memory (raw_data() is
+  // nullptr whatever its element count): the input a kernel that reads only
+  // shapes gets when the planner folds it (LOOM_FOLD_INPUT_SHAPES).
+  static Tensor ShapeOnly(DataType dtype, Shape dims);
   // Drops the memory (back to its pool or device once no other tensor
   // shares it); the tensor becomes empty, shape [0], keeping its device.
   void Release();

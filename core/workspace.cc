@@ -40,4 +40,18 @@ std::vector<std::string> Workspace::LocalBlobNames() const {
   return names;
 }
 
+absl::StatusOr<std::shared_ptr<void>> Workspace::AcquireResource(
+    const std::string& key, const std::function<absl::StatusOr<std::shared_ptr<void>>()>& create) {
+  absl::MutexLock lock(&resources_mu_);
+  // Expired entries go as they are met, so the map holds about what is live.
+  for (auto it = resources_.begin(); it != resources_.end();) {
+    it = it->second.expired() && it->first != key ? resources_.erase(it) : std::next(it);
+  }
+  std::weak_ptr<void>& slot = resources_[key];
+  if (std::shared_ptr<void> live = slot.lock()) return live;
+  absl::StatusOr<std::shared_ptr<void>> made = create();
+  if (made.ok()) slot = *made;
+  return made;
+}
+
 }  // namespace loom

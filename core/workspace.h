@@ -7,6 +7,8 @@
 #ifndef LOOM_CORE_WORKSPACE_H_
 #define LOOM_CORE_WORKSPACE_H_
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "core/tensor.h"
 
 namespace loom {
@@ -47,9 +50,19 @@ class Workspace {
   std::vector<std::string> LocalBlobNames() const;
   const Workspace* parent() const { return parent_; }
 
+  // Per-op resources (ABI 11's OpResource_*): the live resource under `key`
+  // in this workspace (not an ancestor), else the one `create` makes, which
+  // lives while some returned pointer holds it. The workspace keeps none
+  // alive itself, so a resource may outlive it. Thread-safe. `create`'s
+  // error is returned as it is.
+  absl::StatusOr<std::shared_ptr<void>> AcquireResource(
+      const std::string& key, const std::function<absl::StatusOr<std::shared_ptr<void>>()>& create);
+
  private:
   const Workspace* parent_ = nullptr;
   absl::node_hash_map<std::string, Tensor> blobs_;
+  absl::Mutex resources_mu_;
+  std::map<std::string, std::weak_ptr<void>> resources_ ABSL_GUARDED_BY(resources_mu_);
 };
 
 }  // namespace loom

@@ -1,5 +1,6 @@
 #include "ops/schema_helpers.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <tuple>
 #include <utility>
@@ -104,6 +105,7 @@ sdk::Status RegisterOps(sdk::Registrar& reg, const std::vector<OpSpec>& specs) {
   for (const OpSpec& spec : specs) {
     sdk::SchemaBuilder s = Schema(spec.op, spec.since, spec.doc);
     if (!spec.domain.empty()) s.Domain(spec.domain);
+    s.Fold(spec.fold);
     LOOM_SDK_RETURN_IF_ERROR(Describe(s, spec));
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
@@ -113,6 +115,15 @@ sdk::Status RegisterOps(sdk::Registrar& reg, const std::vector<OpSpec>& specs) {
 std::vector<OpSpec> InDomain(const char* domain, std::vector<OpSpec> specs) {
   for (OpSpec& s : specs) s.domain = domain;
   return specs;
+}
+
+sdk::Status SetFold(LoomFoldKind kind, const std::vector<std::string>& ops, std::vector<OpSpec>* specs) {
+  for (const std::string& op : ops) {
+    auto it = std::find_if(specs->begin(), specs->end(), [&](const OpSpec& s) { return s.op == op; });
+    if (it == specs->end()) return sdk::Status(LOOM_INTERNAL, "SetFold: op '" + op + "' is not in the table");
+    it->fold = kind;
+  }
+  return sdk::Status::Ok();
 }
 
 std::string OnnxDoc(const std::string& op, int since, const std::string& what) {

@@ -53,10 +53,15 @@ struct OpSpec {
   bool inplace = false;
   // The operator domain; "" for ONNX's, LOOM_OPS_DOMAIN for Loom's own.
   std::string domain = "";
+  // When the planner may run the op at plan time (LoomFoldKind, ABI 11).
+  LoomFoldKind fold = LOOM_FOLD_NEVER;
 };
 
 // `specs` with their domain set to `domain` (a table of Loom's own ops).
 std::vector<OpSpec> InDomain(const char* domain, std::vector<OpSpec> specs);
+// Sets the fold of the ops named in `ops` to `kind`; INTERNAL naming an op
+// `specs` lacks (so a misspelled name cannot silently stop a fold).
+sdk::Status SetFold(LoomFoldKind kind, const std::vector<std::string>& ops, std::vector<OpSpec>* specs);
 
 // Adds `spec`'s inputs, outputs, constraints, attributes, in-place pair and
 // inference to `s`; an error names a description it cannot read.

@@ -222,7 +222,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
   const TypeSet bytes = {"T", all, kMovesBytes};
   const TypeSet index = {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}};
-  return RegisterOps(reg, {
+  std::vector<OpSpec> specs = {
       {"Concat", 13,
        "ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
        "Zero-size inputs are allowed.",
@@ -303,7 +303,16 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        {"output:T", "mask:T2?|bool, data's shape"}, {bytes, {"T1", FloatTypes()}, {"T2", {LOOM_DTYPE_BOOL}}},
        {"seed:int?|seed of the op's mask generator (default: random)", "ratio:float?|opset 7-10 form of the ratio input"},
        Fn<&InferDropout>(), true},
-  });
+  };
+  // Pure and cheap data movement: folded at plan time when the inputs are
+  // constants (weights reshaped, unsqueezed or cast in exported graphs).
+  LOOM_SDK_RETURN_IF_ERROR(SetFold(LOOM_FOLD_CONSTANT_INPUTS,
+                                   {"Concat", "Split", "Slice", "Reshape", "Transpose", "Flatten", "Squeeze",
+                                    "Unsqueeze", "Gather", "Cast", "Identity", "Constant"},
+                                   &specs));
+  // Shape reads only its input's dims: folded whenever the plan knows them.
+  LOOM_SDK_RETURN_IF_ERROR(SetFold(LOOM_FOLD_INPUT_SHAPES, {"Shape"}, &specs));
+  return RegisterOps(reg, specs);
 }
 
 }  // namespace ops

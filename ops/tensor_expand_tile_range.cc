@@ -82,7 +82,7 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
   const TypeSet bytes = {"T", all, kMovesBytes};
   const TypeSet int64 = {"T1", {LOOM_DTYPE_INT64}};
-  return RegisterOps(reg, {
+  std::vector<OpSpec> specs = {
       {"ConstantOfShape", 20,
        "ONNX ConstantOfShape-20: a tensor of dims `input` filled with the one element of `value` "
        "(default a float32 0).",
@@ -114,7 +114,10 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
        {"k:int=0|diagonal offset: > 0 above, < 0 below the main diagonal",
         "dtype:int?|output dtype (ONNX TensorProto.DataType code)"},
        Fn<&InferEyeLike>()},
-  });
+  };
+  // Folded at plan time when the inputs are constants (as before ABI 11).
+  LOOM_SDK_RETURN_IF_ERROR(SetFold(LOOM_FOLD_CONSTANT_INPUTS, {"Expand", "Tile"}, &specs));
+  return RegisterOps(reg, specs);
 }
 
 }  // namespace ops

@@ -51,6 +51,8 @@ TEST_F(AbiV9Plugin, RegistersAtVersionNineAndItsKernelsBindToItsOwnDomain) {
   }
   EXPECT_NE(registry_.KernelsFor(OpKey{"test.v9", "V9Scale"})[0]->prepare, nullptr);
   EXPECT_FLOAT_EQ(registry_.FindSchema("test.v9", "V9Scale")->attrs.at(0).default_value.f(), 2.0f);
+  // Its LoomSchemaDef ends before version 11's fold: read as never folding.
+  EXPECT_EQ(registry_.FindSchema("test.v9", "V9Scale")->fold, LOOM_FOLD_NEVER);
 }
 
 TEST_F(AbiV9Plugin, RunsWithItsPrepareStep) {

@@ -37,7 +37,7 @@ PIN(LOOM_TYPE_CONSTRAINT_STRUCT_SIZE, 40);
 PIN(LOOM_ATTR_SPEC_STRUCT_SIZE, 112);
 PIN(offsetof(LoomKernelDef, domain), 88); /* version 10 */
 PIN(LOOM_KERNEL_DEF_STRUCT_SIZE, 96);
-PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 144);
+PIN(LOOM_SCHEMA_DEF_STRUCT_SIZE, 152);
 PIN(LOOM_DEVICE_DEF_STRUCT_SIZE, 120);
 PIN(LOOM_PLUGIN_INFO_STRUCT_SIZE, 32);
 PIN(offsetof(LoomApi, RegisterGradient), 744);
@@ -51,7 +51,10 @@ PIN(offsetof(LoomApi, GetSubApi), 800); /* version 11 */
 PIN(LOOM_API_STRUCT_SIZE, 808);
 PIN(offsetof(LoomKernelContextApi, version), 8);
 PIN(offsetof(LoomKernelContextApi, ResizeTensor), 16); /* its version 1 */
-PIN(sizeof(LoomKernelContextApi), 24);
+PIN(offsetof(LoomKernelContextApi, OpResource_Acquire), 24);
+PIN(offsetof(LoomKernelContextApi, OpResource_Release), 40);
+PIN(sizeof(LoomKernelContextApi), 48);
+PIN(offsetof(LoomSchemaDef, fold), 144); /* version 11 */
 PIN(LOOM_SUBAPI_KERNEL_CONTEXT, 1);
 PIN(LOOM_ABI_VERSION, 11u);
 

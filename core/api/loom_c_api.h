@@ -114,6 +114,7 @@ typedef struct LoomPrepareContext LoomPrepareContext; /* since 2: one op's plan-
 typedef struct LoomTimestepExecutor LoomTimestepExecutor; /* since 2: runs timesteps of a step net */
 typedef struct LoomGradientContext LoomGradientContext; /* since 5: one op's gradient being made */
 typedef struct LoomSharedPack LoomSharedPack;      /* since 8: a packed copy of a constant, shared */
+typedef struct LoomOpResource LoomOpResource;      /* since 11: a hold on per-op state (LoomKernelContextApi) */
 
 /* ---- Plugin identity ---------------------------------------------------- */
 typedef struct LoomPluginInfo {
@@ -207,7 +208,25 @@ typedef struct LoomSchemaDef {
   LoomInferFn infer;
   int allow_unknown_attrs;        /* nonzero: attributes not in attrs are accepted (ignored) */
   LoomGradientFn gradient;        /* since 5; NULL: no gradient implemented */
+  int32_t fold;                   /* since 11: a LoomFoldKind, when the planner may run the op at plan time */
 } LoomSchemaDef;
+
+/* Since 11: when the planner may compute an op once, at plan time, on the
+ * host, and treat its outputs as constants of the plan (constant folding,
+ * as ONNX Runtime's and TensorFlow's graph optimizers do; the outputs then
+ * feed other folds and kernels' prepare steps). Only for ops that are
+ * deterministic and cheap (shape arithmetic), whose kernel on the host
+ * computes them. */
+typedef enum LoomFoldKind {
+  LOOM_FOLD_NEVER = 0,
+  /* When every input is a constant (an initializer or a folded output). */
+  LOOM_FOLD_CONSTANT_INPUTS = 1,
+  /* When every input's shape is known at plan time: the kernel reads only
+   * its inputs' dtypes and dims, never their data (ONNX Shape, Size); it
+   * runs on inputs that have a dtype and dims and no memory (TensorData
+   * is NULL). The outputs hold for that input signature only. */
+  LOOM_FOLD_INPUT_SHAPES = 2
+} LoomFoldKind;
 
 /* ---- Kernels ------------------------------------------------------------ */
 /* Creates the kernel's state from the operator's attributes (defaults are
@@ -625,6 +644,23 @@ typedef struct LoomKernelContextApi {
    * blob, for the message. */
   LoomStatus* (*ResizeTensor)(LoomKernelContext* ctx, LoomTensor* t, LoomDataType dtype, const int64_t* dims,
                               size_t rank, const char* what);
+
+  /* Version 1: per-op state. State that the kernels of one op share (one
+   * kernel per plan of its net: each input signature, each bucket) with
+   * each other and with its gradient op's kernels, kept in the workspace
+   * the op runs in (Ctx_Workspace) under `key`, instead of a plugin's
+   * process-wide map or a sentinel blob. Acquire returns a hold on the
+   * resource under `key` in ctx's workspace, making it with
+   * create(user, status) when none is live; the resource lives while some
+   * hold does, on whatever thread, and destroy(resource) runs when the last
+   * hold is released (the workspace keeps no hold: a resource may outlive
+   * it). Keys are the plugin's: prefix them with its name. NULL and
+   * *status on bad arguments (INVALID_ARGUMENT) or create's error. */
+  LoomOpResource* (*OpResource_Acquire)(LoomKernelContext* ctx, const char* key,
+                                        void* (*create)(void* user, LoomStatus** status),
+                                        void (*destroy)(void* resource), void* user, LoomStatus** status);
+  void* (*OpResource_Data)(const LoomOpResource* hold);
+  void (*OpResource_Release)(LoomOpResource* hold);
 } LoomKernelContextApi;
 
 /* Since 2: what Ctx_Limit reports. */

@@ -302,6 +302,34 @@ inline Status ResizeTensor(LoomKernelContext* ctx, LoomTensor* t, LoomDataType d
   return Status(Api().Tensor_Resize(t, dtype, dims, rank));
 }
 
+// A hold on the per-op state of type T under `key` in the workspace of
+// ctx's op (LoomKernelContextApi::OpResource_*, ABI 11): a T made with
+// `new T()` when none is live, shared by every kernel that acquires the same
+// key there (an op's kernels for each plan, its gradient op's kernels), and
+// deleted when the last shared_ptr copy goes. UNIMPLEMENTED from an older
+// core.
+template <class T>
+Status AcquireOpResource(LoomKernelContext* ctx, const std::string& key, std::shared_ptr<T>* out) {
+  const LoomKernelContextApi* k = KernelContextApi();
+  if (k == nullptr) return Status(LOOM_UNIMPLEMENTED, "the core has no per-op resources (ABI 11)");
+  LoomStatus* st = nullptr;
+  LoomOpResource* hold = k->OpResource_Acquire(
+      ctx, key.c_str(),
+      [](void*, LoomStatus** status) -> void* {
+        try {
+          return new T();
+        } catch (...) {
+          *status = Api().CreateStatus(LOOM_RESOURCE_EXHAUSTED, "making a per-op resource failed");
+          return nullptr;
+        }
+      },
+      [](void* p) { delete static_cast<T*>(p); }, nullptr, &st);
+  if (hold == nullptr) return Status(st);
+  *out = std::shared_ptr<T>(static_cast<T*>(k->OpResource_Data(hold)),
+                            [hold](T*) { KernelContextApi()->OpResource_Release(hold); });
+  return Status::Ok();
+}
+
 class KernelContext {
  public:
   explicit KernelContext(LoomKernelContext* ctx) : ctx_(ctx) {}
@@ -688,6 +716,8 @@ class SchemaBuilder {
   // Since ABI 5: the op's gradient maker (GradientContext). Without one the
   // gradient is "not implemented".
   SchemaBuilder& Gradient(LoomGradientFn fn) { gradient_ = fn; return *this; }
+  // Since ABI 11: when the planner may run the op at plan time (LoomFoldKind).
+  SchemaBuilder& Fold(LoomFoldKind kind) { fold_ = kind; return *this; }
   template <Status (*F)(GradientContext&)>
   SchemaBuilder& Gradient() { gradient_ = internal::GradientTrampoline<F>; return *this; }
 
@@ -723,6 +753,7 @@ class SchemaBuilder {
     def_.infer = infer_;
     def_.allow_unknown_attrs = allow_unknown_ ? 1 : 0;
     def_.gradient = gradient_;
+    def_.fold = fold_;
     return def_;
   }
 
@@ -746,6 +777,7 @@ class SchemaBuilder {
   std::vector<int32_t> inplace_;
   LoomInferFn infer_ = nullptr;
   LoomGradientFn gradient_ = nullptr;
+  LoomFoldKind fold_ = LOOM_FOLD_NEVER;
   bool allow_unknown_ = false;
   std::vector<LoomFormalParam> in_, out_;
   std::vector<LoomTypeConstraint> tc_;

@@ -188,6 +188,37 @@ LoomStatus* ResizeTensor(LoomKernelContext* c, LoomTensor* t, LoomDataType dtype
                     what != nullptr && what[0] != '\0' ? std::string(what) : std::string("a nested net's blob"));
 }
 
+LoomOpResource* OpResource_Acquire(LoomKernelContext* c, const char* key, void* (*create)(void* user, LoomStatus** status),
+                                   void (*destroy)(void* resource), void* user, LoomStatus** status) {
+  if (status != nullptr) *status = nullptr;
+  auto fail = [&](LoomStatus* s) -> LoomOpResource* {
+    if (status != nullptr) *status = s; else delete s;
+    return nullptr;
+  };
+  if (c == nullptr || c->workspace == nullptr || key == nullptr || key[0] == '\0' || create == nullptr || destroy == nullptr) {
+    return fail(Err(LOOM_INVALID_ARGUMENT, "OpResource_Acquire: needs a kernel context with a workspace, a non-empty key, "
+                                           "create and destroy"));
+  }
+  absl::StatusOr<std::shared_ptr<void>> r = c->workspace->AcquireResource(key, [&]() -> absl::StatusOr<std::shared_ptr<void>> {
+    LoomStatus* st = nullptr;
+    void* made = create(user, &st);
+    if (st != nullptr) {
+      if (made != nullptr) destroy(made);
+      return FromLoomStatus(st);
+    }
+    if (made == nullptr) return absl::InternalError("create returned NULL and no status");
+    return std::shared_ptr<void>(made, destroy);
+  });
+  if (!r.ok()) {
+    const std::string label = c->label != nullptr ? *c->label : std::string("OpResource_Acquire");
+    return fail(Err(static_cast<LoomStatusCode>(r.status().code()),
+                    absl::StrCat(label, ": per-op resource '", key, "': ", r.status().message())));
+  }
+  return new LoomOpResource{*std::move(r)};
+}
+void* OpResource_Data(const LoomOpResource* h) { return h != nullptr ? h->resource.get() : nullptr; }
+void OpResource_Release(LoomOpResource* h) { delete h; }
+
 }  // namespace
 
 const LoomKernelContextApi* GetKernelContextApi() {
@@ -196,6 +227,9 @@ const LoomKernelContextApi* GetKernelContextApi() {
     t.struct_size = sizeof(LoomKernelContextApi);
     t.version = 1;
     t.ResizeTensor = ResizeTensor;
+    t.OpResource_Acquire = OpResource_Acquire;
+    t.OpResource_Data = OpResource_Data;
+    t.OpResource_Release = OpResource_Release;
     return t;
   }();
   return &kTable;

@@ -1,8 +1,10 @@
 // LoomApi::GetSubApi (ABI 11) and the kernel-context table's ResizeTensor:
 // the table is found by kind and version (NULL past what the core has);
 // ResizeTensor checks the limits of the kernel context's net, names its op
-// and the blob, and takes memory from the context's pool, else the device.
+// and the blob, and takes memory from the context's pool, else the device;
+// per-op resources are shared per workspace and key while held.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/buffer_pool.h"
@@ -73,6 +75,75 @@ TEST(SubApi, ResizeTensorUsesTheContextsLimitsAndPool) {
   EXPECT_EQ(pool->in_use_bytes(), BufferPool::BucketSize(4096));
 
   EXPECT_EQ(Message(t->ResizeTensor(nullptr, ToHandle(&other), LOOM_DTYPE_FLOAT, small, 1, nullptr), &code).empty(), false);
+  EXPECT_EQ(code, LOOM_INVALID_ARGUMENT);
+}
+
+struct Counted {
+  static inline int made = 0, destroyed = 0;
+};
+void* MakeCounted(void* user, LoomStatus** status) {
+  if (user != nullptr) {  // the test's way to ask for a failure
+    *status = GetLoomApi()->CreateStatus(LOOM_RESOURCE_EXHAUSTED, "no room");
+    return nullptr;
+  }
+  ++Counted::made;
+  return new Counted();
+}
+void DestroyCounted(void* p) {
+  ++Counted::destroyed;
+  delete static_cast<Counted*>(p);
+}
+
+// Per-op resources: one per (workspace, key), shared by every hold,
+// destroyed once with the last hold, even after the workspace is gone; a
+// failing create names the op and the key.
+TEST(SubApi, OpResourcesAreSharedPerWorkspaceAndKeyUntilTheLastHold) {
+  const LoomKernelContextApi* t = ContextTable(1);
+  ASSERT_NE(t, nullptr);
+  Counted::made = Counted::destroyed = 0;
+  const std::string label = "RecurrentNetwork 'rnn'";
+  auto ws = std::make_unique<Workspace>();
+  Workspace other;
+  LoomKernelContext a, b, elsewhere;
+  a.label = b.label = elsewhere.label = &label;
+  a.workspace = b.workspace = ws.get();
+  elsewhere.workspace = &other;
+  LoomStatus* st = nullptr;
+  LoomOpResource* h1 = t->OpResource_Acquire(&a, "test.state", MakeCounted, DestroyCounted, nullptr, &st);
+  LoomOpResource* h2 = t->OpResource_Acquire(&b, "test.state", MakeCounted, DestroyCounted, nullptr, &st);
+  LoomOpResource* h3 = t->OpResource_Acquire(&elsewhere, "test.state", MakeCounted, DestroyCounted, nullptr, &st);
+  LoomOpResource* h4 = t->OpResource_Acquire(&a, "test.other", MakeCounted, DestroyCounted, nullptr, &st);
+  ASSERT_TRUE(h1 && h2 && h3 && h4);
+  EXPECT_EQ(t->OpResource_Data(h1), t->OpResource_Data(h2)) << "one per workspace and key";
+  EXPECT_NE(t->OpResource_Data(h1), t->OpResource_Data(h3)) << "another workspace has its own";
+  EXPECT_NE(t->OpResource_Data(h1), t->OpResource_Data(h4)) << "another key is another resource";
+  EXPECT_EQ(Counted::made, 3);
+  t->OpResource_Release(h1);
+  EXPECT_EQ(Counted::destroyed, 0) << "h2 still holds it";
+  ws.reset();  // the workspace keeps no hold, and the resource outlives it
+  EXPECT_EQ(Counted::destroyed, 0);
+  t->OpResource_Release(h2);
+  EXPECT_EQ(Counted::destroyed, 1);
+  t->OpResource_Release(h3);
+  t->OpResource_Release(h4);
+  EXPECT_EQ(Counted::destroyed, 3);
+
+  // Released: the next acquire makes a new one.
+  LoomOpResource* again = t->OpResource_Acquire(&elsewhere, "test.state", MakeCounted, DestroyCounted, nullptr, &st);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(Counted::made, 4);
+  t->OpResource_Release(again);
+
+  int fail = 1;
+  EXPECT_EQ(t->OpResource_Acquire(&elsewhere, "test.state", MakeCounted, DestroyCounted, &fail, &st), nullptr);
+  LoomStatusCode code;
+  const std::string m = Message(st, &code);
+  EXPECT_EQ(code, LOOM_RESOURCE_EXHAUSTED);
+  for (const char* needle : {"RecurrentNetwork 'rnn'", "test.state", "no room"}) {
+    EXPECT_NE(m.find(needle), std::string::npos) << "'" << needle << "' not in: " << m;
+  }
+  EXPECT_EQ(t->OpResource_Acquire(&elsewhere, "", MakeCounted, DestroyCounted, nullptr, &st), nullptr);
+  EXPECT_EQ(Message(st, &code).empty(), false);
   EXPECT_EQ(code, LOOM_INVALID_ARGUMENT);
 }
 

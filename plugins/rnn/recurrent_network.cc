@@ -110,7 +110,7 @@ class RecurrentNetworkKernel {
       LOOM_SDK_RETURN_IF_ERROR(Status(Api().Tensor_Copy(row0, init.handle())));
       LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), row0, init.dtype(), row_shape.data(), row_shape.size(), "row 0 of a state"));
     }
-    if (shared_ == nullptr) shared_ = SharedStepNets(parent, first_output_);
+    if (shared_ == nullptr) LOOM_SDK_RETURN_IF_ERROR(SharedStepNets(ctx, first_output_, &shared_));
     std::vector<LoomWorkspace*>& steps = shared_->workspaces;
     std::vector<LoomNet*>& nets = shared_->forward;
     shared_->kept = false;

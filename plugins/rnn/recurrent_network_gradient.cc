@@ -299,7 +299,7 @@ class RecurrentNetworkGradientKernel {
     if (!seq.present() || seq.rank() < 1) return sdk::InvalidArgument(a_.label + ": input 0 must be a sequence [T, ...]");
     const int64_t T = seq.dim(0);
     LoomWorkspace* parent = Api().Ctx_Workspace(ctx.handle());
-    if (shared_ == nullptr) shared_ = SharedStepNets(parent, first_output_);
+    if (shared_ == nullptr) LOOM_SDK_RETURN_IF_ERROR(SharedStepNets(ctx, first_output_, &shared_));
     if (!shared_->kept || shared_->last_T != T) {
       return Status(LOOM_FAILED_PRECONDITION, a_.label + ": the forward RecurrentNetwork did not just run " +
                                                   std::to_string(T) + " timesteps with forward_only = 0 in this "

@@ -34,10 +34,10 @@ struct StepNets {
 };
 
 // The StepNets of the op whose first output is `first_output`, in the
-// workspace `parent` (a kernel's Ctx_Workspace): made on first use, shared
-// while some kernel holds it. The workspace is told apart by a blob the
-// call makes in it ("__rnn_steps_" + first_output).
-std::shared_ptr<StepNets> SharedStepNets(LoomWorkspace* parent, const std::string& first_output);
+// workspace ctx's op runs in: made on first use, shared while some kernel
+// holds it (a per-op resource of that workspace, ABI 11's
+// LoomKernelContextApi::OpResource_*).
+sdk::Status SharedStepNets(sdk::KernelContext& ctx, const std::string& first_output, std::shared_ptr<StepNets>* out);
 
 }  // namespace rnn
 }  // namespace loom

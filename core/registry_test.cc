@@ -158,12 +158,20 @@ LoomStatus* FoldsInit(const LoomApi* api, LoomRegistrar* reg) {
     return r.Register(s);
   });
 }
+// Writes fold = 7 into the C struct, as a plugin built wrongly might (no
+// LoomFoldKind has that value, so the SDK's typed builder cannot say it).
 LoomStatus* BadFoldInit(const LoomApi* api, LoomRegistrar* reg) {
-  return sdk::internal::RunPluginInit(api, reg, "bad_fold", "1", [](sdk::Registrar& r) -> sdk::Status {
-    sdk::SchemaBuilder s("BadFold");
-    s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT}).Fold(static_cast<LoomFoldKind>(7));
-    return r.Register(s);
-  });
+  LoomPluginInfo info{};
+  info.struct_size = sizeof(LoomPluginInfo);
+  info.abi_version = LOOM_ABI_VERSION;
+  info.name = "bad_fold";
+  info.version = "1";
+  if (LoomStatus* st = api->DeclarePlugin(reg, &info)) return st;
+  sdk::SchemaBuilder s("BadFold");
+  s.Input("X", "T").Output("Y", "T").TypeConstraint("T", {LOOM_DTYPE_FLOAT});
+  LoomSchemaDef def = s.Build();  // its arrays stay with `s`
+  def.fold = 7;
+  return api->RegisterSchema(reg, &def);
 }
 
 TEST(Registry, SchemasSayWhetherTheyFold) {

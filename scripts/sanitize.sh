@@ -62,7 +62,7 @@ LEAK_TESTS=(
   //ops/... //plugins/cpu/... //plugins/example/... //plugins/rnn:onnx_recurrent_test
   //plugins/rnn:cell_builder_test //plugins/controlflow:if_loop_scan_test
   //tools/run:run_options_test //frontend/onnx:isolated_shape_inference_test //frontend/onnx:onnx_importer_test
-  //transforms:optimize_test //tools/fuzz:all
+  //transforms:optimize_test //transforms:fold_fuse_test //transforms:nchwc_layout_test //tools/fuzz:all
 )
 
 # The suite's packages, named rather than //...: with another output base,

@@ -8,10 +8,14 @@
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 #include "frontend/onnx/onnx_importer.h"
+#include "testing/onnx_models.h"
 
 namespace loom {
 namespace onnx_import {
 namespace {
+
+using testing::AddNode;
+using testing::IntsAttr;
 
 onnx::ValueInfoProto* AddValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list,
                                const std::string& name, std::vector<int64_t> dims, bool typed = true) {
@@ -23,22 +27,6 @@ onnx::ValueInfoProto* AddValue(google::protobuf::RepeatedPtrField<onnx::ValueInf
     for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
   }
   return v;
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& type, std::vector<std::string> in,
-                         std::vector<std::string> out) {
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type(type);
-  for (auto& i : in) n->add_input(i);
-  for (auto& o : out) n->add_output(o);
-  return n;
-}
-
-void IntsAttr(onnx::NodeProto* n, const std::string& name, std::vector<int64_t> v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
 }
 
 // x[2,3,8,8] -> AveragePool(kernel 2x2, strides s) -> Softmax -> y.

@@ -192,12 +192,10 @@ inline sdk::Status GlobalPoolShape(const std::string& label, const std::vector<i
   return sdk::Status::Ok();
 }
 
-// Conv-11's operand shapes: X [N, C, D1..Dn] (n = 1..3), W [M, C / group,
-// k1..kn], optional B [M], kernel_shape (`kernel`, empty if not given)
-// equal to W's k. Sets *k to W's spatial dims. INVALID_ARGUMENT otherwise.
-inline sdk::Status CheckConvOperands(const std::string& label, int64_t group, const std::vector<int64_t>& xs,
-                                     const std::vector<int64_t>& ws, const sdk::Tensor& b,
-                                     const std::vector<int64_t>& kernel, std::vector<int64_t>* k) {
+// The ranks Conv and ConvTranspose share: X [N, C, D1..Dn] with n = 1..3,
+// W of X's rank. INVALID_ARGUMENT otherwise.
+inline sdk::Status CheckConvRanks(const std::string& label, const std::vector<int64_t>& xs,
+                                  const std::vector<int64_t>& ws) {
   if (xs.size() < 3 || xs.size() > 5) {
     return sdk::InvalidArgument(label + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " +
                                 ShapeStr(xs));
@@ -206,6 +204,16 @@ inline sdk::Status CheckConvOperands(const std::string& label, int64_t group, co
     return sdk::InvalidArgument(label + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
                                 ShapeStr(ws));
   }
+  return sdk::Status::Ok();
+}
+
+// Conv-11's operand shapes: X [N, C, D1..Dn] (n = 1..3), W [M, C / group,
+// k1..kn], optional B [M], kernel_shape (`kernel`, empty if not given)
+// equal to W's k. Sets *k to W's spatial dims. INVALID_ARGUMENT otherwise.
+inline sdk::Status CheckConvOperands(const std::string& label, int64_t group, const std::vector<int64_t>& xs,
+                                     const std::vector<int64_t>& ws, const sdk::Tensor& b,
+                                     const std::vector<int64_t>& kernel, std::vector<int64_t>* k) {
+  LOOM_SDK_RETURN_IF_ERROR(CheckConvRanks(label, xs, ws));
   const int64_t C = xs[1], M = ws[0], G = group;
   if (C % G != 0 || M % G != 0 || ws[1] != C / G) {
     return sdk::InvalidArgument(label + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) +
@@ -230,14 +238,7 @@ inline sdk::Status CheckConvOperands(const std::string& label, int64_t group, co
 // INVALID_ARGUMENT otherwise.
 inline sdk::Status CheckConvTransposeOperands(const std::string& label, int64_t group, const std::vector<int64_t>& xs,
                                               const std::vector<int64_t>& ws, const sdk::Tensor& b) {
-  if (xs.size() < 3 || xs.size() > 5) {
-    return sdk::InvalidArgument(label + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " +
-                                ShapeStr(xs));
-  }
-  if (ws.size() != xs.size()) {
-    return sdk::InvalidArgument(label + ": input W must have X's rank " + std::to_string(xs.size()) + "; found " +
-                                ShapeStr(ws));
-  }
+  LOOM_SDK_RETURN_IF_ERROR(CheckConvRanks(label, xs, ws));
   const int64_t C = xs[1], G = group, M = ws[1] * G;
   if (C % G != 0 || ws[0] != C) {
     return sdk::InvalidArgument(label + ": input W " + ShapeStr(ws) + " does not fit X " + ShapeStr(xs) +

@@ -22,11 +22,6 @@ namespace loom {
 namespace collectives {
 namespace {
 
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
 class CreateCommonWorldKernel {
  public:
   Status Init(const KernelInfo& info) {

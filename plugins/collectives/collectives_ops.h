@@ -7,6 +7,12 @@
 namespace loom {
 namespace collectives {
 
+// The SDK names the kernel files of this plugin use.
+using sdk::KernelContext;
+using sdk::KernelInfo;
+using sdk::Status;
+using sdk::Tensor;
+
 // collective_ops.cc: CreateCommonWorld, Allreduce, Broadcast, Barrier
 // (schemas and CPU kernels over Gloo).
 sdk::Status RegisterCollectiveOps(sdk::Registrar& reg);

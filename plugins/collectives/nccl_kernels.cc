@@ -28,11 +28,6 @@ namespace loom {
 namespace collectives {
 namespace {
 
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
 // The NCCL entry points the kernels use, from libnccl.so.2.
 struct Nccl {
   ncclResult_t (*GetUniqueId)(ncclUniqueId*) = nullptr;

@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "plugins/cpu/kernel_test_util.h"
 #include "plugins/cuda/cuda_test_util.h"
 
 namespace loom {
 namespace {
 
+using kernel_test::AllTypes;
 using testing::IntsArg;
 using testing::ParseOp;
 using testing::RandomTensor;
@@ -24,14 +26,6 @@ using testing::RunOnCuda;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-
-const std::vector<DataType>& AllTypes() {
-  static const std::vector<DataType> t = {
-      DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16, DataType::kInt8,
-      DataType::kUInt8,   DataType::kInt16,   DataType::kUInt16,  DataType::kInt32,    DataType::kUInt32,
-      DataType::kInt64,   DataType::kUInt64,  DataType::kBool};
-  return t;
-}
 
 // The dtypes the CUDA Cast converts between.
 const std::vector<DataType>& CastTypes() {

@@ -37,10 +37,6 @@ using cell_unit::Tanh;
 using cell_unit::SplitND;
 using cell_unit::ValidMask;
 using sdk::GradientContext;
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
 
 // Input indices of LSTMUnitGradient.
 enum LstmGradInput : size_t {

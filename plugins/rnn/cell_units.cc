@@ -27,11 +27,6 @@ namespace loom {
 namespace rnn {
 namespace {
 
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
 using cell_unit::kDropStatesDoc;
 using cell_unit::ShapeStr;
 using cell_unit::Sigmoid;

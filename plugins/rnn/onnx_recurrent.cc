@@ -68,15 +68,8 @@ namespace loom {
 namespace rnn {
 namespace {
 
-using sdk::Api;
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
 using semantics::RnnActivation;
 using semantics::RnnCell;
-
 
 // A float32 blob of `ws` sized to `shape` (from the pool of the net ctx's
 // op runs in); returns its data.

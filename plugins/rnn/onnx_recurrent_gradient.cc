@@ -28,7 +28,6 @@ namespace rnn {
 namespace {
 
 using sdk::GradientContext;
-using sdk::Status;
 using semantics::RnnCell;
 
 template <RnnCell K>

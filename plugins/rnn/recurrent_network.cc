@@ -43,12 +43,6 @@ namespace loom {
 namespace rnn {
 namespace {
 
-using sdk::Api;
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
 class RecurrentNetworkKernel {
  public:
   ~RecurrentNetworkKernel() {

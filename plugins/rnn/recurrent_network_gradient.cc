@@ -39,12 +39,6 @@ namespace loom {
 namespace rnn {
 namespace {
 
-using sdk::Api;
-using sdk::KernelContext;
-using sdk::KernelInfo;
-using sdk::Status;
-using sdk::Tensor;
-
 // How the forward op's inputs take part: initial states, sequences (link
 // externals) and parameters (read by name in the step net).
 struct InputRoles {

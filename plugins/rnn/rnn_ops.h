@@ -7,6 +7,13 @@
 namespace loom {
 namespace rnn {
 
+// The SDK names every kernel file of this plugin uses.
+using sdk::Api;
+using sdk::KernelContext;
+using sdk::KernelInfo;
+using sdk::Status;
+using sdk::Tensor;
+
 sdk::Status RegisterRecurrentNetwork(sdk::Registrar& reg);  // recurrent_network.cc
 // recurrent_network_gradient.cc: RecurrentNetworkGradient (schema, CPU
 // kernel) and RecurrentNetwork's gradient maker, which derives the backward

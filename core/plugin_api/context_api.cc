@@ -19,6 +19,13 @@ std::string OutputName(const LoomKernelContext* c, size_t i) {
   return "";
 }
 
+// Steady state: `t` already has this dtype and shape (and memory when it
+// has elements), so sizing it again has nothing to check or allocate.
+bool SizedAs(const Tensor& t, DataType dt, const int64_t* dims, size_t rank) {
+  return t.dtype() == dt && t.rank() == rank && (rank == 0 || std::equal(dims, dims + rank, t.dims().data())) &&
+         (t.num_elements() == 0 || t.raw_data() != nullptr);
+}
+
 const NetLimits& LimitsOf(const LoomKernelContext* c) {
   return c != nullptr && c->limits != nullptr ? *c->limits : DefaultLimits();
 }
@@ -54,9 +61,7 @@ LoomStatus* Ctx_Output(LoomKernelContext* c, size_t i, LoomDataType dtype, const
                                            " but inference said ", DataTypeName(want)));
   }
   Tensor* t = c->outputs[i];
-  // Steady state: same dtype and shape as last run, nothing to do.
-  if (t->dtype() == dt && t->rank() == rank && (rank == 0 || std::equal(dims, dims + rank, t->dims().data())) &&
-      (t->num_elements() == 0 || t->raw_data() != nullptr)) {
+  if (SizedAs(*t, dt, dims, rank)) {  // the same as last run
     *out = ToHandle(t);
     return nullptr;
   }
@@ -180,10 +185,7 @@ LoomStatus* ResizeTensor(LoomKernelContext* c, LoomTensor* t, LoomDataType dtype
   }
   Tensor* tensor = FromHandle(t);
   const DataType dt = static_cast<DataType>(dtype);
-  if (tensor->dtype() == dt && tensor->rank() == rank && (rank == 0 || std::equal(dims, dims + rank, tensor->dims().data())) &&
-      (tensor->num_elements() == 0 || tensor->raw_data() != nullptr)) {
-    return nullptr;  // as it was: nothing to check or allocate
-  }
+  if (SizedAs(*tensor, dt, dims, rank)) return nullptr;
   return SizeTensor(c, tensor, dt, Shape(dims, dims + rank),
                     what != nullptr && what[0] != '\0' ? std::string(what) : std::string("a nested net's blob"));
 }

@@ -246,6 +246,14 @@ Status ScalarLike(GradientContext& c, float v, const std::string& like, const st
   return c.AddOp("CastLike", {f, like}, {*name});
 }
 
+// ScalarLike of the op's float attribute `attr` (`fallback` when unset),
+// named after it.
+Status AttrScalarLike(GradientContext& c, const char* attr, float fallback, const std::string& like, std::string* name) {
+  float v = fallback;
+  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat(attr, &v));
+  return ScalarLike(c, v, like, attr, name);
+}
+
 // GI(0) = dY * f'(X) for f' built by `derivative` from X into a temp.
 template <typename F>
 Status Chain(GradientContext& c, F&& derivative) {
@@ -282,11 +290,9 @@ Status ErfGradient(GradientContext& c) {
 // LeakyRelu: dX = X > 0 ? dY : alpha * dY.
 Status LeakyReluGradient(GradientContext& c) {
   if (c.GI(0).empty()) return Status::Ok();
-  float alpha = 0.01f;
-  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
   std::string zero, a;
   LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
-  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  LOOM_SDK_RETURN_IF_ERROR(AttrScalarLike(c, "alpha", 0.01f, c.I(0), &a));
   const std::string pos = c.Temp("pos"), scaled = c.Temp("scaled");
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.I(0), zero}, {pos}));
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Mul", {c.GO(0), a}, {scaled}));
@@ -315,12 +321,10 @@ Status CastLikeGradient(GradientContext& c) {
 // 0 < alpha X + beta < 1, else 0 (read from Y: 0 < Y < 1).
 Status HardSigmoidGradient(GradientContext& c) {
   if (c.GI(0).empty()) return Status::Ok();
-  float alpha = 0.2f;
-  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
   std::string zero, one, a;
   LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
   LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 1.0f, c.I(0), "one", &one));
-  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  LOOM_SDK_RETURN_IF_ERROR(AttrScalarLike(c, "alpha", 0.2f, c.I(0), &a));
   const std::string above = c.Temp("above"), below = c.Temp("below"), inside = c.Temp("inside"), scaled = c.Temp("scaled");
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.O(0), zero}, {above}));
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Less", {c.O(0), one}, {below}));
@@ -332,11 +336,9 @@ Status HardSigmoidGradient(GradientContext& c) {
 // ThresholdedRelu-10, Y = X > alpha ? X : 0: dX = X > alpha ? dY : 0.
 Status ThresholdedReluGradient(GradientContext& c) {
   if (c.GI(0).empty()) return Status::Ok();
-  float alpha = 1.0f;
-  LOOM_SDK_RETURN_IF_ERROR(c.info().GetFloat("alpha", &alpha));
   std::string zero, a;
   LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, 0.0f, c.I(0), "zero", &zero));
-  LOOM_SDK_RETURN_IF_ERROR(ScalarLike(c, alpha, c.I(0), "alpha", &a));
+  LOOM_SDK_RETURN_IF_ERROR(AttrScalarLike(c, "alpha", 1.0f, c.I(0), &a));
   const std::string pass = c.Temp("pass");
   LOOM_SDK_RETURN_IF_ERROR(c.AddOp("Greater", {c.I(0), a}, {pass}));
   return c.AddOp("Where", {pass, c.GO(0), zero}, {c.GI(0)});
@@ -754,6 +756,10 @@ LoomGradientFn StandardGradient(const std::string& op) {
 
 sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
   const std::vector<TypeSet> f = {{"T", FloatTypes()}};
+  // The loss gradients' dtypes, and the attributes they copy from the loss.
+  const std::vector<TypeSet> loss_types = {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}};
+  const std::vector<std::string> loss_attrs = {"reduction:string=mean|the forward op's",
+                                               "ignore_index:int?|the forward op's"};
   LOOM_SDK_RETURN_IF_ERROR(RegisterNnLayerGradientSchemas(reg));
   LOOM_SDK_RETURN_IF_ERROR(RegisterOps(reg, InDomain(LOOM_OPS_DOMAIN, {
       {"SliceGradient", 1,
@@ -802,15 +808,13 @@ sdk::Status RegisterGradientSchemas(sdk::Registrar& reg) {
        "* weight[label] * dLoss, over the sum of weights for reduction mean; ignored entries give 0.",
        {"dLoss:T|[] (mean, sum) or [N, d...] (none)", "log_prob:T|[N, C, d...]", "labels:Tind|[N, d...]",
         "weights:T?|[C]"},
-       {"dScores:T|[N, C, d...]"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
-       {"reduction:string=mean|the forward op's", "ignore_index:int?|the forward op's"}, &SameShapeAsInput1},
+       {"dScores:T|[N, C, d...]"}, loss_types, loss_attrs, &SameShapeAsInput1},
       {"NegativeLogLikelihoodLossGradient", 1,
        "The gradient of ONNX NegativeLogLikelihoodLoss-13 with respect to its input: -weight[target] * dLoss "
        "at the target class (over the sum of weights for reduction mean), 0 elsewhere.",
        {"dLoss:T|[] (mean, sum) or [N, d...] (none)", "input:T|[N, C, d...]", "target:Tind|[N, d...]",
         "weight:T?|[C]"},
-       {"dInput:T|[N, C, d...]"}, {{"T", FloatTypes()}, {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
-       {"reduction:string=mean|the forward op's", "ignore_index:int?|the forward op's"}, &SameShapeAsInput1},
+       {"dInput:T|[N, C, d...]"}, loss_types, loss_attrs, &SameShapeAsInput1},
   }));
 }
 

@@ -32,19 +32,16 @@ sdk::Status RegisterNnBatchNormSchemas(sdk::Registrar& reg);  // nn_batch_norm.c
 sdk::Status RegisterNnNormalizationSchemas(sdk::Registrar& reg);
 // nn_loss.cc: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 sdk::Status RegisterNnLossSchemas(sdk::Registrar& reg);
-// tensor.cc: Concat, Split, Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Gather, Cast, Identity,
-// Constant, Shape, Dropout
+// tensor.cc: Concat, Split, Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Gather, NonZero, Compress,
+// Cast, CastLike, Identity, Constant, Shape, Dropout
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg);
 // tensor_expand_tile_range.cc: ConstantOfShape, Size, Expand, Tile, Range, Trilu, EyeLike
 sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg);
 // tensor_pad_space_depth.cc: Pad, DepthToSpace, SpaceToDepth
 sdk::Status RegisterTensorPadSpaceDepthSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorOneHotSchemas(sdk::Registrar& reg);    // tensor_onehot.cc: OneHot
-sdk::Status RegisterTensorCastLikeSchemas(sdk::Registrar& reg);  // tensor_castlike.cc: CastLike
 // tensor_gather_scatter.cc: GatherElements, GatherND, ScatterElements, ScatterND
 sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg);
-sdk::Status RegisterTensorNonZeroSchemas(sdk::Registrar& reg);   // tensor_nonzero.cc: NonZero
-sdk::Status RegisterTensorCompressSchemas(sdk::Registrar& reg);  // tensor_compress.cc: Compress
 sdk::Status RegisterTensorResizeUpsampleSchemas(sdk::Registrar& reg);  // tensor_resize_upsample.cc: Resize, Upsample
 // reduction_sum_mean_max_min.cc: ReduceSum, ReduceMean, ReduceMax, ReduceMin
 sdk::Status RegisterReductionSumMeanMaxMinSchemas(sdk::Registrar& reg);

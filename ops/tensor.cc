@@ -1,6 +1,6 @@
 // Schemas of the tensor family: shape and data movement. Concat, Split,
-// Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Gather, Cast,
-// Identity, Constant, Shape, Dropout. ONNX semantics; each doc
+// Slice, Reshape, Transpose, Flatten, Squeeze, Unsqueeze, Gather, NonZero,
+// Compress, Cast, CastLike, Identity, Constant, Shape, Dropout. ONNX semantics; each doc
 // names the opset followed and the older attribute forms also accepted.
 //
 // Inference sets the output dtypes that differ from input 0 (Cast: `to`,
@@ -272,12 +272,30 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.",
        {"data:T|rank >= 1", "indices:Tind|any shape, values in [-s, s-1] for s = data.dims[axis]"}, {"output:T"},
        {bytes, index}, {"axis:int=0|in [-r, r-1]"}, Fn<&InferGather>()},
+      {"NonZero", 13,
+       "ONNX NonZero-13: the coordinates of the non-zero elements of X, as int64 [rank, nnz] in row-major "
+       "order (a scalar counts as a 1-element vector).",
+       // nnz depends on the values, so the shape stays unknown.
+       {"X:T|any shape"}, {"Y:tensor(int64)|[max(rank, 1), nnz]"}, {{"T", all}}, {},
+       Fn<OutputDType<LOOM_DTYPE_INT64>>()},
+      // Opset 9 differs only in rejecting negative axes.
+      {"Compress", 11,
+       "ONNX Compress-11: the slices of `input` along `axis` whose `condition` entry is true (condition may "
+       "be shorter than the axis: the rest count as false). Without axis the flattened input is compressed.",
+       {"input:T|rank r >= 1", "condition:T1|1-D bool, at most the axis' (or the flat input's) size"},
+       {"output:T|input's shape with the axis' size the true count, or 1-D"},
+       {{"T", all}, {"T1", {LOOM_DTYPE_BOOL}}}, {"axis:int?|the axis, in [-r, r-1]; absent: flatten first"}},
       {"Cast", 13,
        "ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
        "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
        "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.",
        {"input:T1"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
        {"to:int!|the output dtype", std::string("saturate:int=1|") + kSaturateDoc}, Fn<&InferCast>()},
+      {"CastLike", 15,
+       "ONNX CastLike-15: Cast (same conversion rules as Cast-13) of input to the dtype of target_type, "
+       "whose values are not read.",
+       {"input:T1", "target_type:T2|only its dtype matters"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
+       {std::string("saturate:int=1|") + kSaturateDoc}, Fn<InferLike<1, 0>>()},
       {"Identity", 16, "ONNX Identity-16 (tensors): output = input.", {"input:T"}, {"output:T"}, {bytes}, {},
        &SameShapeAsInput0, true},
       {"Constant", 13,

@@ -824,6 +824,12 @@ class Registrar {
     return Status(api_->RegisterKernel(reg_, &def));
   }
   Status Device(const LoomDeviceDef& def) { return Status(api_->RegisterDevice(reg_, &def)); }
+  // Runs `files` in order (a plugin's registration functions, one per kernel
+  // or schema file); the first error ends the plugin's registration.
+  Status Each(std::initializer_list<Status (*)(Registrar&)> files) {
+    for (auto* f : files) LOOM_SDK_RETURN_IF_ERROR(f(*this));
+    return Status::Ok();
+  }
   // Since ABI 7: a gradient maker for `op_type`, an op whose schema (maybe
   // another plugin's or the core's) has none (LoomApi::RegisterGradient).
   template <Status (*F)(GradientContext&)>

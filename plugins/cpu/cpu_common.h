@@ -113,6 +113,10 @@ class LabeledKernel {
   std::string label_;
 };
 
+// The options of a CPU kernel whose type constraint "T" is float32 or
+// float64 (oneDNN's float32 beside float64 loops).
+inline sdk::KernelOptions CpuFloatAndDouble() { return {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}, ""}; }
+
 inline Status UnsupportedDtype(const std::string& op, LoomDataType dt) {
   return sdk::InvalidArgument(op + ": dtype " + sdk::DTypeName(dt) + " is not supported by this kernel");
 }

@@ -36,13 +36,12 @@ sdk::Status RegisterNnLossKernels(sdk::Registrar& reg);
 // tensor_shape.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Shape, Constant
 sdk::Status RegisterTensorShapeKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorCopyKernels(sdk::Registrar& reg);  // tensor_copy.cc: Concat, Split, Slice, Transpose, Gather
-sdk::Status RegisterTensorCastKernels(sdk::Registrar& reg);  // tensor_cast.cc: Cast
+sdk::Status RegisterTensorCastKernels(sdk::Registrar& reg);  // tensor_cast.cc: Cast, CastLike
 // tensor_expand_tile_range.cc: ConstantOfShape, Size, Expand, Tile, Range, Trilu, EyeLike
 sdk::Status RegisterTensorExpandTileRangeKernels(sdk::Registrar& reg);
 // tensor_pad_space_depth.cc: Pad, DepthToSpace, SpaceToDepth
 sdk::Status RegisterTensorPadSpaceDepthKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorOneHotKernels(sdk::Registrar& reg);    // tensor_onehot.cc: OneHot
-sdk::Status RegisterTensorCastLikeKernels(sdk::Registrar& reg);  // tensor_castlike.cc: CastLike
 // tensor_gather_scatter.cc: GatherElements, GatherND, ScatterElements, ScatterND
 sdk::Status RegisterTensorGatherScatterKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorNonZeroKernels(sdk::Registrar& reg);   // tensor_nonzero.cc: NonZero

@@ -4,12 +4,12 @@
 // at the first run with new shapes), so a steady-state run is one oneDNN
 // execute. A constant B (FC's W) is packed in Prepare into the layout the
 // matmul picks, in a copy shared with every kernel packing it the same way
-// (PackConstantShared, ABI 8); a B fed as an input is read as it is.
+// (DnnlMatmul::PackConstant, ABI 8); a B fed as an input is read as it is.
 #include <algorithm>
 #include <cstring>
 
 #include "ops/semantics/gemm.h"
-#include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/dnnl_matmul.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
 
@@ -46,22 +46,17 @@ class GemmKernel {
     if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs) || (has_c_ && !ctx.InputShape(2, &cs))) return Status::Ok();
     const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
     LOOM_SDK_RETURN_IF_ERROR(Configure(as, bs, cs, ctx.num_threads(), pack));
-    if (!pack || !prim_) return Status::Ok();
-    // No copy made (or packing failed): read B as it is.
-    const Status packed = PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_);
-    if (!packed.ok() || b_pack_.empty()) return Configure(as, bs, cs, ctx.num_threads(), false);
-    ctx.ReleaseConstant(1);  // Compute reads the copy only
-    b_released_ = true;
-    return Status::Ok();
+    if (!pack || !mm_.built() || mm_.PackConstant(ctx, 1, label_, ctx.num_threads())) return Status::Ok();
+    return Configure(as, bs, cs, ctx.num_threads(), false);  // no copy made: B read as it is
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c = ctx.Input(2), y;
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b, c);
     const int threads = ctx.num_threads();
-    const bool b_freed = FreedAfterPacking(b_released_, b, bs_);
-    if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || (has_c_ && !ShapeIs(c, cs_)) || threads != threads_ ||
-        !configured_) {
+    const bool b_freed = mm_.BFreed(b, bs_);
+    if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || (has_c_ && !ShapeIs(c, cs_)) ||
+        threads != threads_ || !configured_) {
       if (b_freed) return PackedInputFreedError(label_, "B", "A", as_, threads_, a.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), has_c_ ? c.shape() : std::vector<int64_t>{}, threads, false));
     }
@@ -82,17 +77,8 @@ class GemmKernel {
       if (use_ == CUse::kSum) for (int64_t i = 0; i < M * N; ++i) yp[i] *= beta_;
       return Status::Ok();
     }
-    a_mem_.set_data_handle(a.raw_data());
-    if (b_pack_.empty()) b_mem_.set_data_handle(b.raw_data());
-    y_mem_.set_data_handle(yp);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_pack_.empty() ? b_mem_ : b_packed_mem_}, {DNNL_ARG_DST, y_mem_}};
-    if (use_ == CUse::kBias) {
-      bias_mem_.set_data_handle(c.raw_data());
-      args[DNNL_ARG_BIAS] = bias_mem_;
-    }
-    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
-    return DnnlExecute(label_, prim_, args, threads);
+    const void* bias = use_ == CUse::kBias ? c.raw_data() : nullptr;
+    return mm_.Execute(ctx, label_, threads, a.raw_data(), b.raw_data(), yp, bias);
   }
 
  private:
@@ -135,9 +121,7 @@ class GemmKernel {
   Status Configure(const std::vector<int64_t>& as, const std::vector<int64_t>& bs, const std::vector<int64_t>& cs,
                    int threads, bool pack) {
     configured_ = false;
-    b_pack_.Reset();
-    b_packed_mem_ = memory();
-    prim_ = dnnl::matmul();
+    mm_.Reset();
     int64_t M = 0, K = 0, N = 0;
     LOOM_SDK_RETURN_IF_ERROR(gemm_.Dims(label_, as, bs, &M, &K, &N));
     CUse use = CUse::kNone;
@@ -159,10 +143,8 @@ class GemmKernel {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         // Row-major A [M, K] has strides (K, 1); its transpose viewed as
         // [M, K] has strides (1, M). Likewise for B.
-        memory::desc a_md({M, K}, memory::data_type::f32, trans_a_ ? memory::dims{1, M} : memory::dims{K, 1});
-        b_plain_md_ = memory::desc({K, N}, memory::data_type::f32, trans_b_ ? memory::dims{1, K} : memory::dims{N, 1});
-        const memory::desc b_md = pack ? memory::desc({K, N}, memory::data_type::f32, memory::format_tag::any) : b_plain_md_;
-        memory::desc y_md = PlainDesc({M, N}), bias_md = PlainDesc({1, N});
+        const memory::desc a_md({M, K}, memory::data_type::f32, trans_a_ ? memory::dims{1, M} : memory::dims{K, 1});
+        const memory::desc b_md({K, N}, memory::data_type::f32, trans_b_ ? memory::dims{1, K} : memory::dims{N, 1});
         dnnl::primitive_attr attr;
         if (alpha_ != 1.0f) attr.set_output_scales(0, {alpha_});
         if (use == CUse::kSum) {
@@ -170,16 +152,7 @@ class GemmKernel {
           ops.append_sum(beta_);
           attr.set_post_ops(ops);
         }
-        dnnl::matmul::desc d = use == CUse::kBias ? dnnl::matmul::desc(a_md, b_md, bias_md, y_md)
-                                                  : dnnl::matmul::desc(a_md, b_md, y_md);
-        dnnl::matmul::primitive_desc pd(d, UserScratchpad(attr), DnnlEngine());
-        prim_ = dnnl::matmul(pd);
-        scratchpad_.Reset(pd.scratchpad_desc());
-        b_md_ = pd.weights_desc();
-        a_mem_ = UnboundMemory(a_md);
-        b_mem_ = UnboundMemory(b_plain_md_);
-        y_mem_ = UnboundMemory(y_md);
-        bias_mem_ = UnboundMemory(bias_md);
+        mm_.Build(a_md, b_md, pack, use == CUse::kBias ? PlainDesc({1, N}) : memory::desc(), PlainDesc({M, N}), attr);
       }));
     }
     as_ = as;
@@ -205,13 +178,7 @@ class GemmKernel {
   CUse use_ = CUse::kNone;
   int threads_ = 0;
   bool configured_ = false;
-  dnnl::matmul prim_;
-  DnnlScratchpad scratchpad_;
-  memory a_mem_, b_mem_, y_mem_, bias_mem_;
-  memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
-  sdk::SharedPack b_pack_;          // a constant B packed in Prepare, shared
-  memory b_packed_mem_;             // over b_pack_
-  bool b_released_ = false;         // B let go of after packing (FreedAfterPacking)
+  DnnlMatmul mm_;
 };
 
 // ONNX MatMul-13 (numpy.matmul), float32 (oneDNN) and float64 (plain loops):
@@ -239,19 +206,14 @@ class MatMulKernel {
     if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs)) return Status::Ok();
     const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
     LOOM_SDK_RETURN_IF_ERROR(Configure(as, bs, ctx.num_threads(), pack));
-    if (!pack || !ready_) return Status::Ok();
-    // No copy made (or packing failed): read B as it is.
-    const Status packed = PackConstantShared(ctx, 1, label_, b_plain_md_, b_md_, ctx.num_threads(), &b_pack_, &b_packed_mem_);
-    if (!packed.ok() || b_pack_.empty()) return Configure(as, bs, ctx.num_threads(), false);
-    ctx.ReleaseConstant(1);  // Compute reads the copy only
-    b_released_ = true;
-    return Status::Ok();
+    if (!pack || !mm_.built() || mm_.PackConstant(ctx, 1, label_, ctx.num_threads())) return Status::Ok();
+    return Configure(as, bs, ctx.num_threads(), false);  // no copy made: B read as it is
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), y;
     const int threads = ctx.num_threads();
-    const bool b_freed = FreedAfterPacking(b_released_, b, bs_);
+    const bool b_freed = mm_.BFreed(b, bs_);
     if (!ShapeIs(a, as_) || (!b_freed && !ShapeIs(b, bs_)) || threads != threads_ || !configured_) {
       if (b_freed) return PackedInputFreedError(label_, "B", "A", as_, threads_, a.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(a.shape(), b.shape(), threads, false));
@@ -259,17 +221,11 @@ class MatMulKernel {
     if (a.dtype() == LOOM_DTYPE_DOUBLE) return ComputeDouble(ctx, a, b);
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys_, &y));
     if (y.num_elements() == 0) return Status::Ok();
-    if (!ready_) {  // K == 0
+    if (!mm_.built()) {  // K == 0
       std::memset(y.raw_data(), 0, sizeof(float) * y.num_elements());
       return Status::Ok();
     }
-    a_mem_.set_data_handle(a.raw_data());
-    if (b_pack_.empty()) b_mem_.set_data_handle(b.raw_data());
-    y_mem_.set_data_handle(y.raw_data());
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, a_mem_}, {DNNL_ARG_WEIGHTS, b_pack_.empty() ? b_mem_ : b_packed_mem_}, {DNNL_ARG_DST, y_mem_}};
-    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
-    return DnnlExecute(label_, prim_, args, threads);
+    return mm_.Execute(ctx, label_, threads, a.raw_data(), b.raw_data(), y.raw_data());
   }
 
  private:
@@ -322,9 +278,8 @@ class MatMulKernel {
   // primitive; with `pack`, B in the layout the matmul picks (b_md_), for
   // Prepare to pack.
   Status Configure(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, int threads, bool pack) {
-    configured_ = ready_ = false;
-    b_pack_.Reset();
-    b_packed_mem_ = memory();
+    configured_ = false;
+    mm_.Reset();
     const size_t min_rank = batch_matmul_ ? 2 : 1;
     if (a_shape.size() < min_rank || b_shape.size() < min_rank) {
       return sdk::InvalidArgument(label_ + ": A and B must have rank >= " + std::to_string(min_rank) + "; found " +
@@ -359,18 +314,8 @@ class MatMulKernel {
       ys.push_back(M);
       ys.push_back(N);
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
-        memory::desc a_md = Strided(as, trans_a_), y_md = PlainDesc(ys);
-        b_plain_md_ = Strided(bs, trans_b_);
-        const memory::desc b_md = pack ? memory::desc(Dims(bs), memory::data_type::f32, memory::format_tag::any) : b_plain_md_;
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, y_md), UserScratchpad(), DnnlEngine());
-        prim_ = dnnl::matmul(pd);
-        scratchpad_.Reset(pd.scratchpad_desc());
-        b_md_ = pd.weights_desc();
-        a_mem_ = UnboundMemory(a_md);
-        b_mem_ = UnboundMemory(b_plain_md_);
-        y_mem_ = UnboundMemory(y_md);
+        mm_.Build(Strided(as, trans_a_), Strided(bs, trans_b_), pack, memory::desc(), PlainDesc(ys), {});
       }));
-      ready_ = true;
     }
     as_ = a_shape;
     bs_ = b_shape;
@@ -402,14 +347,7 @@ class MatMulKernel {
   std::vector<int64_t> as_, bs_, ys_;
   int threads_ = 0;
   bool configured_ = false;
-  bool ready_ = false;  // primitive built (Y non-empty and K > 0)
-  dnnl::matmul prim_;
-  DnnlScratchpad scratchpad_;
-  memory a_mem_, b_mem_, y_mem_;
-  memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
-  sdk::SharedPack b_pack_;          // a constant B packed in Prepare, shared
-  memory b_packed_mem_;             // over b_pack_
-  bool b_released_ = false;         // B let go of after packing (FreedAfterPacking)
+  DnnlMatmul mm_;  // built when Y is non-empty and K > 0
 };
 
 }  // namespace
@@ -439,20 +377,16 @@ class FCKernel {
     if (!ctx.InputShape(0, &xs) || !ctx.InputShape(1, &ws) || !ctx.InputShape(2, &bs)) return Status::Ok();
     const bool pack = ctx.InputConstant(1).present();
     LOOM_SDK_RETURN_IF_ERROR(Configure(xs, ws, bs, ctx.num_threads(), pack));
-    if (!pack || !prim_) return Status::Ok();
-    // No copy made (or packing failed): read W as it is.
-    const Status packed = PackConstantShared(ctx, 1, label_, w_plain_md_, w_md_, ctx.num_threads(), &w_pack_, &w_packed_mem_);
-    if (!packed.ok() || w_pack_.empty()) return Configure(xs, ws, bs, ctx.num_threads(), false);
-    ctx.ReleaseConstant(1);  // Compute reads the copy only
-    w_released_ = true;
-    return Status::Ok();
+    if (!pack || !mm_.built() || mm_.PackConstant(ctx, 1, label_, ctx.num_threads())) return Status::Ok();
+    return Configure(xs, ws, bs, ctx.num_threads(), false);  // no copy made: W read as it is
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(1), b = ctx.Input(2), y;
     const int threads = ctx.num_threads();
-    const bool w_freed = FreedAfterPacking(w_released_, w, ws_);
-    if (!ShapeIs(x, xs_) || (!w_freed && !ShapeIs(w, ws_)) || !ShapeIs(b, bs_) || threads != threads_ || !configured_) {
+    const bool w_freed = mm_.BFreed(w, ws_);
+    if (!ShapeIs(x, xs_) || (!w_freed && !ShapeIs(w, ws_)) || !ShapeIs(b, bs_) || threads != threads_ ||
+        !configured_) {
       if (w_freed) return PackedInputFreedError(label_, "W", "X", xs_, threads_, x.shape(), threads);
       LOOM_SDK_RETURN_IF_ERROR(Configure(x.shape(), w.shape(), b.shape(), threads, false));
     }
@@ -470,20 +404,12 @@ class FCKernel {
       }
       return Status::Ok();
     }
-    x_mem_.set_data_handle(x.raw_data());
-    if (w_pack_.empty()) w_mem_.set_data_handle(w.raw_data());
-    b_mem_.set_data_handle(b.raw_data());
-    y_mem_.set_data_handle(yp);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, x_mem_},
-                                            {DNNL_ARG_WEIGHTS, w_pack_.empty() ? w_mem_ : w_packed_mem_},
-                                            {DNNL_ARG_BIAS, b_mem_},
-                                            {DNNL_ARG_DST, y_mem_}};
+    std::unordered_map<int, memory> post_op_args;
     if (has_sum_) {
       sum_mem_.set_data_handle(sum.raw_data());
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = sum_mem_;
+      post_op_args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = sum_mem_;
     }
-    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
-    return DnnlExecute(label_, prim_, args, threads);
+    return mm_.Execute(ctx, label_, threads, x.raw_data(), w.raw_data(), yp, b.raw_data(), std::move(post_op_args));
   }
 
  private:
@@ -497,9 +423,7 @@ class FCKernel {
   Status Configure(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, const std::vector<int64_t>& bs,
                    int threads, bool pack) {
     configured_ = false;
-    w_pack_.Reset();
-    w_packed_mem_ = memory();
-    prim_ = dnnl::matmul();
+    mm_.Reset();
     std::vector<int64_t> ys;
     int64_t M = 0, K = 0, N = 0;
     if (!semantics::FCOutputShape(xs, ws, axis_, axis_w_, &ys, &M, &K, &N)) {
@@ -513,10 +437,9 @@ class FCKernel {
     if (M != 0 && N != 0 && K != 0) {
       LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
         // W [N, K] row-major viewed as [K, N] has strides (1, K).
-        memory::desc x_md({M, K}, memory::data_type::f32, memory::dims{K, 1});
-        w_plain_md_ = memory::desc({K, N}, memory::data_type::f32, memory::dims{1, K});
-        const memory::desc w_md = pack ? memory::desc({K, N}, memory::data_type::f32, memory::format_tag::any) : w_plain_md_;
-        memory::desc y_md = PlainDesc({M, N}), b_md = PlainDesc({1, N});
+        const memory::desc x_md({M, K}, memory::data_type::f32, memory::dims{K, 1});
+        const memory::desc w_md({K, N}, memory::data_type::f32, memory::dims{1, K});
+        const memory::desc y_md = PlainDesc({M, N});
         dnnl::primitive_attr attr;
         if (has_sum_) {
           dnnl::post_ops ops;
@@ -524,14 +447,7 @@ class FCKernel {
           attr.set_post_ops(ops);
           sum_mem_ = UnboundMemory(y_md);
         }
-        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x_md, w_md, b_md, y_md), UserScratchpad(attr), DnnlEngine());
-        prim_ = dnnl::matmul(pd);
-        scratchpad_.Reset(pd.scratchpad_desc());
-        w_md_ = pd.weights_desc();
-        x_mem_ = UnboundMemory(x_md);
-        w_mem_ = UnboundMemory(w_plain_md_);
-        y_mem_ = UnboundMemory(y_md);
-        b_mem_ = UnboundMemory(b_md);
+        mm_.Build(x_md, w_md, pack, PlainDesc({1, N}), y_md, attr);
       }));
     }
     xs_ = xs;
@@ -553,20 +469,15 @@ class FCKernel {
   int64_t M_ = 0, K_ = 0, N_ = 0;
   int threads_ = 0;
   bool configured_ = false;
-  dnnl::matmul prim_;
-  DnnlScratchpad scratchpad_;
-  memory x_mem_, w_mem_, y_mem_, b_mem_, sum_mem_;
-  memory::desc w_plain_md_, w_md_;  // W as it is; W as the matmul reads it
-  sdk::SharedPack w_pack_;          // W packed (Prepare, constant W), shared
-  memory w_packed_mem_;             // over w_pack_
-  bool w_released_ = false;         // W let go of after packing (FreedAfterPacking)
+  DnnlMatmul mm_;   // W is its B, b its bias
+  memory sum_mem_;  // the add post-op's operand
 };
 
 sdk::Status RegisterMathGemmMatMulKernels(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GemmKernel>("Gemm", CpuFloatAndDouble()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<FCKernel>("FC", {"CPU", "", 0, {{"T", kF32}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<MatMulKernel>("BatchMatMul", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
-  return reg.Kernel<MatMulKernel>("MatMul", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<MatMulKernel>("BatchMatMul", CpuFloatAndDouble()));
+  return reg.Kernel<MatMulKernel>("MatMul", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -106,7 +106,7 @@ class SoftmaxGradientKernel : public LabeledKernel {
 }  // namespace
 
 Status RegisterSoftmaxGradientKernels(sdk::Registrar& reg) {
-  const sdk::KernelOptions opts{"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}};
+  const sdk::KernelOptions opts = CpuFloatAndDouble();
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SoftmaxGradientKernel<false>>("SoftmaxGradient", opts));
   return reg.Kernel<SoftmaxGradientKernel<true>>("LogSoftmaxGradient", opts);
 }

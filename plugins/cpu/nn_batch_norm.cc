@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/semantics/normalization.h"
 #include "plugins/cpu/dnnl_common.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
@@ -30,23 +31,14 @@ constexpr LoomDataType kDType = std::is_same<T, float>::value ? LOOM_DTYPE_FLOAT
 // saved_var, the batch statistics. Errors: a request for
 // any statistics output outside training mode (INVALID_ARGUMENT), X of
 // rank < 2 or a per-channel input that is not [C] (INVALID_ARGUMENT).
-class BatchNormKernel {
+class BatchNormKernel : public semantics::AttrsKernel<semantics::BatchNormAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("momentum", &momentum_));
-    training_ = info.IntOr("training_mode", 0) != 0;
-    unbiased_ = info.IntOr("running_var_unbiased", 0) != 0;
-    return Status::Ok();
-  }
-
   // Checks the running-statistics outputs and the shapes, and builds the
   // primitive, when the plan knows them: errors surface at plan time.
   Status Prepare(const sdk::PrepareContext& ctx) {
     bool stats = false;
     for (size_t k = 1; k < ctx.num_outputs(); ++k) stats = stats || ctx.OutputDType(k) != LOOM_DTYPE_UNDEFINED;
-    if (!training_ && stats) return RunningStatsOutsideTraining();
+    if (!attrs_.training && stats) return RunningStatsOutsideTraining();
     std::vector<std::vector<int64_t>> shapes(5);
     for (size_t i = 0; i < 5; ++i) {
       if (!ctx.InputShape(i, &shapes[i])) return Status::Ok();  // checked at the first run
@@ -55,7 +47,7 @@ class BatchNormKernel {
   }
 
   Status Compute(KernelContext& ctx) {
-    for (size_t k = 1; k < 5 && !training_; ++k) {
+    for (size_t k = 1; k < 5 && !attrs_.training; ++k) {
       if (ctx.OutputRequested(k)) return RunningStatsOutsideTraining();
     }
     Tensor x = ctx.Input(0), y;
@@ -77,7 +69,7 @@ class BatchNormKernel {
     // primitive compute the batch's mean and (population) variance into the
     // kernel's buffers, from which the statistics outputs follow.
     for (size_t i = 2; i < 4; ++i) {
-      c_mem_[i].set_data_handle(training_ ? batch_[i - 2].data() : ctx.Input(i + 1).raw_data());
+      c_mem_[i].set_data_handle(attrs_.training ? batch_[i - 2].data() : ctx.Input(i + 1).raw_data());
     }
     LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label_, prim_,
                                          {{DNNL_ARG_SRC, x_mem_},
@@ -87,7 +79,7 @@ class BatchNormKernel {
                                           {DNNL_ARG_MEAN, c_mem_[2]},
                                           {DNNL_ARG_VARIANCE, c_mem_[3]}},
                                          threads));
-    if (!training_) return Status::Ok();
+    if (!attrs_.training) return Status::Ok();
     const std::vector<double> mean(batch_[0].begin(), batch_[0].end()), var(batch_[1].begin(), batch_[1].end());
     return StatisticsOutputs<float>(ctx, mean, var);
   }
@@ -123,8 +115,8 @@ class BatchNormKernel {
         const memory::desc x_md = PlainDesc({N, C, S, 1}), c_md = PlainDesc({C});
         const auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
         dnnl::batch_normalization_forward::desc d(
-            training_ ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, x_md, epsilon_,
-            training_ ? flags : flags | dnnl::normalization_flags::use_global_stats);
+            attrs_.training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, x_md, attrs_.epsilon,
+            attrs_.training ? flags : flags | dnnl::normalization_flags::use_global_stats);
         prim_ = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(d, DnnlEngine()));
         x_mem_ = UnboundMemory(x_md);
         y_mem_ = UnboundMemory(x_md);
@@ -156,7 +148,7 @@ class BatchNormKernel {
     const T* stats[2] = {ctx.Input(3).data<T>(), ctx.Input(4).data<T>()};
     const double count = static_cast<double>(N * S);
     ParallelFor(C, ctx.num_threads(), [&](int64_t c) {
-      if (training_) {
+      if (attrs_.training) {
         double sum = 0, sq = 0;
         for (int64_t n = 0; n < N; ++n) {
           const T* p = xv + (n * C + c) * S;
@@ -172,14 +164,14 @@ class BatchNormKernel {
         mean[c] = stats[0][c];
         var[c] = stats[1][c];
       }
-      const double inv = 1.0 / std::sqrt(var[c] + epsilon_);
+      const double inv = 1.0 / std::sqrt(var[c] + attrs_.epsilon);
       for (int64_t n = 0; n < N; ++n) {
         const T* p = xv + (n * C + c) * S;
         T* q = yv + (n * C + c) * S;
         for (int64_t s = 0; s < S; ++s) q[s] = static_cast<T>((p[s] - mean[c]) * inv * scale[c] + bias[c]);
       }
     });
-    if (!training_) return Status::Ok();
+    if (!attrs_.training) return Status::Ok();
     return StatisticsOutputs<T>(ctx, mean, var);
   }
 
@@ -195,7 +187,7 @@ class BatchNormKernel {
     // saved_var is the population variance the op normalized with. Each
     // element is read before it is written, so outputs may share the
     // inputs' blobs.
-    const double unbias = unbiased_ && count > 1 ? count / (count - 1) : 1.0;
+    const double unbias = attrs_.unbiased && count > 1 ? count / (count - 1) : 1.0;
     const std::vector<double>* batch[2] = {&mean, &var};
     for (size_t k = 0; k < 2; ++k) {
       if (!ctx.OutputRequested(1 + k)) continue;
@@ -203,7 +195,7 @@ class BatchNormKernel {
       LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1 + k, kDType<T>, {C}, &r));
       const double f = k == 1 ? unbias : 1.0;
       for (int64_t c = 0; c < C; ++c) {
-        r.data<T>()[c] = static_cast<T>(stats[k][c] * momentum_ + (*batch[k])[c] * f * (1.0 - momentum_));
+        r.data<T>()[c] = static_cast<T>(stats[k][c] * attrs_.momentum + (*batch[k])[c] * f * (1.0 - attrs_.momentum));
       }
     }
     for (size_t k = 0; k < 2; ++k) {
@@ -215,9 +207,6 @@ class BatchNormKernel {
     return Status::Ok();
   }
 
-  std::string label_;
-  float epsilon_ = 1e-5f, momentum_ = 0.9f;
-  bool training_ = false, unbiased_ = false;
   // What the primitive was configured for: X's shape as [N, C, S].
   std::vector<int64_t> xs_;
   int64_t N_ = 0, C_ = 0, S_ = 1;
@@ -232,8 +221,7 @@ class BatchNormKernel {
 }  // namespace
 
 sdk::Status RegisterNnBatchNormKernels(sdk::Registrar& reg) {
-  return reg.Kernel<BatchNormKernel>("BatchNormalization",
-                                     {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<BatchNormKernel>("BatchNormalization", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -5,6 +5,7 @@
 // holds float32 to float64 and float64 to finite differences).
 #include <cmath>
 
+#include "ops/semantics/normalization.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
 
@@ -17,15 +18,8 @@ namespace {
 //   training_mode = 1 (batch statistics of X, recomputed):
 //     dX = scale * inv_std / m * (m dY - dB - xhat dScale);
 //   training_mode = 0 (input_mean, input_var): dX = dY * scale * inv_std.
-class BatchNormGradientKernel : public LabeledKernel {
+class BatchNormGradientKernel : public semantics::AttrsKernel<semantics::BatchNormAttrs> {
  public:
-  Status Init(const KernelInfo& info) {
-    LOOM_SDK_RETURN_IF_ERROR(LabeledKernel::Init(info));
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
-    training_ = info.IntOr("training_mode", 0) != 0;
-    return Status::Ok();
-  }
-
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), dy = ctx.Input(2);
     const std::vector<int64_t> xs = x.shape();
@@ -33,7 +27,7 @@ class BatchNormGradientKernel : public LabeledKernel {
     const int64_t C = xs[1];
     static const char* const kNames[] = {"X", "scale", "dY", "input_mean", "input_var"};
     for (size_t i : {1, 3, 4}) {
-      if (i > 1 && training_) continue;
+      if (i > 1 && attrs_.training) continue;
       Tensor t = ctx.Input(i);
       if (t.shape() != std::vector<int64_t>{C} || t.dtype() != x.dtype()) {
         return sdk::InvalidArgument(label_ + ": input " + kNames[i] + " must be " + sdk::DTypeName(x.dtype()) + " [" +
@@ -66,12 +60,12 @@ class BatchNormGradientKernel : public LabeledKernel {
     const int64_t N = x.dim(0), C = x.dim(1), S = N * C == 0 ? 0 : x.num_elements() / (N * C);
     const double m = static_cast<double>(N * S);
     const T *xv = x.data<T>(), *g = dy.data<T>(), *scale = ctx.Input(1).data<T>();
-    const T* in_mean = training_ ? nullptr : ctx.Input(3).data<T>();
-    const T* in_var = training_ ? nullptr : ctx.Input(4).data<T>();
+    const T* in_mean = attrs_.training ? nullptr : ctx.Input(3).data<T>();
+    const T* in_var = attrs_.training ? nullptr : ctx.Input(4).data<T>();
     T* dx = out[0].data<T>();
     ParallelFor(C, ctx.num_threads(), [&](int64_t c) {
       double mean = 0, var = 0;
-      if (training_) {
+      if (attrs_.training) {
         for (int64_t n = 0; n < N; ++n) mean += PlaneSum(xv + (n * C + c) * S, S);
         mean = m > 0 ? mean / m : 0.0;
         for (int64_t n = 0; n < N; ++n) var += PlaneCenteredSquares(xv + (n * C + c) * S, S, mean);
@@ -80,7 +74,7 @@ class BatchNormGradientKernel : public LabeledKernel {
         mean = in_mean[c];
         var = in_var[c];
       }
-      const double inv = 1.0 / std::sqrt(var + epsilon_);
+      const double inv = 1.0 / std::sqrt(var + attrs_.epsilon);
       double db = 0, dxc = 0;  // sum(dY), sum(dY (X - mean))
       for (int64_t n = 0; n < N; ++n) {
         const int64_t at = (n * C + c) * S;
@@ -88,8 +82,8 @@ class BatchNormGradientKernel : public LabeledKernel {
       }
       const double dscale = dxc * inv, k = static_cast<double>(scale[c]) * inv;
       // Training: dX = k / m (m dY - db - xhat dscale); inference: k dY.
-      const double a = k, b = training_ && m > 0 ? -k * inv * dscale / m : 0.0;
-      const double c0 = training_ && m > 0 ? -k * db / m - b * mean : 0.0;
+      const double a = k, b = attrs_.training && m > 0 ? -k * inv * dscale / m : 0.0;
+      const double c0 = attrs_.training && m > 0 ? -k * db / m - b * mean : 0.0;
       const T ta = static_cast<T>(a), tb = static_cast<T>(b), tc = static_cast<T>(c0);
       for (int64_t n = 0; n < N; ++n) {
         const int64_t at = (n * C + c) * S;
@@ -130,16 +124,12 @@ class BatchNormGradientKernel : public LabeledKernel {
     *db += sg;
     *dxc += sgx;
   }
-
-  float epsilon_ = 1e-5f;
-  bool training_ = false;
 };
 
 }  // namespace
 
 Status RegisterNnBatchNormGradientKernels(sdk::Registrar& reg) {
-  return reg.Kernel<BatchNormGradientKernel>("BatchNormalizationGradient",
-                                             {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<BatchNormGradientKernel>("BatchNormalizationGradient", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -306,7 +306,7 @@ class NchwcConvKernel : public ConvKernel {
 }  // namespace
 
 sdk::Status RegisterNnConvKernels(sdk::Registrar& reg) {
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvKernel>("Conv", CpuFloatAndDouble()));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<NchwcConvKernel>("NchwcConv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   return reg.Kernel<FusedConvKernel>("FusedConv", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}});
 }

@@ -156,7 +156,7 @@ class ConvGradientKernel : public LabeledKernel {
 }  // namespace
 
 Status RegisterNnConvGradientKernels(sdk::Registrar& reg) {
-  return reg.Kernel<ConvGradientKernel>("ConvGradient", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<ConvGradientKernel>("ConvGradient", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

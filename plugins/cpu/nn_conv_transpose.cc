@@ -197,7 +197,7 @@ class ConvTransposeKernel : public ConvLikeKernel<ConvTransposeKernel, semantics
 }  // namespace
 
 sdk::Status RegisterNnConvTransposeKernels(sdk::Registrar& reg) {
-  return reg.Kernel<ConvTransposeKernel>("ConvTranspose", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<ConvTransposeKernel>("ConvTranspose", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -168,8 +168,7 @@ class ConvTransposeGradientKernel : public LabeledKernel {
 }  // namespace
 
 Status RegisterNnConvTransposeGradientKernels(sdk::Registrar& reg) {
-  return reg.Kernel<ConvTransposeGradientKernel>("ConvTransposeGradient",
-                                                 {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<ConvTransposeGradientKernel>("ConvTransposeGradient", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -159,7 +159,7 @@ class DropoutGradKernel : public LabeledKernel {
 
 Status RegisterNnDropoutKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<DropoutKernel>("Dropout", {"CPU", "", 0, {{"T", AllDTypes()}}}));
-  return reg.Kernel<DropoutGradKernel>("DropoutGrad", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<DropoutGradKernel>("DropoutGrad", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -175,8 +175,7 @@ class LayerNormGradientKernel : public LabeledKernel {
 }  // namespace
 
 Status RegisterNnNormalizationGradientKernels(sdk::Registrar& reg) {
-  return reg.Kernel<LayerNormGradientKernel>("LayerNormalizationGradient",
-                                             {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}});
+  return reg.Kernel<LayerNormGradientKernel>("LayerNormalizationGradient", CpuFloatAndDouble());
 }
 
 }  // namespace cpu

@@ -405,7 +405,7 @@ class NchwcGlobalAveragePoolKernel {
 }  // namespace
 
 sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
-  const sdk::KernelOptions f32_f64{"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}};
+  const sdk::KernelOptions f32_f64 = CpuFloatAndDouble();
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<PoolKernel<true>>("MaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT8,
                                                                  LOOM_DTYPE_UINT8}}}}));

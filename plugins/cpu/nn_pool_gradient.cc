@@ -188,7 +188,7 @@ class PoolGradientKernel : public LabeledKernel {
 }  // namespace
 
 Status RegisterNnPoolGradientKernels(sdk::Registrar& reg) {
-  const sdk::KernelOptions opts{"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE}}}};
+  const sdk::KernelOptions opts = CpuFloatAndDouble();
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolGradientKernel<true>>("MaxPoolGradient", opts));
   return reg.Kernel<PoolGradientKernel<false>>("AveragePoolGradient", opts);
 }

@@ -1,5 +1,6 @@
-// Cast-13 kernel and CastTensor (also CastLike's): every dtype to every
-// dtype by ONNX Cast's element rules (ops/semantics/cast.h).
+// Cast-13 and CastLike-15 kernels over CastTensor: every dtype to every
+// dtype by ONNX Cast's element rules (ops/semantics/cast.h). CastLike takes
+// the target dtype from its second input, whose values are not read.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,7 +13,11 @@
 
 namespace loom {
 namespace cpu {
+namespace {
 
+// y = x converted element by element to `to_dt`; y is already sized as x with
+// dtype `to_dt`. A plain copy when the dtypes agree. INVALID_ARGUMENT (naming
+// `label`) for a dtype without a C++ storage type.
 Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to_dt, Tensor& y, int threads) {
   const int64_t n = x.num_elements();
   if (x.dtype() == to_dt) {
@@ -33,8 +38,6 @@ Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to_dt,
   });
 }
 
-namespace {
-
 class CastKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -52,11 +55,22 @@ class CastKernel {
   LoomDataType to_ = LOOM_DTYPE_FLOAT;
 };
 
+class CastLikeKernel : public LabeledKernel {
+ public:
+  Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), y;
+    const LoomDataType to_dt = ctx.Input(1).dtype();
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, to_dt, x.shape(), &y));
+    return CastTensor(label_, x, to_dt, y, ctx.num_threads());
+  }
+};
+
 }  // namespace
 
 Status RegisterTensorCastKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
-  return reg.Kernel<CastKernel>("Cast", {"CPU", "", 0, {{"T1", all}, {"T2", all}}});
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<CastKernel>("Cast", {"CPU", "", 0, {{"T1", all}, {"T2", all}}}));
+  return reg.Kernel<CastLikeKernel>("CastLike", {"CPU", "", 0, {{"T1", all}, {"T2", all}}});
 }
 
 }  // namespace cpu

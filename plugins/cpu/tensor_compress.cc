@@ -1,4 +1,4 @@
-// CPU kernel of Compress (ONNX opset 9/11; schema in ops/tensor_compress.cc).
+// CPU kernel of Compress (ONNX opset 9/11; schema in ops/tensor.cc).
 #include <cstring>
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// CPU kernel of NonZero (schema in ops/tensor_nonzero.cc).
+// CPU kernel of NonZero (schema in ops/tensor.cc).
 #include <string>
 #include <vector>
 

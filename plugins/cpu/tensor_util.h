@@ -14,12 +14,6 @@
 namespace loom {
 namespace cpu {
 
-// y = x converted element by element to `to` (ONNX Cast-13 rules,
-// ops/semantics/cast.h); y is already sized as x with dtype `to`. Every
-// dtype Loom holds; a plain copy when the dtypes agree. INVALID_ARGUMENT
-// (naming `label`) for a dtype without a C++ storage type.
-Status CastTensor(const std::string& label, const Tensor& x, LoomDataType to, Tensor& y, int threads);
-
 // Every dtype a Loom tensor can hold (the byte-moving kernels take them all).
 std::vector<LoomDataType> AllDTypes();
 

@@ -8,6 +8,7 @@
 
 #include "core/api/loom_sdk.h"
 #include "ops/semantics/common.h"
+#include "ops/semantics/normalization.h"
 #include "ops/semantics/shape_math.h"
 #include "plugins/cuda/cuda_status.h"
 #include "plugins/cuda/kernel_util.h"
@@ -25,12 +26,11 @@ namespace {
 // training_mode = 1 or a request for running_mean / running_var
 // (UNIMPLEMENTED), X of rank < 2, a per-channel input that is not [C] or of
 // another dtype (INVALID_ARGUMENT).
-class BatchNormKernel {
+class BatchNormKernel : public semantics::AttrsKernel<semantics::BatchNormAttrs> {
  public:
   Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    LOOM_SDK_RETURN_IF_ERROR(info.GetFloat("epsilon", &epsilon_));
-    if (info.IntOr("training_mode", 0) != 0) {
+    LOOM_SDK_RETURN_IF_ERROR(AttrsKernel::Init(info));
+    if (attrs_.training) {
       return sdk::Unimplemented(label_ + ": training_mode = 1 is not supported (inference only)");
     }
     return Status::Ok();
@@ -55,16 +55,12 @@ class BatchNormKernel {
       if (t.dtype() != x.dtype()) return UnsupportedDtype(label_, kNames[i], t.dtype(), sdk::DTypeName(x.dtype()));
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), xs, &y));
-    return CudaStatus(LaunchBatchNormInference(x.dtype(), N, C, semantics::Product(xs, 2, xs.size()), epsilon_, x.raw_data(),
+    return CudaStatus(LaunchBatchNormInference(x.dtype(), N, C, semantics::Product(xs, 2, xs.size()), attrs_.epsilon, x.raw_data(),
                                                ctx.Input(1).raw_data(), ctx.Input(2).raw_data(),
                                                ctx.Input(3).raw_data(), ctx.Input(4).raw_data(), y.raw_data(),
                                                StreamOf(ctx)),
                       label_.c_str());
   }
-
- private:
-  std::string label_;
-  float epsilon_ = 1e-5f;
 };
 
 }  // namespace

@@ -6,13 +6,10 @@
 
 LOOM_PLUGIN("cuda", "0.1.0", reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Device(loom::cuda::CudaDeviceDef()));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterMathElementwiseKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterMathGemmMatMulKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterReductionSumMeanMaxMinKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterNnConvKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterNnPoolKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterNnBatchNormKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterTensorShapeCopyCastKernels(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::cuda::RegisterRnnKernels(reg));
-  return loom::sdk::Status::Ok();
+  using namespace loom::cuda;
+  return reg.Each({
+    RegisterMathElementwiseKernels, RegisterMathGemmMatMulKernels, RegisterReductionSumMeanMaxMinKernels,
+    RegisterNnConvKernels, RegisterNnPoolKernels, RegisterNnBatchNormKernels, RegisterTensorShapeCopyCastKernels,
+    RegisterRnnKernels,
+  });
 }

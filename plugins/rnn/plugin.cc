@@ -5,10 +5,9 @@
 #include "plugins/rnn/rnn_ops.h"
 
 LOOM_PLUGIN("rnn", "0.1.0", reg) {
-  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetwork(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterRecurrentNetworkGradient(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnits(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterCellUnitGradients(reg));
-  LOOM_SDK_RETURN_IF_ERROR(loom::rnn::RegisterOnnxRecurrent(reg));
-  return loom::rnn::RegisterOnnxRecurrentGradients(reg);
+  using namespace loom::rnn;
+  return reg.Each({
+    RegisterRecurrentNetwork, RegisterRecurrentNetworkGradient, RegisterCellUnits, RegisterCellUnitGradients,
+    RegisterOnnxRecurrent, RegisterOnnxRecurrentGradients,
+  });
 }

@@ -1,4 +1,5 @@
-// CastLike against Cast for every dtype pair.
+// tensor_cast.cc: CastLike against Cast for every dtype pair (Cast itself is
+// checked against numpy's rules in tensor_test).
 #include <algorithm>
 #include <cmath>
 #include <cstring>

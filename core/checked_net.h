@@ -39,7 +39,7 @@ struct CheckedNet {
   // constant inputs at prepare and passed on to nested nets: the
   // initializers (including NetDef initializers no op here reads, which a
   // nested body may) and, for a nested net, the enclosing net's constants
-  // (NetOptions::outer_constants) that this workspace does not shadow, less
+  // (NetScope::outer_constants) that this workspace does not shadow, less
   // any blob an op of this net writes.
   std::set<std::string> constants;
 };
@@ -51,7 +51,7 @@ struct CheckedNet {
 // external_input, or present in `ws`. INVALID_ARGUMENT / NOT_FOUND name the
 // op (index, name, type), the input or attribute, the expected and the found.
 // `outer_constants`: for a nested net, the enclosing net's constants
-// (NetOptions::outer_constants); see CheckedNet::constants.
+// (NetScope::outer_constants); see CheckedNet::constants.
 absl::StatusOr<std::unique_ptr<CheckedNet>> CheckNet(const NetDef& net, const Registry& registry, const Workspace& ws,
                                                      const std::set<std::string>& outer_constants = {});
 

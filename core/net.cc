@@ -26,7 +26,7 @@ static absl::Status AddInitializer(const NetDef& def, const TensorProto& init, W
 }
 
 absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* ws, const Registry* registry,
-                                                 NetOptions options) {
+                                                 NetOptions options, NetScope scope) {
   if (!def.type().empty() && def.type() != "sequential" && def.type() != "simple" && def.type() != "multi_stream") {
     return absl::InvalidArgumentError(absl::StrCat("net '", def.name(), "': executor type '", def.type(),
                                                    "' is not available; expected 'sequential' or 'multi_stream'"));
@@ -34,18 +34,18 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
   for (const TensorProto& init : def.initializer()) {
     if (absl::Status s = AddInitializer(def, init, ws); !s.ok()) return s;
   }
-  absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, options.outer_constants);
+  absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, scope.outer_constants);
   if (!checked.ok()) return checked.status();
   if (g_poison_by_default.load(std::memory_order_relaxed)) options.poison_released_memory = true;
   if (options.num_threads <= 0) {
     options.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
-  if (options.packed_constants == nullptr) options.packed_constants = std::make_shared<PackedConstants>();
-  return std::unique_ptr<Net>(new Net(*std::move(checked), ws, registry, options));
+  if (scope.packed_constants == nullptr) scope.packed_constants = std::make_shared<PackedConstants>();
+  return std::unique_ptr<Net>(new Net(*std::move(checked), ws, registry, std::move(options), std::move(scope)));
 }
 
 absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, const Registry* registry,
-                                                 NetOptions options) {
+                                                 NetOptions options, NetScope scope) {
   for (TensorProto& init : *def.mutable_initializer()) {
     if (absl::Status s = AddInitializer(def, init, ws); !s.ok()) return s;
     // Keep name, type and dims; the values go now (Swap frees them, where
@@ -54,31 +54,32 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, co
     init.Swap(&meta);
   }
   if (def.initializer_size() > 0) ReturnFreeHeapMemory();  // the bytes just freed
-  return Create(static_cast<const NetDef&>(def), ws, registry, std::move(options));
+  return Create(static_cast<const NetDef&>(def), ws, registry, std::move(options), std::move(scope));
 }
 
 Net::~Net() = default;
 
-Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options)
-    : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(options),
-      pool_(options.pool ? options.pool : BufferPool::Create()) {
+Net::Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options,
+         NetScope scope)
+    : checked_(std::move(checked)), ws_(ws), registry_(registry), options_(std::move(options)),
+      scope_(std::move(scope)), pool_(scope_.pool ? scope_.pool : BufferPool::Create()) {
   limits_.max_tensor_bytes = options_.max_tensor_bytes;
   limits_.max_nesting_depth = options_.max_nesting_depth;
   limits_.max_loop_iterations = options_.max_loop_iterations;
-  limits_.nesting_depth = options_.nesting_depth;
+  limits_.nesting_depth = scope_.nesting_depth;
   ResetProfile();
   multi_stream_ = checked_->def.type() == "multi_stream";
   // A static_shape net's constants are freed once packed: its signatures
   // are its other inputs'. A nested net's outer constants are fixed while
-  // it lives (NetOptions::outer_constants), so they are left out of its
+  // it lives (NetScope::outer_constants), so they are left out of its
   // signature too: a body reading forty weights of the enclosing graph
   // looked each up again on every run.
   for (const std::string& name : checked_->inputs) {
     const bool constant = checked_->constants.count(name) > 0;
-    if (constant && (options_.static_shape || options_.outer_constants.count(name))) continue;
+    if (constant && (options_.static_shape || scope_.outer_constants.count(name))) continue;
     signature_inputs_.push_back(name);
   }
-  options_.outer_constants.clear();  // kept in CheckedNet::constants
+  scope_.outer_constants.clear();  // kept in CheckedNet::constants
   for (const Argument& a : checked_->def.arg()) {
     if (a.name() == "max_streams") max_streams_ = static_cast<int>(std::max<int64_t>(1, a.i()));
   }
@@ -183,7 +184,7 @@ void Net::ReleasePackedConstants() {
     ++released_constants_;
     // Shared packs are keyed by the constant's address, which the next
     // allocation may reuse (core/packed_constants.h).
-    options_.packed_constants->Forget(*t);
+    scope_.packed_constants->Forget(*t);
     const_cast<Tensor*>(t)->Release();
     released_.insert(t);
   }
@@ -327,9 +328,9 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   }
   // Run-time sized outputs come from the net's pool when it plans memory or
   // shares its enclosing net's; else straight from the device.
-  BufferPool* run_pool = options_.plan_memory || options_.pool != nullptr ? pool_.get() : nullptr;
+  BufferPool* run_pool = options_.plan_memory || scope_.pool != nullptr ? pool_.get() : nullptr;
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_,
-                                                               options_.packed_constants, run_pool);
+                                                               scope_.packed_constants, run_pool);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
   if (options_.plan_memory && !multi_stream_) {
@@ -360,7 +361,7 @@ absl::Status Net::Run() {
   // the last one (core/buffer_pool.h).
   // A pool shared with the enclosing net is left alone: its free buffers
   // are sized for that net's tensors as much as for this one's.
-  if (options_.plan_memory && options_.pool == nullptr && last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
+  if (options_.plan_memory && scope_.pool == nullptr && last_plan_ != nullptr && *plan != last_plan_) pool_->NewSignature();
   last_plan_ = *plan;
   if (multi_stream_ && !options_.enable_profiling) {
     Device* device = PlanDevice(**plan, *registry_);

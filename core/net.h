@@ -22,7 +22,7 @@
 #include "core/buffer_pool.h"
 #include "core/checked_net.h"
 #include "core/limits.h"
-#include "core/packed_constants.h"
+#include "core/net_scope.h"
 #include "core/plan.h"
 #include "core/profile.h"
 #include "core/proto/loom.pb.h"
@@ -38,24 +38,6 @@ struct NetOptions {
   bool enable_profiling = false;
   // Plans kept per net; the cache is cleared when it would grow beyond this.
   int max_cached_plans = 64;
-  // For a nested net (a step net, an If/Loop/Scan body): the enclosing
-  // net's blobs whose value is fixed while this net lives (its initializers
-  // and those it inherited). Those this net reads become its constants, so
-  // its kernels may prepack them (core/checked_net.h, CheckedNet::constants).
-  std::set<std::string> outer_constants;
-  // Where kernels share the copies of constants they pack
-  // (core/packed_constants.h): a nested net gets its enclosing net's, so
-  // that the step nets of every timestep share one packed copy. Null: the
-  // net makes its own.
-  std::shared_ptr<PackedConstants> packed_constants;
-  // Where outputs sized at run time come from (core/buffer_pool.h). A
-  // nested net gets the pool of the net its op runs in (Net_Create), so
-  // that the nets of consecutive ops can share buffers: the layers of a
-  // stacked STEPNET LSTM take turns with one set of projections and states
-  // (their kernels hand them back with Tensor_Release). Null: the net
-  // makes its own.
-  std::shared_ptr<BufferPool> pool;
-
   // Limits against hostile models (core/limits.h; README "Limits"). Nested
   // nets made through the ABI (Net_Create) inherit them.
   // Bytes one tensor may take: checked at plan time against the inferred
@@ -68,8 +50,6 @@ struct NetOptions {
   // Iterations of one Loop op per run (the controlflow plugin reads it
   // through LoomApi::Ctx_Limit). <= 0: no limit.
   int64_t max_loop_iterations = kDefaultMaxLoopIterations;  // 10,000,000
-  // This net's nesting depth (0: a top-level net); set by Net_Create.
-  int nesting_depth = 0;
 
   // Memory planning (core/memory_plan.h): intermediates share one arena per
   // device by liveness, and outputs sized only at run time come from a pool
@@ -106,16 +86,19 @@ class Net {
  public:
   ~Net();
   // Puts def.initializer tensors into `ws` (unless present), then checks.
-  // `ws` and `registry` must outlive the net. Executor type must be empty or
-  // "sequential" (INVALID_ARGUMENT otherwise). Other errors: see CheckNet.
+  // `ws` and `registry` must outlive the net. `options`: what the user sets;
+  // `scope`: what the net shares with the nets around it (core/net_scope.h;
+  // empty for a top-level net of its own). Executor type must be empty,
+  // "sequential" or "multi_stream" (INVALID_ARGUMENT otherwise). Other
+  // errors: see CheckNet.
   static absl::StatusOr<std::unique_ptr<Net>> Create(const NetDef& def, Workspace* ws, const Registry* registry,
-                                                     NetOptions options = {});
+                                                     NetOptions options = {}, NetScope scope = {});
   // The same, taking the NetDef's initializers: each one's values are freed
   // as soon as its tensor is in `ws`, so the weights are never held twice
   // (the memory peak of loading a model is one copy of them, not two).
   // `def` is left with its ops and metadata, its initializers without data.
   static absl::StatusOr<std::unique_ptr<Net>> Create(NetDef&& def, Workspace* ws, const Registry* registry,
-                                                     NetOptions options = {});
+                                                     NetOptions options = {}, NetScope scope = {});
 
   // Runs the net on the workspace's current inputs; outputs are left in the
   // workspace. Errors name the failing op. Executor: NetDef type "" or
@@ -175,6 +158,10 @@ class Net {
   int64_t arena_allocations() const { return arena_allocations_; }
   const BufferPool& pool() const { return *pool_; }
   const NetOptions& options() const { return options_; }
+  // The scope it was created with, with a packed-constant store of its own
+  // when none was given; outer_constants are emptied once checked (they are
+  // among the checked net's constants).
+  const NetScope& scope() const { return scope_; }
 
   // The plan used by the last Run (nullptr before the first).
   const Plan* last_plan() const { return last_plan_; }
@@ -183,13 +170,14 @@ class Net {
   const NetLimits& limits() const { return limits_; }
 
  private:
-  Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options);
+  Net(std::unique_ptr<CheckedNet> checked, Workspace* ws, const Registry* registry, NetOptions options, NetScope scope);
 
   std::unique_ptr<CheckedNet> checked_;
   Workspace* ws_;
   const Registry* registry_;
   NetOptions options_;
-  NetLimits limits_;  // from options_; plans' kernel contexts point here
+  NetScope scope_;
+  NetLimits limits_;  // from options_ and scope_; plans' kernel contexts point here
   absl::flat_hash_map<std::string, std::unique_ptr<Plan>> plans_;
   uint64_t plans_generation_ = 0;
   int64_t plans_built_ = 0;
@@ -222,7 +210,7 @@ class Net {
   size_t released_constant_bytes_ = 0;
   std::map<Device*, std::shared_ptr<Buffer>> arenas_;
   int64_t arena_allocations_ = 0;
-  std::shared_ptr<BufferPool> pool_;  // options_.pool, or one of its own
+  std::shared_ptr<BufferPool> pool_;  // scope_.pool, or one of its own
 };
 
 }  // namespace loom

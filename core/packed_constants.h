@@ -9,7 +9,7 @@
 // this store they are packed once and held once (ONNX Runtime's
 // PrepackedWeightsContainer plays the same part across sessions). A Net
 // makes one store and every net nested in it (step nets, If/Loop/Scan
-// bodies) inherits it (NetOptions::packed_constants).
+// bodies) inherits it (NetScope::packed_constants).
 //
 // An entry is keyed by the constant's data address and byte size and by the
 // kernel's key, which must name everything the packed bytes depend on (the

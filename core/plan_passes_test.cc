@@ -367,9 +367,9 @@ TEST_F(PassesTest, NestedNetsInheritTheEnclosingNetsConstants) {
     g_seen = Seen();
     absl::StatusOr<NetDef> def = ParseNetDefText(text);
     ASSERT_TRUE(def.ok()) << def.status();
-    NetOptions opts;
-    opts.outer_constants = std::move(outer);
-    auto net = Net::Create(*def, ws, &registry_, opts);
+    NetScope scope;
+    scope.outer_constants = std::move(outer);
+    auto net = Net::Create(*def, ws, &registry_, {}, scope);
     ASSERT_TRUE(net.ok()) << net.status();
     ASSERT_TRUE((*net)->Run().ok());
   };
@@ -405,9 +405,9 @@ TEST_F(PassesTest, NestedNetsInheritTheEnclosingNetsConstants) {
     absl::StatusOr<NetDef> def = ParseNetDefText(R"(name: "middle" op { type: "PSize" input: "m" output: "k" })");
     ASSERT_TRUE(def.ok());
     middle.SetBlob("m", Tensor::FromVector<float>({1}, {0}));
-    NetOptions opts;
-    opts.outer_constants = {"w"};
-    auto mid = Net::Create(*def, &middle, &registry_, opts);
+    NetScope scope;
+    scope.outer_constants = {"w"};
+    auto mid = Net::Create(*def, &middle, &registry_, {}, scope);
     ASSERT_TRUE(mid.ok()) << mid.status();
     Workspace inner(&middle);
     inner.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));

@@ -165,8 +165,9 @@ absl::StatusOr<std::unique_ptr<Session::Runner>> Session::NewRunner() const {
   o.num_threads = options_.num_threads;
   o.plan_memory = options_.plan_memory;
   o.max_tensor_bytes = options_.max_tensor_bytes;
-  o.packed_constants = packs_;
-  absl::StatusOr<std::unique_ptr<Net>> net = Net::Create(net_, &r->ws, registry_.get(), o);
+  NetScope scope;
+  scope.packed_constants = packs_;  // the runners share the packed weights
+  absl::StatusOr<std::unique_ptr<Net>> net = Net::Create(net_, &r->ws, registry_.get(), o, scope);
   if (!net.ok()) return net.status();
   r->net = *std::move(net);
   return r;

@@ -81,9 +81,9 @@ TEST(StaticShapeTest, ASharedPackedWeightIsFreedToo) {
   second->set_output(0, "y2");
   def.add_external_output("y2");
   Workspace ws, ref_ws;
-  NetOptions o = Options(true);
-  o.packed_constants = std::make_shared<PackedConstants>();
-  auto net = Net::Create(def, &ws, testing::CpuRegistry(), o);
+  NetScope scope;
+  scope.packed_constants = std::make_shared<PackedConstants>();
+  auto net = Net::Create(def, &ws, testing::CpuRegistry(), Options(true), scope);
   auto ref = Net::Create(def, &ref_ws, testing::CpuRegistry(), Options(false));
   ASSERT_TRUE(net.ok() && ref.ok());
   for (uint32_t run = 0; run < 2; ++run) {
@@ -94,8 +94,8 @@ TEST(StaticShapeTest, ASharedPackedWeightIsFreedToo) {
     ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y"), *ref_ws.GetBlob("y"), 0, 0)) << "run " << run;
     ASSERT_TRUE(testing::AllClose(*ws.GetBlob("y2"), *ref_ws.GetBlob("y2"), 0, 0)) << "run " << run;
   }
-  EXPECT_EQ(o.packed_constants->fills(), 1) << "one copy for both Convs";
-  EXPECT_EQ(o.packed_constants->live_entries(), 0u) << "W's entry was dropped when W was freed";
+  EXPECT_EQ(scope.packed_constants->fills(), 1) << "one copy for both Convs";
+  EXPECT_EQ(scope.packed_constants->live_entries(), 0u) << "W's entry was dropped when W was freed";
   EXPECT_EQ((*net)->released_constants(), 1);
   EXPECT_EQ(ws.GetBlob("W")->nbytes(), 0u);
 }

@@ -130,23 +130,25 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
       return Err(LOOM_INVALID_ARGUMENT, absl::StrCat(*c->label, ": nested NetDef does not parse"));
     }
   }
+  // The user's settings as the enclosing net has them ...
   NetOptions opts;
   opts.num_threads = num_threads;
   opts.max_tensor_bytes = parent.max_tensor_bytes;
   opts.max_nesting_depth = parent.max_nesting_depth;
   opts.max_loop_iterations = parent.max_loop_iterations;
-  opts.nesting_depth = depth;
   opts.poison_released_memory = c->poison_released_memory;
-  // What is constant in this net stays constant in the nested one: a body's
-  // Conv prepacks weights it reads from the enclosing graph's initializers.
-  if (c->net_constants != nullptr) opts.outer_constants = *c->net_constants;
-  // ... and the kernels of every nested net share the enclosing net's packed
-  // copies of them (one per constant and layout, not one per timestep).
-  opts.packed_constants = c->packs;
-  // ... and run-time sized outputs come from its pool, so the nested nets of
-  // consecutive ops reuse the same buffers (NetOptions::pool).
-  if (c->pool != nullptr) opts.pool = c->pool->shared_from_this();
-  auto net = Net::Create(def, ws->ws, c->registry, opts);
+  // ... and its scope, one level deeper (core/net_scope.h). What is constant
+  // in that net stays constant in the nested one: a body's Conv prepacks
+  // weights it reads from the enclosing graph's initializers, in the
+  // enclosing net's store (one copy per constant and layout, not one per
+  // timestep); run-time sized outputs come from its pool, so the nested nets
+  // of consecutive ops reuse the same buffers.
+  NetScope scope;
+  if (c->net_constants != nullptr) scope.outer_constants = *c->net_constants;
+  scope.packed_constants = c->packs;
+  if (c->pool != nullptr) scope.pool = c->pool->shared_from_this();
+  scope.nesting_depth = depth;
+  auto net = Net::Create(def, ws->ws, c->registry, std::move(opts), std::move(scope));
   if (!net.ok()) {
     return Err(static_cast<LoomStatusCode>(net.status().code()),
                absl::StrCat(*c->label, ": step net '", def.name(), "': ", net.status().message()));

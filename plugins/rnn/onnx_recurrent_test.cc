@@ -94,7 +94,7 @@ absl::StatusOr<std::vector<Tensor>> RunWithConstantWeights(const OperatorDef& op
   for (int run = 0; run < 2; ++run) {  // the second run reuses the packed copies
     if (absl::Status s = (*n)->Run(); !s.ok()) return s;
   }
-  *fills = (*n)->options().packed_constants->fills();
+  *fills = (*n)->scope().packed_constants->fills();
   std::vector<Tensor> out;
   for (const std::string& o : op.output()) out.push_back(*ws.GetBlob(o));
   return out;
@@ -248,7 +248,7 @@ TEST(OnnxRecurrentStepNet, ZeroSizeDimsAgree) {
 
 // Two STEPNET LSTMs in one net, one after the other: each kernel hands
 // its nested net's projection XW and states H, C back after its run
-// (Tensor_Release), into the enclosing net's pool (NetOptions::pool), and
+// (Tensor_Release), into the enclosing net's pool (NetScope::pool), and
 // the second layer takes the same buffers. So the pool's high water is one
 // layer's set, not two, and the outputs still match the DNNL kernel's run
 // after run (the links are aliased again each run).

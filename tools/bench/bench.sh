@@ -45,6 +45,10 @@
 #       vad_v5    Silero VAD v5 on the loudest 512 samples, zero state
 #     Every input of a model is fed, in both runtimes.
 #
+# LOOM_RUN: another loom_run to time (a copy of bazel-bin/tools/loom_run with
+# its loom_plugins/ folder beside it, e.g. an older build's;
+# tools/bench/before_after.sh); default: this checkout's.
+#
 # ONNX Runtime comes from npm into ${LOOM_ORT_DIR:-~/.cache/loom-ort} (its
 # post-install download is skipped: the native library ships in the package)
 # and runs through tools/bench/ort_run.js. Both runtimes' outputs are kept
@@ -52,6 +56,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${1:-2} WARMUP=${2:-2} RUNS=${3:-10} ROUNDS=${4:-3}
+LOOM_RUN=${LOOM_RUN:-$PWD/bazel-bin/tools/loom_run}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "bench: ROUNDS must be a positive integer; found '$ROUNDS'"; exit 2; }
 ORT_DIR=${LOOM_ORT_DIR:-$HOME/.cache/loom-ort}
 MODELS=${LOOM_BENCH_DIR:-$HOME/.cache/loom-bench}
@@ -138,7 +143,7 @@ NODE_KB=$(tail -1 "$RSS")
 # loads and reports nothing, so the line gives the CPU's flags and the
 # kernel family MLAS takes for them (AVX-512F kernels with avx512f, else
 # AVX2/FMA3 with avx2 and fma, else SSE).
-loom_isa=$(ONEDNN_VERBOSE=1 bazel-bin/tools/loom_run "$MODELS/mobilenet.onnx" "X=$MODELS/mobilenet.X.pb" --iterations 1 \
+loom_isa=$(ONEDNN_VERBOSE=1 "$LOOM_RUN" "$MODELS/mobilenet.onnx" "X=$MODELS/mobilenet.X.pb" --iterations 1 \
              --warmup 0 --num_threads "$THREADS" 2>&1 | sed -n 's/^onednn_verbose,info,cpu,isa:\(.*\)$/\1/p' | head -1)
 flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx512f|avx512bw|avx512dq|avx512vl|avx512_vnni|avx2|fma' |
           sort | tr '\n' ' ')
@@ -177,7 +182,7 @@ row() {
   rm -rf "$out" && mkdir -p "$out/loom"
   local log ort ort_ms diff count r loom_ms=() ort_mss=() loom_kb=0 ort_kb=0
   for ((r = 0; r < ROUNDS; ++r)); do
-    if ! log=$(/usr/bin/time -f %M -o "$RSS" bazel-bin/tools/loom_run "$model" "${loom_in[@]}" --warmup "$WARMUP" \
+    if ! log=$(/usr/bin/time -f %M -o "$RSS" "$LOOM_RUN" "$model" "${loom_in[@]}" --warmup "$WARMUP" \
                  --iterations "$RUNS" --num_threads "$THREADS" --output_dir "$out/loom" --output_raw "${flags[@]}" 2>&1); then
       printf '%-16s %12s\n' "$label" "failed"
       NOTES+=("$label: loom_run failed: $(grep -m1 'loom_run:' <<<"$log" || tail -1 <<<"$log")")

@@ -39,7 +39,8 @@ log=$(mktemp)
 # included.
 bazel test "${config[@]}" --test_env=LOOM_POISON_RELEASED_MEMORY=1 //... "$@" 2>&1 | tee "$log"
 count "$log" "${PIPESTATUS[0]}" "suite"
-# The out-of-tree example (examples/ocr_session), built as its own workspace.
+# The out-of-tree example (examples/ocr_session): its own workspace analysed,
+# then built and run from this one as @ocr_session, on the suite's outputs.
 ./scripts/example_out_of_tree.sh 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 if summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1) && [[ -n "$summary" ]]; then

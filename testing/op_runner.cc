@@ -22,17 +22,23 @@ namespace testing {
 
 namespace {
 
+// The file at runfiles path `path` ("<repository>/<path>", e.g.
+// "ocr_session/libsoft_shrink.so"), else `otherwise` (relative to the test's
+// working directory, its own repository's runfiles root).
+std::string Resolve(const std::string& path, const std::string& otherwise) {
+  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
+      bazel::tools::cpp::runfiles::Runfiles::CreateForTest());
+  if (runfiles == nullptr) return otherwise;
+  const std::string found = runfiles->Rlocation(path);
+  return !found.empty() && std::ifstream(found).good() ? found : otherwise;
+}
+
 // The CPU plugin, found through the test's runfiles as Loom's repository
 // file "loom/plugins/cpu/libloom_cpu.so": Loom's own tests and another
 // workspace's over @loom (loom_plugin_test, tools/build_defs/plugin.bzl)
 // alike. Without runfiles, the in-tree relative path.
 std::string CpuPluginPath() {
-  const char* kRelative = "plugins/cpu/libloom_cpu.so";
-  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
-      bazel::tools::cpp::runfiles::Runfiles::CreateForTest());
-  if (runfiles == nullptr) return kRelative;
-  const std::string path = runfiles->Rlocation(absl::StrCat("loom/", kRelative));
-  return !path.empty() && std::ifstream(path).good() ? path : kRelative;
+  return Resolve("loom/plugins/cpu/libloom_cpu.so", "plugins/cpu/libloom_cpu.so");
 }
 
 }  // namespace
@@ -59,7 +65,7 @@ Registry* CpuRegistryWith(const std::string& path) {
   Registry* r = CpuRegistry();
   std::lock_guard<std::mutex> lock(mu);
   if (loaded->insert(path).second) {
-    absl::Status s = LoadPlugin(r, path);
+    absl::Status s = LoadPlugin(r, Resolve(path, path));
     EXPECT_TRUE(s.ok()) << s;
   }
   return r;

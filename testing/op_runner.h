@@ -23,9 +23,12 @@ namespace testing {
 // the path tried and the data dependency it needs.
 Registry* CpuRegistry();
 
-// CpuRegistry() with the plugin at `path` (runfiles-relative, e.g.
-// "plugins/rnn/libloom_rnn.so"; add it to the test's data) loaded as well,
-// once per path per process; fails the test if it cannot be loaded.
+// CpuRegistry() with the plugin at `path` loaded as well, once per path per
+// process; fails the test if it cannot be loaded. `path` is a runfiles path,
+// "<repository>/<path in it>" (e.g. "ocr_session/libsoft_shrink.so"; add the
+// plugin to the test's data), or, where no such file is in the runfiles,
+// relative to the test's working directory, its own repository's root
+// (Loom's tests: "plugins/rnn/libloom_rnn.so").
 Registry* CpuRegistryWith(const std::string& path);
 
 // Parses an OperatorDef from protobuf text format; fails the test on error.

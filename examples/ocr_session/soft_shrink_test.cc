@@ -15,8 +15,9 @@ using loom::testing::CheckGradient;
 using loom::testing::CpuRegistryWith;
 using loom::testing::ParseOp;
 
-// The plugin under test, runfiles-relative (this workspace's root package).
-loom::Registry* Registry() { return CpuRegistryWith("libsoft_shrink.so"); }
+// The plugin under test, by its runfiles path: this workspace's root package
+// (found so whether this workspace is the main one or another's @ocr_session).
+loom::Registry* Registry() { return CpuRegistryWith("ocr_session/libsoft_shrink.so"); }
 
 TEST(SoftShrinkTest, KnownValues) {
   auto y = loom::testing::RunSingleOp(ParseOp(R"(type: "SoftShrink" domain: "com.example" input: "x" output: "y")"),

@@ -12,8 +12,11 @@ def loom_plugin(name, srcs, deps = [], copts = [], linkopts = [], exports = [], 
     """`exports`: C symbols to export besides LoomPluginInit (a test
     plugin's hooks that its tests dlsym); none for a real plugin."""
 
-    # Label(): resolves in Loom's repository when another workspace loads this macro.
-    script = Label("//tools/build_defs:plugin_exports.lds")
+    # Label(): resolves in Loom's repository when another workspace loads this
+    # macro; spelled out with its repository ("@//" when Loom is the main one)
+    # because $(location) reads a bare "//..." in the calling repository.
+    lds = Label("//tools/build_defs:plugin_exports.lds")
+    script = "@%s//%s:%s" % (lds.workspace_name, lds.package, lds.name)
     if exports:
         native.genrule(
             name = name + "_exports",

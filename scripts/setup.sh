@@ -30,8 +30,9 @@ PACKAGES=(
   # data-parallel training.
   libgloo-dev
   # The `loom` Python module (//python): pybind11 and Python's headers, numpy,
-  # and pytest with ONNX's Python package for its tests.
-  python3-dev python3-pybind11 python3-numpy python3-pytest python3-onnx
+  # protobuf (loom_pb2), pytest with ONNX's Python package for its tests, and
+  # venv (CI installs the wheel into a fresh virtual environment).
+  python3-dev python3-pybind11 python3-numpy python3-protobuf python3-pytest python3-onnx python3-venv
 )
 
 missing=()

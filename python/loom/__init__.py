@@ -1,54 +1,46 @@
-"""Loom from Python: run a model on numpy arrays, list the registry.
+"""Loom from Python: run models, build nets, train them.
+
+Inference (ONNX Runtime's InferenceSession):
 
     import numpy as np, loom
     s = loom.Session("model.onnx", threads=2)
-    print(s.inputs)               # [TensorInfo(name='x', dtype=dtype('float32'), shape=['batch', 3, 224, 224])]
     (y,) = s.run(None, {"x": np.zeros((1, 3, 224, 224), np.float32)})
 
-Session(model, *, threads=0, device="", plugins=(), optimization_level=1,
-plan_memory=True) is loom::Session (session/session.h): `model` is an ONNX
-file (*.onnx), ONNX bytes, or a Loom NetDef file; the default plugins that
-ship in this package are loaded first, then `plugins` (paths). run(output_names,
-feed) follows ONNX Runtime's InferenceSession.run: `output_names` None means
-every output, in `outputs` order; it returns a list of numpy arrays. Inputs
-that are C-contiguous, aligned and in native byte order are read in place;
-Run releases the GIL, so threads may share a session. Errors raise
-loom.Error (a RuntimeError) whose text starts with the status code and names
-the op, input or option.
+Building and training nets (Caffe2's core.Net and workspace):
+
+    net = loom.NetBuilder.load("mlp.pb")             # or op by op: net.Gemm([...])
+    grads = loom.add_backward(net, ["loss"])
+    loom.add_optimizer(net, grads, "Momentum", alpha=0.9)
+    ws = loom.Workspace()
+    ws.create_net(net)
+    for step, (x, y) in enumerate(batches):
+        (loss,) = ws.run(net.name, {"x": x, "y": y, "learning_rate": np.float32(0.1),
+                                    "step": np.int64(step)}, ["loss"])
+
+Modules: registry (Registry, ops, plugins), session (Session), net_builder
+(NetBuilder, make_op), workspace (Workspace, Trace), training
+(add_backward, add_optimizer, inference_net, LearningRateSchedule),
+parallel (data parallelism), rnn (recurrent_net and cells), testing
+(gradient_check), protos (numpy <-> TensorProto), loom_pb2 (the protos).
+python/README.md documents every function. Errors raise loom.Error (a
+RuntimeError) whose text starts with the status code and names the op,
+input or attribute, the expected and the found.
 """
-import glob as _glob
-import os as _os
-
-from . import _loom
+from . import loom_pb2
+from . import rnn
+from . import testing
 from ._loom import Error, TensorInfo
+from .net_builder import NetBuilder, make_op
+from .parallel import DataParallelOptions, add_allreduce, broadcast_net, split_across_contexts
+from .protos import tensor_proto, to_array
+from .registry import Registry, default_plugins, default_registry, ops, plugins
+from .session import Session
+from .training import LearningRateSchedule, add_backward, add_optimizer, inference_net
+from .workspace import Trace, Workspace
 
-__all__ = ["Session", "TensorInfo", "Error", "ops", "plugins", "default_plugins"]
-
-
-def default_plugins():
-    """Paths of the plugins that ship in this package (loom_plugins/), sorted."""
-    return sorted(_glob.glob(_os.path.join(_os.path.dirname(__file__), "loom_plugins", "*.so")))
-
-
-class Session(_loom.Session):
-    __doc__ = __doc__
-
-    def __init__(self, model, *, threads=0, device="", plugins=(), optimization_level=1, plan_memory=True):
-        super().__init__(_os.fspath(model) if not isinstance(model, bytes) else model,
-                         threads=threads, device=device, plugins=default_plugins() + list(plugins),
-                         optimization_level=optimization_level, plan_memory=plan_memory)
-
-
-def ops(plugins=()):
-    """Every registered op: dicts with op_type, domain, since_version, plugin,
-    differentiable and kernels (dicts with device, engine, priority, plugin),
-    with the default plugins and `plugins` loaded. Session.ops() lists what a
-    session loaded."""
-    return _loom._ops(default_plugins() + list(plugins))
-
-
-def plugins(plugins=()):
-    """The loaded plugins: dicts with name, version, abi_version, path,
-    schemas and kernels (counts) and devices, for the default plugins and
-    `plugins`. Session.plugins() lists what a session loaded."""
-    return _loom._plugins(default_plugins() + list(plugins))
+__all__ = [
+    "Error", "TensorInfo", "Session", "Registry", "default_registry", "default_plugins", "ops", "plugins",
+    "NetBuilder", "make_op", "Workspace", "Trace", "add_backward", "add_optimizer", "inference_net",
+    "LearningRateSchedule", "DataParallelOptions", "add_allreduce", "broadcast_net", "split_across_contexts",
+    "tensor_proto", "to_array", "rnn", "testing", "loom_pb2",
+]

@@ -43,9 +43,15 @@ cc_library(
 )
 
 # The interpreter the tests run with.
-exports_files(["python3"])
+exports_files(["python3", "defs.bzl"])
 """.format(python = python, include = include, pybind11 = pybind11))
     ctx.file("python3", "#!/bin/sh\nexec %s \"$@\"\n" % python, executable = True)
+
+    # The wheel's tag (//python:wheel): the interpreter's, as pip expects of
+    # an extension built against its headers (cp311-cp311-linux_x86_64).
+    tag = _run(ctx, python, "import sys, sysconfig; v = 'cp%d%d' % sys.version_info[:2]; " +
+                            "print(v + '-' + v + '-' + sysconfig.get_platform().replace('-', '_').replace('.', '_'))") if found else ""
+    ctx.file("defs.bzl", "# Made by python_configure.bzl.\nWHEEL_TAG = \"%s\"\n" % (tag or "py3-none-any"))
 
 python_configure = repository_rule(
     implementation = _impl,

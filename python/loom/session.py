@@ -1,0 +1,34 @@
+"""loom.Session: run a model (ONNX or NetDef) on numpy arrays, as ONNX
+Runtime's InferenceSession does."""
+import os as _os
+
+from . import _loom
+from .registry import default_plugins
+
+__all__ = ["Session"]
+
+
+class Session(_loom.Session):
+    """Session(model, *, threads=0, device="", plugins=(), optimization_level=1,
+    plan_memory=True, max_tensor_bytes=16 GiB) is loom::Session
+    (session/session.h).
+
+    `model` is an ONNX file (*.onnx), ONNX bytes, or a Loom NetDef file; the
+    default plugins that ship in this package are loaded first, then
+    `plugins` (paths). run(output_names, feed) follows ONNX Runtime's
+    InferenceSession.run: `output_names` None means every output, in
+    `outputs` order; `feed` maps input names to arrays; it returns a list of
+    numpy arrays. Inputs that are C-contiguous, aligned and in native byte
+    order are read in place; run releases the GIL, so threads may share a
+    session. `inputs`/`outputs` list TensorInfo (name, dtype, shape);
+    ops()/plugins() list what the session loaded. Errors raise loom.Error (a
+    RuntimeError) whose text starts with the status code and names the op,
+    input or option.
+    """
+
+    def __init__(self, model, *, threads=0, device="", plugins=(), optimization_level=1, plan_memory=True,
+                 max_tensor_bytes=16 << 30):
+        super().__init__(_os.fspath(model) if not isinstance(model, bytes) else model,
+                         threads=threads, device=device, plugins=default_plugins() + [_os.fspath(p) for p in plugins],
+                         optimization_level=optimization_level, plan_memory=plan_memory,
+                         max_tensor_bytes=max_tensor_bytes)

@@ -87,6 +87,14 @@ def test_lstm_cell_forward_and_gradient():
         np.testing.assert_allclose(h_all.reshape(T, N, H)[t], h, rtol=1e-12, atol=1e-12)
     op = net.proto.op[-1]
     loom.testing.gradient_check(op, [f[name] for name in op.input])
+    # The same gradients when the backward pass recomputes tanh(c) instead of
+    # keeping it per timestep (Caffe2's recompute_blobs_on_backward).
+    recomputing = loom.NetBuilder("lstm_recompute")
+    loom.rnn.recurrent_net(recomputing, cell, [("x_t", "x")], [("h_prev", "h0"), ("c_prev", "c0")],
+                           {"h_prev": "h_next", "c_prev": "c_next"}, scope="lstm", recompute_blobs_on_backward=["tc"])
+    op = recomputing.proto.op[-1]
+    assert [list(a.strings) for a in op.arg if a.name == "recompute_blobs_on_backward"] == [[b"tc"]]
+    loom.testing.gradient_check(op, [f[name] for name in op.input])
 
 
 def test_python_and_cpp_builders_give_the_same_lstm():

@@ -162,6 +162,20 @@ def test_max_gradient_norm_clips():
     np.testing.assert_allclose(ws.fetch_blob("w"), [-0.6, -0.8], rtol=1e-5)  # the gradient (3, 4) scaled to norm 1
 
 
+def test_accumulated_gradients_sum_over_runs():
+    net = loom.NetBuilder("acc")
+    x = net.add_input("x")
+    net.add_initializer("w", np.zeros(3, np.float32))
+    net.add_output(net.ReduceSum(net.Mul(["w", x]), "loss", keepdims=0))
+    grads = loom.add_backward(net, "loss", accumulate=True)
+    assert grads == {"w": "w_grad_accum"}
+    ws = loom.Workspace()
+    ws.create_net(net)
+    ws.run("acc", {"x": np.array([1, 2, 3], np.float32)})
+    ws.run("acc", {"x": np.array([10, 20, 30], np.float32)})
+    np.testing.assert_array_equal(ws.fetch_blob("w_grad_accum"), [11, 22, 33])  # d(sum w x)/dw = x, summed
+
+
 def test_backward_options_and_errors():
     net = loom.NetBuilder("b")
     x = net.add_input("x")

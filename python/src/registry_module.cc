@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attributes.h"
 #include "core/checked_net.h"
 #include "core/registry.h"
 #include "core/workspace.h"
@@ -21,21 +22,6 @@ namespace py = pybind11;
 namespace loom {
 namespace python {
 namespace {
-
-const char* AttrTypeName(LoomAttrType t) {
-  switch (t) {
-    case LOOM_ATTR_FLOAT: return "float";
-    case LOOM_ATTR_INT: return "int";
-    case LOOM_ATTR_STRING: return "string";
-    case LOOM_ATTR_TENSOR: return "tensor";
-    case LOOM_ATTR_NET: return "net";
-    case LOOM_ATTR_FLOATS: return "floats";
-    case LOOM_ATTR_INTS: return "ints";
-    case LOOM_ATTR_STRINGS: return "strings";
-    case LOOM_ATTR_NETS: return "nets";
-    default: return "undefined";
-  }
-}
 
 const char* ParamOptionName(LoomParamOption o) {
   switch (o) {

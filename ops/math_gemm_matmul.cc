@@ -9,6 +9,7 @@
 #include "ops/register_schemas.h"
 #include "ops/schema_helpers.h"
 #include "ops/semantics/gemm.h"
+#include "ops/semantics/shape_math.h"
 #include "ops/shape_inference.h"
 
 namespace loom {
@@ -35,14 +36,7 @@ sdk::Status MatMulInfer(sdk::InferenceContext& ctx) {
   // BatchMatMul's transposed operands (rank >= 2).
   if (ctx.info().IntOr("trans_a", 0) != 0 && a.size() >= 2) std::swap(a[a.size() - 1], a[a.size() - 2]);
   if (ctx.info().IntOr("trans_b", 0) != 0 && b.size() >= 2) std::swap(b[b.size() - 1], b[b.size() - 2]);
-  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), 1);
-  if (b_vec) b.push_back(1);
-  if (a.back() != b[b.size() - 2]) return sdk::Status::Ok();
-  if (!Broadcast({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2}, &batch)) return sdk::Status::Ok();
-  if (!a_vec) batch.push_back(a[a.size() - 2]);
-  if (!b_vec) batch.push_back(b.back());
-  ctx.SetOutputShape(0, batch);
+  if (semantics::MatMulShape(a, b, &batch)) ctx.SetOutputShape(0, batch);
   return sdk::Status::Ok();
 }
 

@@ -50,6 +50,9 @@ sdk::Status RegisterReductionSumMeanMaxMinSchemas(sdk::Registrar& reg);
 sdk::Status RegisterReductionArgMaxProdLogSumSchemas(sdk::Registrar& reg);
 sdk::Status RegisterRnnSchemas(sdk::Registrar& reg);  // rnn.cc: ONNX LSTM, GRU, RNN
 sdk::Status RegisterTrainingSchemas(sdk::Registrar& reg);  // training.cc: Adagrad, Momentum, Adam (ai.onnx.preview.training)
+// quantization.cc: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
+// ConvInteger, QLinearConv
+sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg);
 
 }  // namespace ops
 }  // namespace loom

@@ -56,6 +56,23 @@ inline bool BroadcastShape(const std::vector<int64_t>& a, const std::vector<int6
   return true;
 }
 
+// numpy.matmul's output shape for A `a` [..., M, K] and B `b` [..., K, N]:
+// batch dims broadcast, a 1-D operand promoted (A to [1, K], B to [K, 1])
+// and the added dim dropped. False when a shape is empty, the K differ or
+// the batch dims do not broadcast. MatMul, BatchMatMul, MatMulInteger,
+// QLinearMatMul.
+inline bool MatMulShape(std::vector<int64_t> a, std::vector<int64_t> b, std::vector<int64_t>* out) {
+  if (a.empty() || b.empty()) return false;
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  if (a.back() != b[b.size() - 2]) return false;
+  if (!BroadcastShape({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2}, out)) return false;
+  if (!a_vec) out->push_back(a[a.size() - 2]);
+  if (!b_vec) out->push_back(b.back());
+  return true;
+}
+
 // Element strides of `in` seen through its broadcast shape `out` (0 on
 // broadcast dims), right-aligned.
 inline std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {

@@ -65,6 +65,10 @@ sdk::Status RegisterNnPoolGradientKernels(sdk::Registrar& reg);  // nn_pool_grad
 sdk::Status RegisterNnBatchNormGradientKernels(sdk::Registrar& reg);  // nn_batch_norm_gradient.cc
 sdk::Status RegisterNnNormalizationGradientKernels(sdk::Registrar& reg);  // nn_normalization_gradient.cc: LayerNorm's
 sdk::Status RegisterNnDropoutKernels(sdk::Registrar& reg);  // nn_dropout.cc: Dropout, DropoutGrad
+// quantization.cc: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+sdk::Status RegisterQuantizationKernels(sdk::Registrar& reg);
+// quantized_matmul_conv.cc: MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv
+sdk::Status RegisterQuantizedMatMulConvKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

@@ -1,0 +1,132 @@
+// Schemas of ONNX's quantization operators: QuantizeLinear-13,
+// DequantizeLinear-13, DynamicQuantizeLinear-11, and the integer ops of
+// opset 10, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv. The
+// rounding and saturation rules are ops/semantics/quantization.h's.
+#include <string>
+#include <vector>
+
+#include "ops/register_schemas.h"
+#include "ops/schema_helpers.h"
+#include "ops/semantics/window.h"
+#include "ops/semantics/shape_math.h"
+#include "ops/shape_inference.h"
+
+namespace loom {
+namespace ops {
+namespace {
+
+constexpr LoomDataType kQuantized[] = {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8};
+
+std::vector<LoomDataType> Int8Types() { return {std::begin(kQuantized), std::end(kQuantized)}; }
+
+// QuantizeLinear: X's shape, the zero point's dtype (uint8 without one).
+sdk::Status QuantizeInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, HasInput(ctx, 2) ? ctx.InputDType(2) : LOOM_DTYPE_UINT8);
+  std::vector<int64_t> x;
+  if (ctx.InputShape(0, &x)) ctx.SetOutputShape(0, x);
+  return sdk::Status::Ok();
+}
+
+// DynamicQuantizeLinear: y uint8 of X's shape, scalar scale and zero point.
+sdk::Status DynamicQuantizeInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, LOOM_DTYPE_UINT8);
+  ctx.SetOutputDType(1, LOOM_DTYPE_FLOAT);
+  ctx.SetOutputDType(2, LOOM_DTYPE_UINT8);
+  std::vector<int64_t> x;
+  if (ctx.InputShape(0, &x)) ctx.SetOutputShape(0, x);
+  ctx.SetOutputShape(1, {});
+  ctx.SetOutputShape(2, {});
+  return sdk::Status::Ok();
+}
+
+// numpy.matmul's shape of inputs a and b; dtype int32, or input `kDType`'s.
+template <size_t kA, size_t kB, int kDType>
+sdk::Status QuantMatMulInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, kDType < 0 ? LOOM_DTYPE_INT32 : ctx.InputDType(static_cast<size_t>(kDType)));
+  std::vector<int64_t> a, b, y;
+  if (ctx.InputShape(kA, &a) && ctx.InputShape(kB, &b) && semantics::MatMulShape(a, b, &y)) ctx.SetOutputShape(0, y);
+  return sdk::Status::Ok();
+}
+
+// Conv's shape of inputs x and w (semantics::WindowAttrs); dtype as above.
+template <size_t kX, size_t kW, int kDType>
+sdk::Status QuantConvInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, kDType < 0 ? LOOM_DTYPE_INT32 : ctx.InputDType(static_cast<size_t>(kDType)));
+  std::vector<int64_t> x, w, out;
+  if (!ctx.InputShape(kX, &x) || !ctx.InputShape(kW, &w) || x.size() < 3 || w.size() != x.size()) {
+    return sdk::Status::Ok();
+  }
+  semantics::WindowAttrs attrs;
+  if (attrs.Read(ctx.info(), "").ok() && attrs.InferOutputShape(x, w[0], {w.begin() + 2, w.end()}, &out)) {
+    ctx.SetOutputShape(0, out);
+  }
+  return sdk::Status::Ok();
+}
+
+std::vector<std::string> ConvAttrsWithGroup() {
+  std::vector<std::string> attrs = WindowAttrs();
+  attrs.push_back("group:int=1|number of groups; C and M divisible by it");
+  return attrs;
+}
+
+}  // namespace
+
+sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
+  const std::vector<LoomDataType> q = Int8Types();
+  const char* axis_doc = "the axis of per-axis parameters, in [-r, r-1]; ignored for per-tensor ones";
+  return RegisterOps(reg, {
+      {"QuantizeLinear", 13,
+       "ONNX QuantizeLinear-13: y = saturate(round_half_even(x / y_scale) + y_zero_point), per tensor (scalar "
+       "y_scale) or per axis (1-D y_scale of X.dim(axis) elements). y has y_zero_point's dtype, uint8 without one.",
+       {"x:T1|any shape", "y_scale:tensor(float)|scalar, or 1-D [X.dim(axis)]",
+        "y_zero_point:T2?|y_scale's shape; default 0 (uint8)"},
+       {"y:T2|x's shape"}, {{"T1", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_INT32}}, {"T2", q}},
+       {std::string("axis:int=1|") + axis_doc}, Fn<&QuantizeInfer>()},
+      {"DequantizeLinear", 13,
+       "ONNX DequantizeLinear-13: y = (x - x_zero_point) * x_scale, per tensor or per axis as QuantizeLinear; "
+       "int32 x takes no zero point (0).",
+       {"x:T|any shape", "x_scale:tensor(float)|scalar, or 1-D [X.dim(axis)]",
+        "x_zero_point:T?|x_scale's shape; default 0"},
+       {"y:tensor(float)|x's shape"}, {{"T", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8, LOOM_DTYPE_INT32}}},
+       {std::string("axis:int=1|") + axis_doc}, Fn<&InferLike<1, 0>>()},
+      {"DynamicQuantizeLinear", 11,
+       "ONNX DynamicQuantizeLinear-11: uint8 quantization with parameters from x's range widened to include 0: "
+       "y_scale = (max - min) / 255, y_zero_point = round_half_even(clip(-min / y_scale, 0, 255)), y = "
+       "QuantizeLinear(x, y_scale, y_zero_point). An all-zero x gives scale 0, zero point 0 and y 0.",
+       {"x:tensor(float)|any shape"},
+       {"y:tensor(uint8)|x's shape", "y_scale:tensor(float)|scalar", "y_zero_point:tensor(uint8)|scalar"}, {}, {},
+       Fn<&DynamicQuantizeInfer>()},
+      {"MatMulInteger", 10,
+       "ONNX MatMulInteger-10: numpy.matmul of (A - a_zero_point) and (B - b_zero_point) accumulated in int32. "
+       "a_zero_point: scalar, or per row of A (M elements, or A's batch dims with [M, 1]); b_zero_point: scalar, "
+       "or per column of B (N elements, or B's batch dims with [1, N]).",
+       {"A:T1|[..., M, K]", "B:T2|[..., K, N]", "a_zero_point:T1?|default 0", "b_zero_point:T2?|default 0"},
+       {"Y:tensor(int32)|[..., M, N]"}, {{"T1", q}, {"T2", q}}, {}, Fn<&QuantMatMulInfer<0, 1, -1>>()},
+      {"QLinearMatMul", 10,
+       "ONNX QLinearMatMul-10: y = saturate(round_half_even(acc * a_scale * b_scale / y_scale) + y_zero_point), "
+       "acc the int32 numpy.matmul of (a - a_zero_point) and (b - b_zero_point); a's parameters scalar or per row "
+       "(M elements), b's scalar or per column (N elements), y's scalar.",
+       {"a:T1|[..., M, K]", "a_scale:tensor(float)", "a_zero_point:T1", "b:T2|[..., K, N]",
+        "b_scale:tensor(float)", "b_zero_point:T2", "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar"},
+       {"y:T3|[..., M, N]"}, {{"T1", q}, {"T2", q}, {"T3", q}}, {}, Fn<&QuantMatMulInfer<0, 3, 7>>()},
+      {"ConvInteger", 10,
+       "ONNX ConvInteger-10: Conv-11's geometry over (x - x_zero_point) and (w - w_zero_point), accumulated in "
+       "int32. x_zero_point scalar; w_zero_point scalar or per output channel (M elements).",
+       {"x:T1|[N, C, D1, ..., Dn]", "w:T2|[M, C / group, k1, ..., kn]", "x_zero_point:T1?|default 0",
+        "w_zero_point:T2?|default 0"},
+       {"y:tensor(int32)|[N, M, D1', ..., Dn']"}, {{"T1", q}, {"T2", q}}, ConvAttrsWithGroup(),
+       Fn<&QuantConvInfer<0, 1, -1>>()},
+      {"QLinearConv", 10,
+       "ONNX QLinearConv-10: y = saturate(round_half_even((acc + B) * x_scale * w_scale / y_scale) + "
+       "y_zero_point), acc ConvInteger's int32 result; w's parameters scalar or per output channel (M "
+       "elements), the others scalar; B optional int32 [M], in x_scale * w_scale units.",
+       {"x:T1|[N, C, D1, ..., Dn]", "x_scale:tensor(float)|scalar", "x_zero_point:T1|scalar",
+        "w:T2|[M, C / group, k1, ..., kn]", "w_scale:tensor(float)|scalar, or [M]", "w_zero_point:T2|scalar, or [M]",
+        "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar", "B:tensor(int32)?|[M]"},
+       {"y:T3|[N, M, D1', ..., Dn']"}, {{"T1", q}, {"T2", q}, {"T3", q}}, ConvAttrsWithGroup(),
+       Fn<&QuantConvInfer<0, 3, 7>>()},
+  });
+}
+
+}  // namespace ops
+}  // namespace loom

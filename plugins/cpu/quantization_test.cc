@@ -1,0 +1,250 @@
+// The quantization kernels (quantization.cc, quantized_matmul_conv.cc)
+// against hand-computed values (rounding half to even, saturation, per-axis
+// parameters) and against plain reference loops written here from ONNX's
+// definitions (zero points per row, column and channel, batch broadcast,
+// groups, strides, padding, bias); errors name the parameter.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/api/loom_sdk.h"
+#include "plugins/cpu/kernel_test_util.h"
+#include "testing/op_runner.h"
+#include "gtest/gtest.h"
+
+namespace loom {
+namespace {
+
+using namespace kernel_test;  // NOLINT
+
+template <typename T>
+Tensor Vec(Shape dims, std::vector<T> v) {
+  return Tensor::FromVector<T>(std::move(dims), v);
+}
+
+std::vector<Tensor> Outputs(const std::string& text, const std::vector<Tensor>& inputs) {
+  auto out = testing::RunSingleOp(testing::ParseOp(text), inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *out : std::vector<Tensor>();
+}
+
+// ---- QuantizeLinear / DequantizeLinear ---------------------------------------------------
+TEST(QuantizeLinear, RoundsHalfToEvenAndSaturates) {
+  // x / 1 rounded half to even, + zero point 0, saturated to int8.
+  Tensor y = Run1(testing::ParseOp(R"(type: "QuantizeLinear" input: "x" input: "s" input: "z" output: "y")"),
+                  {F32({8}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 126.6f, 300.0f, -300.0f}), F32({}, {1.0f}),
+                   Vec<int8_t>({}, {0})});
+  EXPECT_TRUE(SameTensor(y, Vec<int8_t>({8}, {0, 2, 2, 0, -2, 127, 127, -128})));
+  // No zero point: uint8 with zero point 0; negative values saturate to 0.
+  y = Run1(testing::ParseOp(R"(type: "QuantizeLinear" input: "x" input: "s" output: "y")"),
+           {F32({4}, {-1.0f, 0.3f, 1.0f, 600.0f}), F32({}, {0.5f})});
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({4}, {0, 1, 2, 255})));
+}
+
+TEST(QuantizeLinear, PerAxisScalesAndZeroPoints) {
+  // x [2, 3], axis 1: column c uses scale s[c] and zero point z[c].
+  const Tensor x = F32({2, 3}, {1.0f, 2.0f, 4.0f, -1.0f, -2.0f, -4.0f});
+  Tensor y = Run1(testing::ParseOp(R"(type: "QuantizeLinear" input: "x" input: "s" input: "z" output: "y")"),
+                  {x, F32({3}, {1.0f, 2.0f, 4.0f}), Vec<uint8_t>({3}, {0, 10, 20})});
+  // 1/1+0, 2/2+10, 4/4+20; -1/1+0 -> 0 (saturated), -2/2+10, -4/4+20.
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({2, 3}, {1, 11, 21, 0, 9, 19})));
+  // axis 0 with a [2] scale: row r uses s[r].
+  y = Run1(testing::ParseOp(R"(type: "QuantizeLinear" input: "x" input: "s" input: "z" output: "y")" + IntArg("axis", 0)),
+           {x, F32({2}, {1.0f, 0.5f}), Vec<int8_t>({2}, {0, -1})});
+  EXPECT_TRUE(SameTensor(y, Vec<int8_t>({2, 3}, {1, 2, 4, -3, -5, -9})));
+}
+
+TEST(DequantizeLinear, InvertsPerAxisAndTakesInt32) {
+  Tensor y = Run1(testing::ParseOp(R"(type: "DequantizeLinear" input: "x" input: "s" input: "z" output: "y")"),
+                  {Vec<uint8_t>({2, 3}, {1, 11, 21, 0, 9, 19}), F32({3}, {1.0f, 2.0f, 4.0f}),
+                   Vec<uint8_t>({3}, {0, 10, 20})});
+  EXPECT_TRUE(SameTensor(y, F32({2, 3}, {1.0f, 2.0f, 4.0f, 0.0f, -2.0f, -4.0f})));
+  y = Run1(testing::ParseOp(R"(type: "DequantizeLinear" input: "x" input: "s" output: "y")"),
+           {Vec<int32_t>({3}, {-7, 0, 100000}), F32({}, {0.25f})});
+  EXPECT_TRUE(SameTensor(y, F32({3}, {-1.75f, 0.0f, 25000.0f})));
+}
+
+TEST(QuantizeLinear, ErrorsNameTheParameter) {
+  ExpectError(testing::ParseOp(R"(type: "QuantizeLinear" input: "x" input: "s" output: "y")"),
+              {F32({2, 3}, {0, 0, 0, 0, 0, 0}), F32({2}, {1, 1})}, {"scale", "X.dim(axis) = 3", "[2]"});
+  ExpectError(testing::ParseOp(R"(type: "QuantizeLinear" input: "x" input: "s" input: "z" output: "y")"),
+              {F32({3}, {0, 0, 0}), F32({}, {1}), Vec<uint8_t>({2}, {0, 0})}, "zero point's shape");
+  ExpectError(testing::ParseOp(R"(type: "DequantizeLinear" input: "x" input: "s" input: "z" output: "y")"),
+              {Vec<uint8_t>({1}, {0}), F32({}, {1}), Vec<int8_t>({}, {0})},
+              "type constraint T is already bound to uint8");
+}
+
+// ---- DynamicQuantizeLinear ---------------------------------------------------------------
+TEST(DynamicQuantizeLinear, KnownParametersAndAllZeros) {
+  // ONNX's example: range [-3, 2] -> scale 5 / 255, zero point round(3 / scale) = 153.
+  std::vector<Tensor> out = Outputs(R"(type: "DynamicQuantizeLinear" input: "x" output: "y" output: "s" output: "z")",
+                                    {F32({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f})});
+  ASSERT_EQ(out.size(), 3u);
+  const float scale = static_cast<float>(5.0 / 255.0);
+  EXPECT_EQ(out[1].data<float>()[0], scale);
+  EXPECT_EQ(out[2].data<uint8_t>()[0], 153);
+  std::vector<uint8_t> expected;
+  for (float v : {0.0f, 2.0f, -3.0f, -2.5f, 1.34f, 0.5f}) {
+    expected.push_back(static_cast<uint8_t>(std::fmin(255.0f, std::fmax(0.0f, std::nearbyint(v / scale) + 153.0f))));
+  }
+  EXPECT_TRUE(SameTensor(out[0], Vec<uint8_t>({6}, expected)));
+  // All zeros: scale 0, zero point 0, y 0 (no division by zero).
+  out = Outputs(R"(type: "DynamicQuantizeLinear" input: "x" output: "y" output: "s" output: "z")",
+                {F32({3}, {0, 0, 0})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[1].data<float>()[0], 0.0f);
+  EXPECT_EQ(out[2].data<uint8_t>()[0], 0);
+  EXPECT_TRUE(SameTensor(out[0], Vec<uint8_t>({3}, {0, 0, 0})));
+}
+
+// ---- MatMulInteger / QLinearMatMul -------------------------------------------------------
+// (A - za[row]) x (B - zb[col]) for A [batch, M, K] and one B [K, N].
+std::vector<int32_t> NaiveMatMul(const std::vector<int32_t>& a, const std::vector<int32_t>& b, int64_t batch,
+                                 int64_t M, int64_t K, int64_t N, const std::vector<int32_t>& za,
+                                 const std::vector<int32_t>& zb) {
+  std::vector<int32_t> y(static_cast<size_t>(batch * M * N));
+  for (int64_t t = 0; t < batch; ++t) {
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t n = 0; n < N; ++n) {
+        int32_t s = 0;
+        for (int64_t k = 0; k < K; ++k) s += (a[(t * M + m) * K + k] - za[m]) * (b[k * N + n] - zb[n]);
+        y[(t * M + m) * N + n] = s;
+      }
+    }
+  }
+  return y;
+}
+
+TEST(MatMulInteger, PerRowAndColumnZeroPointsWithBatchBroadcast) {
+  const int64_t T = 2, M = 3, K = 4, N = 5;
+  std::vector<uint8_t> a8;
+  std::vector<int8_t> b8;
+  std::vector<int32_t> a, b;
+  for (int64_t i = 0; i < T * M * K; ++i) a8.push_back(static_cast<uint8_t>((i * 37 + 11) % 256));
+  for (int64_t i = 0; i < K * N; ++i) b8.push_back(static_cast<int8_t>((i * 53 + 7) % 256 - 128));
+  a.assign(a8.begin(), a8.end());
+  b.assign(b8.begin(), b8.end());
+  const std::vector<uint8_t> za8 = {3, 128, 250};
+  const std::vector<int8_t> zb8 = {-5, 0, 7, 127, -128};
+  Tensor y = Run1(testing::ParseOp(R"(type: "MatMulInteger" input: "a" input: "b" input: "za" input: "zb" output: "y")"),
+                  {Vec<uint8_t>({T, M, K}, a8), Vec<int8_t>({K, N}, b8), Vec<uint8_t>({M}, za8),
+                   Vec<int8_t>({N}, zb8)});
+  EXPECT_TRUE(SameTensor(y, Vec<int32_t>({T, M, N}, NaiveMatMul(a, b, T, M, K, N, {za8.begin(), za8.end()},
+                                                                 {zb8.begin(), zb8.end()}))));
+  // No zero points: plain int32 products.
+  y = Run1(testing::ParseOp(R"(type: "MatMulInteger" input: "a" input: "b" output: "y")"),
+           {Vec<uint8_t>({T, M, K}, a8), Vec<int8_t>({K, N}, b8)});
+  EXPECT_TRUE(SameTensor(y, Vec<int32_t>({T, M, N}, NaiveMatMul(a, b, T, M, K, N, {0, 0, 0}, {0, 0, 0, 0, 0}))));
+  ExpectError(testing::ParseOp(R"(type: "MatMulInteger" input: "a" input: "b" input: "za" output: "y")"),
+              {Vec<uint8_t>({T, M, K}, a8), Vec<int8_t>({K, N}, b8), Vec<uint8_t>({2}, {0, 0})},
+              {"a_zero_point has 2 elements", "one per row"});
+}
+
+TEST(QLinearMatMul, RequantizesWithPerColumnScales) {
+  const int64_t M = 2, K = 3, N = 2;
+  const std::vector<int8_t> a8 = {-100, 5, 60, 127, -128, 0};
+  const std::vector<uint8_t> b8 = {0, 255, 128, 3, 77, 200};
+  const float sa = 0.02f, sy = 0.05f;
+  const std::vector<float> sb = {0.01f, 0.03f};
+  const int32_t za = -3, yz = 10;
+  const std::vector<int32_t> zb = {128, 100};
+  std::vector<int32_t> acc = NaiveMatMul({a8.begin(), a8.end()}, {b8.begin(), b8.end()}, 1, M, K, N, {za, za}, zb);
+  std::vector<int8_t> expected;
+  for (int64_t i = 0; i < M * N; ++i) {
+    const double r = std::nearbyint(acc[i] * (static_cast<double>(sa) * sb[i % N] / sy)) + yz;
+    expected.push_back(static_cast<int8_t>(std::fmin(127.0, std::fmax(-128.0, r))));
+  }
+  Tensor y = Run1(testing::ParseOp(R"(type: "QLinearMatMul" input: "a" input: "as" input: "az" input: "b" input: "bs"
+                                      input: "bz" input: "ys" input: "yz" output: "y")"),
+                  {Vec<int8_t>({M, K}, a8), F32({}, {sa}), Vec<int8_t>({}, {static_cast<int8_t>(za)}),
+                   Vec<uint8_t>({K, N}, b8), F32({N}, sb), Vec<uint8_t>({N}, {128, 100}), F32({}, {sy}),
+                   Vec<int8_t>({}, {static_cast<int8_t>(yz)})});
+  EXPECT_TRUE(SameTensor(y, Vec<int8_t>({M, N}, expected)));
+}
+
+// ---- ConvInteger / QLinearConv -----------------------------------------------------------
+// 2-D convolution of (x - zx) with (w - zw[m]) + bias, groups, stride, pads.
+std::vector<int32_t> NaiveConv(const std::vector<int32_t>& x, const std::vector<int32_t>& w, int64_t N, int64_t C,
+                               int64_t H, int64_t W, int64_t M, int64_t kh, int64_t kw, int64_t G, int64_t stride,
+                               int64_t pad, int32_t zx, const std::vector<int32_t>& zw, const std::vector<int32_t>& bias,
+                               int64_t* OH, int64_t* OW) {
+  *OH = (H + 2 * pad - kh) / stride + 1;
+  *OW = (W + 2 * pad - kw) / stride + 1;
+  const int64_t cg = C / G, mg = M / G;
+  std::vector<int32_t> y(static_cast<size_t>(N * M * *OH * *OW));
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t oh = 0; oh < *OH; ++oh) {
+        for (int64_t ow = 0; ow < *OW; ++ow) {
+          int32_t s = bias.empty() ? 0 : bias[m];
+          for (int64_t c = 0; c < cg; ++c) {
+            for (int64_t i = 0; i < kh; ++i) {
+              for (int64_t j = 0; j < kw; ++j) {
+                const int64_t h = oh * stride - pad + i, v = ow * stride - pad + j;
+                if (h < 0 || h >= H || v < 0 || v >= W) continue;
+                const int64_t ci = (m / mg) * cg + c;
+                s += (x[((n * C + ci) * H + h) * W + v] - zx) * (w[((m * cg + c) * kh + i) * kw + j] - zw[m]);
+              }
+            }
+          }
+          y[((n * M + m) * *OH + oh) * *OW + ow] = s;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+TEST(ConvInteger, GroupsStridesPadsAndPerChannelZeroPoints) {
+  const int64_t N = 2, C = 4, H = 5, W = 6, M = 6, kh = 3, kw = 2, G = 2;
+  std::vector<uint8_t> x8;
+  std::vector<int8_t> w8;
+  for (int64_t i = 0; i < N * C * H * W; ++i) x8.push_back(static_cast<uint8_t>((i * 29 + 3) % 256));
+  for (int64_t i = 0; i < M * (C / G) * kh * kw; ++i) w8.push_back(static_cast<int8_t>((i * 41 + 9) % 256 - 128));
+  const std::vector<int8_t> zw8 = {0, 1, -2, 3, -4, 5};
+  int64_t OH = 0, OW = 0;
+  std::vector<int32_t> expected = NaiveConv({x8.begin(), x8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, kh, kw, G, 2,
+                                            1, 17, {zw8.begin(), zw8.end()}, {}, &OH, &OW);
+  Tensor y = Run1(testing::ParseOp(R"(type: "ConvInteger" input: "x" input: "w" input: "zx" input: "zw" output: "y"
+                                      arg { name: "group" i: 2 } arg { name: "strides" ints: 2 ints: 2 }
+                                      arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 })"),
+                  {Vec<uint8_t>({N, C, H, W}, x8), Vec<int8_t>({M, C / G, kh, kw}, w8), Vec<uint8_t>({}, {17}),
+                   Vec<int8_t>({M}, zw8)});
+  EXPECT_TRUE(SameTensor(y, Vec<int32_t>({N, M, OH, OW}, expected)));
+}
+
+TEST(QLinearConv, BiasAndPerChannelScales) {
+  const int64_t N = 1, C = 2, H = 4, W = 4, M = 3, k = 3;
+  std::vector<uint8_t> x8;
+  std::vector<int8_t> w8;
+  for (int64_t i = 0; i < N * C * H * W; ++i) x8.push_back(static_cast<uint8_t>((i * 13 + 100) % 256));
+  for (int64_t i = 0; i < M * C * k * k; ++i) w8.push_back(static_cast<int8_t>((i * 7) % 64 - 32));
+  const std::vector<int32_t> bias = {-500, 0, 1234};
+  const std::vector<float> sw = {0.01f, 0.02f, 0.005f};
+  const float sx = 0.03f, sy = 0.2f;
+  int64_t OH = 0, OW = 0;
+  std::vector<int32_t> acc = NaiveConv({x8.begin(), x8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, k, k, 1, 1, 1,
+                                       128, {0, 0, 0}, bias, &OH, &OW);
+  std::vector<uint8_t> expected;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const int64_t m = static_cast<int64_t>(i) / (OH * OW) % M;
+    const double r = std::nearbyint(acc[i] * (static_cast<double>(sw[m]) * sx / sy)) + 60;
+    expected.push_back(static_cast<uint8_t>(std::fmin(255.0, std::fmax(0.0, r))));
+  }
+  Tensor y = Run1(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
+                                      input: "wz" input: "ys" input: "yz" input: "b" output: "y"
+                                      arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 })"),
+                  {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}),
+                   Vec<int8_t>({M, C, k, k}, w8), F32({M}, sw), Vec<int8_t>({M}, {0, 0, 0}), F32({}, {sy}),
+                   Vec<uint8_t>({}, {60}), Vec<int32_t>({M}, bias)});
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({N, M, OH, OW}, expected)));
+  ExpectError(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
+                                  input: "wz" input: "ys" input: "yz" output: "y")"),
+              {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}), Vec<int8_t>({M, C, k, k}, w8),
+               F32({2}, {1, 1}), Vec<int8_t>({}, {0}), F32({}, {sy}), Vec<uint8_t>({}, {60})},
+              {"w_scale has 2 elements", "output channel"});
+}
+
+}  // namespace
+}  // namespace loom

@@ -1,0 +1,344 @@
+// The integer matmuls and convolutions of ONNX opset 10 (ops/quantization.cc):
+// MatMulInteger and ConvInteger (int32 results), QLinearMatMul and
+// QLinearConv (requantized to int8/uint8 by ops/semantics/quantization.h).
+// Reference loops with exact int32 accumulation, OpenMP over output rows or
+// planes: correct for every shape and zero point the ops allow. oneDNN's
+// int8 (VNNI) primitives for the QDQ transform are the next step (issue 33).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ops/semantics/quantization.h"
+#include "ops/semantics/shape_math.h"
+#include "ops/semantics/window.h"
+#include "plugins/cpu/cpu_common.h"
+#include "plugins/cpu/kernels.h"
+#include "plugins/cpu/nn_conv_naive.h"
+#include "plugins/cpu/parallel_for.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+// An int8/uint8 tensor's values as int32.
+Status Int32Values(const Tensor& t, const std::string& label, std::vector<int32_t>* out) {
+  const int64_t n = t.num_elements();
+  out->resize(static_cast<size_t>(n));
+  switch (t.dtype()) {
+    case LOOM_DTYPE_INT8: std::copy_n(t.data<int8_t>(), n, out->begin()); break;
+    case LOOM_DTYPE_UINT8: std::copy_n(t.data<uint8_t>(), n, out->begin()); break;
+    default: return UnsupportedDtype(label, t.dtype());
+  }
+  return Status::Ok();
+}
+
+// A quantization parameter (zero point or scale) that is one value, or one
+// per row (A's M) / column (B's N), or one per row of every batch matrix
+// (MatMulInteger's [..., M, 1] and [..., 1, N] forms).
+template <typename V>
+struct PerIndex {
+  std::vector<V> values;
+  int64_t count = 1;  // rows or columns per matrix
+  V At(int64_t batch, int64_t i) const {
+    if (values.size() == 1) return values[0];
+    if (static_cast<int64_t>(values.size()) == count) return values[static_cast<size_t>(i)];
+    return values[static_cast<size_t>(batch * count + i)];
+  }
+};
+
+// Checks that `n` parameter values fit a per-`what` parameter of `count`
+// entries over `batches` matrices.
+Status CheckCount(const std::string& label, const char* name, int64_t n, int64_t count, int64_t batches,
+                  const char* what) {
+  if (n == 1 || n == count || n == batches * count) return Status::Ok();
+  return sdk::InvalidArgument(label + ": " + name + " has " + std::to_string(n) + " elements; expected 1 or one per " +
+                              what + " (" + std::to_string(count) + ", or " + std::to_string(batches * count) +
+                              " over the batch)");
+}
+
+template <typename V>
+Status ReadPerIndex(const std::string& label, const char* name, const Tensor& t, int64_t count, int64_t batches,
+                    const char* what, V dflt, PerIndex<V>* out) {
+  out->count = count;
+  if (!t.present()) {
+    out->values = {dflt};
+    return Status::Ok();
+  }
+  LOOM_SDK_RETURN_IF_ERROR(CheckCount(label, name, t.num_elements(), count, batches, what));
+  if constexpr (std::is_same_v<V, float>) {
+    if (t.dtype() != LOOM_DTYPE_FLOAT) return UnsupportedDtype(label + " " + name, t.dtype());
+    out->values.assign(t.data<float>(), t.data<float>() + t.num_elements());
+    return Status::Ok();
+  } else {
+    return Int32Values(t, label + " " + name, &out->values);
+  }
+}
+
+// The int32 products of numpy.matmul(A - a_zp, B - b_zp), batch dims
+// broadcast, into `acc` (Y's elements); Y's shape into `ys`.
+struct IntMatMul {
+  std::vector<int64_t> ys;
+  int64_t M = 0, K = 0, N = 0, batches_a = 1, batches_b = 1;
+  std::vector<int64_t> a_batch, b_batch;  // per output matrix: A's and B's matrix index
+
+  Status Plan(const std::string& label, std::vector<int64_t> as, std::vector<int64_t> bs) {
+    if (!semantics::MatMulShape(as, bs, &ys)) {
+      return sdk::InvalidArgument(label + ": A " + ShapeStr(as) + " and B " + ShapeStr(bs) +
+                                  " do not multiply (numpy.matmul: [..., M, K] x [..., K, N], batch dims broadcast)");
+    }
+    if (as.size() == 1) as.insert(as.begin(), 1);
+    if (bs.size() == 1) bs.push_back(1);
+    M = as[as.size() - 2];
+    K = as.back();
+    N = bs.back();
+    const std::vector<int64_t> ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+    std::vector<int64_t> ob;
+    semantics::BroadcastShape(ab, bb, &ob);
+    batches_a = semantics::Product(ab);
+    batches_b = semantics::Product(bb);
+    const std::vector<int64_t> sa = semantics::BroadcastStrides(ab, ob), sb = semantics::BroadcastStrides(bb, ob);
+    const int64_t nb = semantics::Product(ob);
+    a_batch.assign(static_cast<size_t>(nb), 0);
+    b_batch.assign(static_cast<size_t>(nb), 0);
+    for (int64_t i = 0; i < nb; ++i) {
+      for (int64_t r = i, d = static_cast<int64_t>(ob.size()) - 1; d >= 0; --d) {
+        const int64_t idx = r % ob[static_cast<size_t>(d)];
+        r /= ob[static_cast<size_t>(d)];
+        a_batch[static_cast<size_t>(i)] += idx * sa[static_cast<size_t>(d)];
+        b_batch[static_cast<size_t>(i)] += idx * sb[static_cast<size_t>(d)];
+      }
+    }
+    return Status::Ok();
+  }
+
+  void Run(const std::vector<int32_t>& a, const std::vector<int32_t>& b, const PerIndex<int32_t>& a_zp,
+           const PerIndex<int32_t>& b_zp, int threads, int32_t* acc) const {
+    const int64_t nb = static_cast<int64_t>(a_batch.size());
+    ParallelFor(nb * M, threads, [&](int64_t row) {
+      const int64_t o = row / M, m = row % M, ia = a_batch[static_cast<size_t>(o)], ib = b_batch[static_cast<size_t>(o)];
+      const int32_t* ar = a.data() + (ia * M + m) * K;
+      const int32_t* bm = b.data() + ib * K * N;
+      const int32_t za = a_zp.At(ia, m);
+      int32_t* out = acc + row * N;
+      for (int64_t n = 0; n < N; ++n) {
+        const int32_t zb = b_zp.At(ib, n);
+        int32_t s = 0;
+        for (int64_t k = 0; k < K; ++k) s += (ar[k] - za) * (bm[k * N + n] - zb);
+        out[n] = s;
+      }
+    }, K * N);
+  }
+};
+
+class MatMulIntegerKernel : public LabeledKernel {
+ public:
+  Status Compute(KernelContext& ctx) {
+    Tensor a = ctx.Input(0), b = ctx.Input(1), y;
+    IntMatMul mm;
+    LOOM_SDK_RETURN_IF_ERROR(mm.Plan(label_, a.shape(), b.shape()));
+    std::vector<int32_t> av, bv;
+    PerIndex<int32_t> za, zb;
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(a, label_ + " A", &av));
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(b, label_ + " B", &bv));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "a_zero_point", ctx.Input(2), mm.M, mm.batches_a, "row", 0, &za));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "b_zero_point", ctx.Input(3), mm.N, mm.batches_b, "column", 0, &zb));
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT32, mm.ys, &y));
+    mm.Run(av, bv, za, zb, ctx.num_threads(), y.data<int32_t>());
+    return Status::Ok();
+  }
+};
+
+// y = Requantize(acc, scale_a(row) * scale_b(col) / y_scale, y_zp) into `y`.
+template <typename Q>
+void RequantizeMatrix(const std::vector<int32_t>& acc, int64_t rows, int64_t cols, const std::vector<float>& row_scale,
+                      const std::vector<float>& col_scale, float y_scale, int32_t y_zp, int threads, Q* y) {
+  ParallelFor(rows, threads, [&](int64_t r) {
+    const float sa = row_scale.size() == 1 ? row_scale[0] : row_scale[static_cast<size_t>(r)];
+    for (int64_t c = 0; c < cols; ++c) {
+      const float sb = col_scale.size() == 1 ? col_scale[0] : col_scale[static_cast<size_t>(c)];
+      y[r * cols + c] = semantics::Requantize<Q>(acc[static_cast<size_t>(r * cols + c)],
+                                                 semantics::RequantizeMultiplier(sa, sb, y_scale), y_zp);
+    }
+  }, cols);
+}
+
+// A scalar parameter (y_scale, y_zero_point, QLinearConv's x parameters).
+Status ScalarOf(const std::string& label, const char* name, const Tensor& t, double* out) {
+  if (!t.present() || t.num_elements() != 1) {
+    return sdk::InvalidArgument(label + ": " + name + " must be one element; found " +
+                                (t.present() ? ShapeStr(t.shape()) : std::string("none")));
+  }
+  switch (t.dtype()) {
+    case LOOM_DTYPE_FLOAT: *out = *t.data<float>(); break;
+    case LOOM_DTYPE_INT8: *out = *t.data<int8_t>(); break;
+    case LOOM_DTYPE_UINT8: *out = *t.data<uint8_t>(); break;
+    default: return UnsupportedDtype(label + " " + name, t.dtype());
+  }
+  return Status::Ok();
+}
+
+// Writes the requantized `acc` into y (int8 or uint8, y_zero_point's dtype).
+Status RequantizeOut(const std::string& label, const std::vector<int32_t>& acc, int64_t rows, int64_t cols,
+                     const std::vector<float>& row_scale, const std::vector<float>& col_scale, const Tensor& y_scale,
+                     const Tensor& y_zp, int threads, Tensor* y) {
+  double ys = 0, yz = 0;
+  LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label, "y_scale", y_scale, &ys));
+  LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label, "y_zero_point", y_zp, &yz));
+  if (y_zp.dtype() == LOOM_DTYPE_INT8) {
+    RequantizeMatrix(acc, rows, cols, row_scale, col_scale, static_cast<float>(ys), static_cast<int32_t>(yz), threads,
+                     y->data<int8_t>());
+  } else {
+    RequantizeMatrix(acc, rows, cols, row_scale, col_scale, static_cast<float>(ys), static_cast<int32_t>(yz), threads,
+                     y->data<uint8_t>());
+  }
+  return Status::Ok();
+}
+
+class QLinearMatMulKernel : public LabeledKernel {
+ public:
+  Status Compute(KernelContext& ctx) {
+    Tensor a = ctx.Input(0), b = ctx.Input(3), y_zp = ctx.Input(7), y;
+    IntMatMul mm;
+    LOOM_SDK_RETURN_IF_ERROR(mm.Plan(label_, a.shape(), b.shape()));
+    std::vector<int32_t> av, bv;
+    PerIndex<int32_t> za, zb;
+    PerIndex<float> sa, sb;
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(a, label_ + " a", &av));
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(b, label_ + " b", &bv));
+    // QLinearMatMul-10's per-row / per-column parameters are per matrix row
+    // or column (the same for every batch).
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "a_scale", ctx.Input(1), mm.M, 1, "row of a", 1.0f, &sa));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "a_zero_point", ctx.Input(2), mm.M, 1, "row of a", 0, &za));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "b_scale", ctx.Input(4), mm.N, 1, "column of b", 1.0f, &sb));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "b_zero_point", ctx.Input(5), mm.N, 1, "column of b", 0, &zb));
+    std::vector<int32_t> acc(static_cast<size_t>(semantics::Product(mm.ys)));
+    mm.Run(av, bv, za, zb, ctx.num_threads(), acc.data());
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, y_zp.dtype(), mm.ys, &y));
+    // Rows of Y cycle through A's M rows; a per-row scale is indexed by row mod M.
+    const int64_t rows = static_cast<int64_t>(acc.size()) / mm.N;
+    std::vector<float> row_scale = sa.values;
+    if (row_scale.size() > 1) {
+      row_scale.resize(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) row_scale[static_cast<size_t>(r)] = sa.values[static_cast<size_t>(r % mm.M)];
+    }
+    return RequantizeOut(label_, acc, rows, mm.N, row_scale, sb.values, ctx.Input(6), y_zp, ctx.num_threads(), &y);
+  }
+};
+
+// ConvInteger / QLinearConv: Conv-11's geometry over (x - x_zp) and
+// (w - w_zp[m]) with int32 accumulation (and QLinearConv's bias).
+class IntConvKernel {
+ public:
+  // Inputs of x, w, their zero points; QLinearConv also reads the scales.
+  IntConvKernel(size_t x, size_t x_zp, size_t w, size_t w_zp) : x_(x), x_zp_(x_zp), w_(w), w_zp_(w_zp) {}
+
+  Status Init(const KernelInfo& info) {
+    label_ = OpLabel(info);
+    group_ = info.IntOr("group", 1);
+    if (group_ < 1) return sdk::InvalidArgument(label_ + ": group must be >= 1; found " + std::to_string(group_));
+    return attrs_.Read(info, label_);
+  }
+
+ protected:
+  // The int32 convolution into acc (Y's elements, bias added); Y's shape into ys.
+  Status Accumulate(KernelContext& ctx, const Tensor& bias, std::vector<int64_t>* ys, std::vector<int32_t>* acc,
+                    int64_t* M) {
+    Tensor x = ctx.Input(x_), w = ctx.Input(w_);
+    std::vector<int64_t> k;
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, x.shape(), w.shape(), Tensor(),
+                                                          attrs_.kernel, &k));
+    if (bias.present() && (bias.dtype() != LOOM_DTYPE_INT32 || bias.num_elements() != w.shape()[0])) {
+      return sdk::InvalidArgument(label_ + ": B must be int32 [" + std::to_string(w.shape()[0]) + "]; found " +
+                                  sdk::DTypeName(bias.dtype()) + ShapeStr(bias.shape()));
+    }
+    const std::vector<int64_t>& xs = x.shape();
+    semantics::Window win;
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, k, &win));
+    const ConvGeometry g(xs, w.shape(), group_, win);
+    *M = g.M;
+    *ys = {g.N, g.M};
+    ys->insert(ys->end(), g.out.begin(), g.out.end());
+    std::vector<int32_t> xv, wv;
+    PerIndex<int32_t> xz, wz;
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(x, label_ + " x", &xv));
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(w, label_ + " w", &wv));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "x_zero_point", ctx.Input(x_zp_), 1, 1, "tensor", 0, &xz));
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_zero_point", ctx.Input(w_zp_), g.M, 1, "output channel", 0, &wz));
+    const int64_t ins = ConvGeometry::Product(g.in), outs = ConvGeometry::Product(g.out), taps = ConvGeometry::Product(g.k);
+    const int64_t cg = g.C / g.G, mg = g.M / g.G;
+    const int32_t zx = xz.At(0, 0);
+    acc->assign(static_cast<size_t>(g.N * g.M * outs), 0);
+    ParallelFor(g.N * g.M, ctx.num_threads(), [&](int64_t nm) {
+      const int64_t n = nm / g.M, m = nm % g.M, grp = m / mg;
+      const int32_t zw = wz.At(0, m);
+      int32_t* out = acc->data() + nm * outs;
+      if (bias.present()) std::fill_n(out, outs, bias.data<int32_t>()[m]);
+      for (int64_t c = 0; c < cg; ++c) {
+        const int32_t* xp = xv.data() + (n * g.C + grp * cg + c) * ins;
+        const int32_t* wp = wv.data() + (m * cg + c) * taps;
+        g.ForEachTap([&](int64_t io, int64_t ti, int64_t oi) { out[oi] += (xp[io] - zx) * (wp[ti] - zw); });
+      }
+    }, cg * outs * taps);
+    return Status::Ok();
+  }
+
+  std::string label_;
+  int64_t group_ = 1;
+  semantics::WindowAttrs attrs_;
+  size_t x_, x_zp_, w_, w_zp_;
+};
+
+class ConvIntegerKernel : public IntConvKernel {
+ public:
+  ConvIntegerKernel() : IntConvKernel(0, 2, 1, 3) {}
+  Status Compute(KernelContext& ctx) {
+    std::vector<int64_t> ys;
+    std::vector<int32_t> acc;
+    int64_t M = 0;
+    LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, Tensor(), &ys, &acc, &M));
+    Tensor y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT32, ys, &y));
+    std::copy(acc.begin(), acc.end(), y.data<int32_t>());
+    return Status::Ok();
+  }
+};
+
+class QLinearConvKernel : public IntConvKernel {
+ public:
+  QLinearConvKernel() : IntConvKernel(0, 2, 3, 5) {}
+  Status Compute(KernelContext& ctx) {
+    std::vector<int64_t> ys;
+    std::vector<int32_t> acc;
+    int64_t M = 0;
+    LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, ctx.Input(8), &ys, &acc, &M));
+    double x_scale = 0;
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", ctx.Input(1), &x_scale));
+    PerIndex<float> ws;
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_scale", ctx.Input(4), M, 1, "output channel", 1.0f, &ws));
+    Tensor y_zp = ctx.Input(7), y;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, y_zp.dtype(), ys, &y));
+    // Y as rows of one output plane each: row r is channel r mod M, whose
+    // multiplier is w_scale[r mod M] * x_scale / y_scale.
+    const int64_t plane = semantics::Product(ys, 2, ys.size()), rows = ys[0] * M;
+    std::vector<float> channel_scale(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) channel_scale[static_cast<size_t>(r)] = ws.At(0, r % M);
+    return RequantizeOut(label_, acc, rows, plane, channel_scale, {static_cast<float>(x_scale)}, ctx.Input(6), y_zp,
+                         ctx.num_threads(), &y);
+  }
+};
+
+}  // namespace
+
+Status RegisterQuantizedMatMulConvKernels(sdk::Registrar& reg) {
+  const std::vector<LoomDataType> q = {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8};
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<MatMulIntegerKernel>("MatMulInteger", {"CPU", "", 0, {{"T1", q}, {"T2", q}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<QLinearMatMulKernel>("QLinearMatMul", {"CPU", "", 0, {{"T1", q}, {"T2", q}, {"T3", q}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvIntegerKernel>("ConvInteger", {"CPU", "", 0, {{"T1", q}, {"T2", q}}}));
+  return reg.Kernel<QLinearConvKernel>("QLinearConv", {"CPU", "", 0, {{"T1", q}, {"T2", q}, {"T3", q}}});
+}
+
+}  // namespace cpu
+}  // namespace loom

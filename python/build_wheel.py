@@ -35,6 +35,8 @@ def main(argv):
             "",
         ]),
         dist + "/top_level.txt": "loom\n",
+        # pip makes these executables in the environment's bin/.
+        dist + "/entry_points.txt": "[console_scripts]\nloom_quantize = loom.quantize:main\n",
     }
     record = []
     # Fixed timestamps: the same inputs give the same wheel.

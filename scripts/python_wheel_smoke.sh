@@ -42,5 +42,21 @@ cnn() {
     py "$root/python/examples/train_cnn.py" --model "$tmp/cnn.onnx" --data "$tmp/digits32.npz" --smoke
 }
 check "train_cnn.py --smoke (tools/train/cnn_onnx.py's model)" cnn
+quantize() {  # the wheel's loom_quantize script on a one-Conv model
+  py - <<'PY' && (cd "$tmp" && "$tmp/venv/bin/loom_quantize" --model conv.onnx --samples samples --out conv_int8.onnx)
+import os
+import numpy as np, onnx
+from onnx import TensorProto, helper, numpy_helper
+w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((4, 3, 3, 3)).astype(np.float32), "W")
+g = helper.make_graph([helper.make_node("Conv", ["x", "W"], ["y"])], "conv",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 4])], [w])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "conv.onnx")
+os.makedirs("samples", exist_ok=True)
+for i in range(3):
+    np.save("samples/s%d.npy" % i, np.random.default_rng(i).random((1, 3, 6, 6), dtype=np.float32))
+PY
+}
+check "loom_quantize (the wheel's script)" quantize
 echo "${passed} passed, ${failed} failed"
 [[ $failed -eq 0 ]]

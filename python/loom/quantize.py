@@ -1,0 +1,283 @@
+"""loom_quantize: static int8 quantization of a float32 ONNX model into the
+standard QDQ form (QuantizeLinear/DequantizeLinear pairs around the
+quantized ops' inputs, as ONNX Runtime's quantize_static writes it), with
+activation ranges calibrated by running the model on sample inputs with
+Loom, and the error against float32 printed per output.
+
+    loom_quantize --model model.onnx --samples samples/ --out model_int8.onnx [--method percentile]
+
+What is quantized: the inputs of Conv, MatMul and Gemm (--ops).
+- Activations: uint8, asymmetric, per tensor: the calibrated range
+  [lo, hi] widened to include 0, scale = (hi - lo) / 255, zero point =
+  round(-lo / scale). --method minmax takes each tensor's min and max over
+  all samples; percentile the --percentile-th and (100 - p)-th percentiles
+  of each sample's values, averaged over the samples (outliers clipped).
+- Weights (initializers): int8, symmetric (zero point 0), scale =
+  max|w| / 127, per output channel (Conv's W axis 0, MatMul's and Gemm's
+  B along N) where the model's opset is 13 or later (per-axis
+  DequantizeLinear), else per tensor.
+- Biases of Conv and Gemm: int32 with scale input_scale * weight_scale and
+  zero point 0, as ONNX Runtime quantizes them.
+The graph keeps float32 between the pairs, so any runtime that loads QDQ
+models runs it (ONNX Runtime fuses each pair into its int8 kernels).
+
+Samples: a folder of .npz files (arrays named after the model's inputs) or,
+for a one-input model, .npy files; each file is one run.
+"""
+import argparse
+import glob
+import os
+import sys
+
+import numpy as np
+
+from .net_builder import NetBuilder
+from .session import Session
+from .workspace import Workspace
+
+__all__ = ["load_samples", "calibrate", "quantize_model", "compare", "main", "QUANTIZABLE"]
+
+QUANTIZABLE = ("Conv", "MatMul", "Gemm")
+
+
+def load_samples(folder, input_names):
+    """The sample runs in `folder`: a list of {input name: array}, files in
+    name order. ValueError when there are none or a file lacks an input."""
+    files = sorted(glob.glob(os.path.join(folder, "*.npz")) + glob.glob(os.path.join(folder, "*.npy")))
+    if not files:
+        raise ValueError("loom_quantize: no .npz or .npy samples in %s" % folder)
+    runs = []
+    for f in files:
+        if f.endswith(".npy"):
+            if len(input_names) != 1:
+                raise ValueError("loom_quantize: %s is one array; the model has inputs %s (use .npz)" % (f, input_names))
+            runs.append({input_names[0]: np.load(f)})
+            continue
+        with np.load(f) as z:
+            missing = [n for n in input_names if n not in z.files]
+            if missing:
+                raise ValueError("loom_quantize: %s lacks inputs %s (it has %s)" % (f, missing, z.files))
+            runs.append({n: z[n] for n in input_names})
+    return runs
+
+
+def _model_inputs(model):
+    inits = {t.name for t in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in inits]
+
+
+def _activation_inputs(model, ops):
+    """The float activation tensors the quantized ops read (not initializers)."""
+    inits = {t.name for t in model.graph.initializer}
+    names = []
+    for node in model.graph.node:
+        if node.op_type not in ops:
+            continue
+        reads = [node.input[0]] + ([node.input[1]] if node.op_type == "MatMul" else [])
+        for name in reads:
+            if name and name not in inits and name not in names:
+                names.append(name)
+    return names
+
+
+def calibrate(model_path, samples, tensors, method="minmax", percentile=99.999):
+    """{tensor: (lo, hi)} over the sample runs, the model run by Loom as
+    written (optimization level 0, every tensor kept)."""
+    net = NetBuilder.load(model_path, optimization_level=0)
+    for t in tensors:
+        net.add_output(t)
+    ws = Workspace()
+    ws.create_net(net, name="calibrate", plan_memory=False)
+    ranges = {}
+    for run in samples:
+        for k, v in run.items():
+            ws.feed_blob(k, v)
+        ws.run_net("calibrate")
+        for t in tensors:
+            v = ws.fetch_blob(t).astype(np.float64).ravel()
+            if v.size == 0:
+                continue
+            if method == "minmax":
+                lo, hi = float(v.min()), float(v.max())
+                old = ranges.get(t)
+                ranges[t] = (min(lo, old[0]), max(hi, old[1])) if old else (lo, hi)
+            else:
+                ranges.setdefault(t, []).append((float(np.percentile(v, 100.0 - percentile)),
+                                                 float(np.percentile(v, percentile))))
+    if method != "minmax":
+        ranges = {t: (float(np.mean([r[0] for r in rs])), float(np.mean([r[1] for r in rs]))) for t, rs in ranges.items()}
+    return ranges
+
+
+def activation_params(lo, hi):
+    """uint8 asymmetric (scale, zero point) for the range [lo, hi]."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = np.float32((hi - lo) / 255.0)
+    if scale == 0:
+        return np.float32(1.0), np.uint8(0)
+    return scale, np.uint8(np.clip(np.round(-lo / float(scale)), 0, 255))
+
+
+def weight_params(w, axis):
+    """int8 symmetric: (quantized w, scales) per slice along `axis` (None:
+    per tensor)."""
+    if axis is None:
+        m = np.abs(w).max() if w.size else 0.0
+        scale = np.array(m / 127.0 if m > 0 else 1.0, np.float32)
+        return np.clip(np.round(w / scale), -127, 127).astype(np.int8), scale
+    moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
+    m = np.abs(moved).max(axis=1) if moved.size else np.zeros(w.shape[axis])
+    scale = np.where(m > 0, m / 127.0, 1.0).astype(np.float32)
+    shape = [1] * w.ndim
+    shape[axis] = -1
+    return np.clip(np.round(w / scale.reshape(shape)), -127, 127).astype(np.int8), scale
+
+
+def quantize_model(model, ranges, ops=QUANTIZABLE):
+    """A QDQ copy of `model` (an onnx.ModelProto) given activation `ranges`;
+    returns (model, {op_type: count of nodes quantized})."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    g = model.graph
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    per_channel = opset >= 13
+    inits = {t.name: t for t in g.initializer}
+    new_inits, new_nodes = [], []
+    done = {}  # float tensor -> its dequantized name
+    act_scale = {}
+    weight_scale = {}
+
+    def quantize_activation(name):
+        if name in done:
+            return done[name]
+        if name not in ranges:
+            return name
+        scale, zp = activation_params(*ranges[name])
+        s, z = name + "_scale", name + "_zero_point"
+        new_inits.extend([numpy_helper.from_array(np.array(scale, np.float32), s),
+                          numpy_helper.from_array(np.array(zp, np.uint8), z)])
+        new_nodes.append(helper.make_node("QuantizeLinear", [name, s, z], [name + "_quantized"],
+                                          name=name + "_QuantizeLinear"))
+        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", s, z], [name + "_dequantized"],
+                                          name=name + "_DequantizeLinear"))
+        done[name] = name + "_dequantized"
+        act_scale[name] = float(scale)
+        return done[name]
+
+    def quantize_weight(name, axis):
+        if name in done:
+            return done[name]
+        w = numpy_helper.to_array(inits[name]).astype(np.float32)
+        q, scale = weight_params(w, axis if per_channel and w.ndim >= 2 else None)
+        s, z = name + "_scale", name + "_zero_point"
+        new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s),
+                          numpy_helper.from_array(np.zeros(scale.shape, np.int8), z)])
+        attrs = {"axis": axis} if scale.ndim == 1 else {}
+        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", s, z], [name + "_dequantized"],
+                                          name=name + "_DequantizeLinear", **attrs))
+        done[name] = name + "_dequantized"
+        weight_scale[name] = scale
+        return done[name]
+
+    def quantize_bias(name, x, w):
+        b = numpy_helper.to_array(inits[name]).astype(np.float32)
+        scale = (act_scale[x] * weight_scale[w]).astype(np.float32)
+        if scale.ndim == 1 and (b.ndim != 1 or b.shape[0] != scale.shape[0]):
+            return name
+        scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
+        q = np.clip(np.round(b / scale), -2 ** 31, 2 ** 31 - 1).astype(np.int32)
+        s, z = name + "_scale", name + "_zero_point"
+        new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s),
+                          numpy_helper.from_array(np.zeros(scale.shape, np.int32), z)])
+        attrs = {"axis": 0} if scale.ndim == 1 else {}
+        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", s, z], [name + "_dequantized"],
+                                          name=name + "_DequantizeLinear", **attrs))
+        return name + "_dequantized"
+
+    counts = {}
+    ordered = []
+    for node in g.node:
+        first_new = len(new_nodes)
+        if node.op_type in ops and node.input[0] in ranges:
+            x = node.input[0]
+            node.input[0] = quantize_activation(x)
+            w = node.input[1] if len(node.input) > 1 else ""
+            if w in inits and inits[w].data_type == 1:
+                axis = 0
+                if node.op_type == "Gemm":
+                    trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
+                    axis = 0 if trans_b else 1
+                elif node.op_type == "MatMul":
+                    axis = 1
+                node.input[1] = quantize_weight(w, axis)
+                b = node.input[2] if len(node.input) > 2 else ""
+                if node.op_type in ("Conv", "Gemm") and b in inits and inits[b].data_type == 1:
+                    node.input[2] = quantize_bias(b, x, w)
+            elif node.op_type == "MatMul" and w in ranges:
+                node.input[1] = quantize_activation(w)
+            counts[node.op_type] = counts.get(node.op_type, 0) + 1
+        # The Q/DQ nodes made for this node read what exists before it (its
+        # inputs' producers, initializers): right before it keeps the order
+        # topological.
+        ordered.extend(new_nodes[first_new:])
+        ordered.append(node)
+    del g.node[:]
+    g.node.extend(ordered)
+    used = {i for n in g.node for i in n.input}
+    kept = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept + new_inits)
+    # Inputs listed for initializers that are gone (IR < 4 models list them).
+    names = {t.name for t in g.initializer}
+    graph_inputs = [i for i in g.input if i.name in used or i.name not in inits or i.name in names]
+    del g.input[:]
+    g.input.extend(graph_inputs)
+    onnx.checker.check_model(model)
+    return model, counts
+
+
+def compare(float_model, qdq_model, samples, threads=0):
+    """Per output: (max |qdq - float|, that over max |float|) over the
+    samples, both models run by Loom."""
+    a, b = Session(float_model, threads=threads), Session(qdq_model, threads=threads)
+    errors = {}
+    for run in samples:
+        for o, fa, fb in zip([i.name for i in a.outputs], a.run(None, run), b.run(None, run)):
+            err = float(np.max(np.abs(fa.astype(np.float64) - fb))) if fa.size else 0.0
+            ref = float(np.max(np.abs(fa))) if fa.size else 0.0
+            old = errors.get(o, (0.0, 0.0))
+            errors[o] = (max(old[0], err), max(old[1], err / ref if ref > 0 else 0.0))
+    return errors
+
+
+def main(argv=None):
+    import onnx
+    p = argparse.ArgumentParser(prog="loom_quantize", description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True, help="the float32 ONNX model")
+    p.add_argument("--samples", required=True, help="a folder of .npz (or .npy) sample inputs")
+    p.add_argument("--out", required=True, help="where to write the QDQ model")
+    p.add_argument("--method", choices=["minmax", "percentile"], default="minmax")
+    p.add_argument("--percentile", type=float, default=99.999)
+    p.add_argument("--ops", default=",".join(QUANTIZABLE), help="op types to quantize (of %s)" % ", ".join(QUANTIZABLE))
+    args = p.parse_args(argv)
+    ops = tuple(o for o in args.ops.split(",") if o)
+    unknown = [o for o in ops if o not in QUANTIZABLE]
+    if unknown:
+        p.error("unknown --ops %s (known: %s)" % (unknown, ", ".join(QUANTIZABLE)))
+    model = onnx.load(args.model)
+    samples = load_samples(args.samples, _model_inputs(model))
+    ranges = calibrate(args.model, samples, _activation_inputs(model, ops), args.method, args.percentile)
+    qdq, counts = quantize_model(model, ranges, ops)
+    onnx.save(qdq, args.out)
+    print("loom_quantize: %s quantized (%s, %d samples); wrote %s" %
+          (", ".join("%d %s" % (n, t) for t, n in sorted(counts.items())) or "nothing", args.method, len(samples),
+           args.out))
+    for o, (err, rel) in compare(args.model, args.out, samples).items():
+        print("loom_quantize: output %s: max |int8 - float32| %.4g (%.3g of max |float32|)" % (o, err, rel))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

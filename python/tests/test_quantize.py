@@ -1,0 +1,101 @@
+"""loom_quantize (loom.quantize): a small CNN quantized into the QDQ form,
+checked by ONNX's checker, run by Loom against its float32 self, with the
+parameters it chose read back."""
+import os
+
+import numpy as np
+import pytest
+
+import loom
+from loom import quantize
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def small_cnn(opset):
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array((0.3 * rng.standard_normal(s)).astype(np.float32), n) for n, s in
+             (("W1", (8, 3, 3, 3)), ("B1", (8,)), ("W2", (4, 8, 3, 3)), ("B2", (4,)), ("Wf", (5, 4 * 8 * 8)),
+              ("Bf", (5,)))]
+    nodes = [helper.make_node("Conv", ["x", "W1", "B1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "W2", "B2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Flatten", ["c2"], ["f"]),
+             helper.make_node("Gemm", ["f", "Wf", "Bf"], ["y"], transB=1)]
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def write(tmp_path, opset, runs=6):
+    model = tmp_path / "cnn.onnx"
+    onnx.save(small_cnn(opset), str(model))
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    rng = np.random.default_rng(1)
+    for i in range(runs):
+        np.savez(samples / ("s%d.npz" % i), x=rng.random((1, 3, 8, 8), dtype=np.float32))
+    return model, samples
+
+
+@pytest.mark.parametrize("method", ["minmax", "percentile"])
+def test_a_cnn_quantizes_to_qdq_close_to_float(tmp_path, capsys, method):
+    model, samples = write(tmp_path, 13)
+    out = tmp_path / "cnn_int8.onnx"
+    assert quantize.main(["--model", str(model), "--samples", str(samples), "--out", str(out), "--method", method]) == 0
+    printed = capsys.readouterr().out
+    assert "2 Conv, 1 Gemm quantized" in printed and "output y" in printed
+    q = onnx.load(str(out))
+    onnx.checker.check_model(q)
+    types = [n.op_type for n in q.graph.node]
+    assert types.count("QuantizeLinear") == 3  # x, r1 and f, once each
+    assert types.count("DequantizeLinear") == 3 + 3 + 3  # activations, weights, biases
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    assert inits["W1_quantized"].dtype == np.int8 and inits["W1_scale"].shape == (8,)  # per output channel
+    assert inits["Wf_scale"].shape == (5,)  # Gemm transB: per row of B, i.e. per output
+    assert inits["B1_quantized"].dtype == np.int32
+    np.testing.assert_allclose(inits["B1_scale"], inits["x_scale"] * inits["W1_scale"], rtol=1e-6)
+    assert "W1" not in inits  # the float weights are gone
+    # Symmetric weights: |q| <= 127 and the largest of each channel is 127.
+    np.testing.assert_array_equal(np.abs(inits["W1_quantized"]).reshape(8, -1).max(axis=1), 127)
+    # Loom runs both; the int8 model is within a few quantization steps
+    # (percentile clips each sample's outliers, by design: a looser bound).
+    f, i8 = loom.Session(str(model)), loom.Session(str(out))
+    x = np.load(samples / "s0.npz")["x"]
+    (yf,), (yq,) = f.run(None, {"x": x}), i8.run(None, {"x": x})
+    assert np.abs(yq - yf).max() < (0.05 if method == "minmax" else 0.15) * np.abs(yf).max()
+    assert not np.array_equal(yq, yf)  # it did quantize
+
+
+def test_activation_ranges_are_the_samples_min_and_max(tmp_path):
+    model, samples = write(tmp_path, 13, runs=3)
+    runs = quantize.load_samples(str(samples), ["x"])
+    ranges = quantize.calibrate(str(model), runs, ["x", "r1"])
+    xs = np.stack([r["x"] for r in runs])
+    assert ranges["x"] == (float(xs.min()), float(xs.max()))
+    assert ranges["r1"][0] == 0.0 and ranges["r1"][1] > 0  # after Relu
+    scale, zp = quantize.activation_params(-1.0, 3.0)
+    assert abs(float(scale) - 4.0 / 255) < 1e-9 and zp == 64  # round(1 / (4 / 255)) = round(63.75)
+
+
+def test_old_opsets_get_per_tensor_weights(tmp_path):
+    model, samples = write(tmp_path, 11)
+    out = tmp_path / "q.onnx"
+    quantize.main(["--model", str(model), "--samples", str(samples), "--out", str(out), "--ops", "Conv"])
+    q = onnx.load(str(out))
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    assert inits["W1_scale"].shape == () and "Wf" in inits  # Gemm left float
+    (y,) = loom.Session(str(out)).run(None, {"x": np.load(samples / "s0.npz")["x"]})
+    assert y.shape == (1, 5)
+
+
+def test_bad_samples_are_named(tmp_path):
+    model, _ = write(tmp_path, 13, runs=0)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no .npz or .npy samples"):
+        quantize.load_samples(str(empty), ["x"])
+    np.savez(empty / "a.npz", z=np.zeros(1))
+    with pytest.raises(ValueError, match=r"lacks inputs \['x'\]"):
+        quantize.load_samples(str(empty), ["x"])

@@ -49,18 +49,44 @@ void ForEachChannel(const semantics::QuantAxis& v, int threads, F&& f) {
   }, v.inner);
 }
 
-class QuantizeLinearKernel {
+// The inputs of QuantizeLinear and DequantizeLinear (x, scale, the optional
+// zero point) and their per-axis view.
+struct LinearQuantInputs {
+  Tensor x, scale, zp;
+  semantics::QuantAxis view;
+  std::vector<int32_t> zero_points;
+};
+
+// Their shared part: the `axis` attribute, and reading the inputs.
+class LinearQuantKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
     axis_ = info.IntOr("axis", 1);
     return Status::Ok();
   }
+
+ protected:
+  Status Begin(KernelContext& ctx, LinearQuantInputs* in) const {
+    in->x = ctx.Input(0);
+    in->scale = ctx.Input(1);
+    in->zp = ctx.Input(2);
+    return Parameters(label_, in->x, in->scale, in->zp, axis_, &in->view, &in->zero_points);
+  }
+
+  std::string label_;
+  int64_t axis_ = 1;
+};
+
+class QuantizeLinearKernel : public LinearQuantKernel {
+ public:
   Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), scale = ctx.Input(1), zp = ctx.Input(2), y;
-    semantics::QuantAxis view;
-    std::vector<int32_t> zero_points;
-    LOOM_SDK_RETURN_IF_ERROR(Parameters(label_, x, scale, zp, axis_, &view, &zero_points));
+    LinearQuantInputs in;
+    LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, &in));
+    const Tensor &x = in.x, &scale = in.scale, &zp = in.zp;
+    const semantics::QuantAxis& view = in.view;
+    const std::vector<int32_t>& zero_points = in.zero_points;
+    Tensor y;
     const LoomDataType out = zp.present() ? zp.dtype() : LOOM_DTYPE_UINT8;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, out, x.shape(), &y));
     const float* s = scale.data<float>();
@@ -84,24 +110,17 @@ class QuantizeLinearKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 1;
 };
 
-class DequantizeLinearKernel {
+class DequantizeLinearKernel : public LinearQuantKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    axis_ = info.IntOr("axis", 1);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
-    Tensor x = ctx.Input(0), scale = ctx.Input(1), zp = ctx.Input(2), y;
-    semantics::QuantAxis view;
-    std::vector<int32_t> zero_points;
-    LOOM_SDK_RETURN_IF_ERROR(Parameters(label_, x, scale, zp, axis_, &view, &zero_points));
+    LinearQuantInputs in;
+    LOOM_SDK_RETURN_IF_ERROR(Begin(ctx, &in));
+    const Tensor &x = in.x, &scale = in.scale;
+    const semantics::QuantAxis& view = in.view;
+    const std::vector<int32_t>& zero_points = in.zero_points;
+    Tensor y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, x.shape(), &y));
     const float* s = scale.data<float>();
     float* dst = y.data<float>();
@@ -120,10 +139,6 @@ class DequantizeLinearKernel {
     }
     return Status::Ok();
   }
-
- private:
-  std::string label_;
-  int64_t axis_ = 1;
 };
 
 class DynamicQuantizeLinearKernel : public LabeledKernel {

@@ -68,7 +68,7 @@ def train(args):
         grads = loom.add_allreduce(net, grads, parallel)
     loom.add_optimizer(net, grads, "Momentum", alpha=0.9)
     ws = loom.Workspace()
-    ws.create_net(net, num_threads=args.num_threads)
+    name = ws.create_net(net, num_threads=args.num_threads)
     if parallel is not None:  # every rank starts from rank 0's parameters
         ws.run_net_once(loom.broadcast_net(params, parallel))
     local = args.batch // args.world_size
@@ -76,7 +76,7 @@ def train(args):
     losses = []
     for step in range(args.steps):
         begin = (step % per_epoch) * args.batch + args.rank * local
-        (loss,) = ws.run("mlp", {"x": x[begin:begin + local], "y": y[begin:begin + local],
+        (loss,) = ws.run(name, {"x": x[begin:begin + local], "y": y[begin:begin + local],
                                  "learning_rate": np.float32(args.lr), "step": np.int64(step)}, ["loss"])
         losses.append(float(loss))
         if (step + 1) % args.log_every == 0:
@@ -106,7 +106,7 @@ def main(argv=None):
     if args.smoke:
         args.steps = 20
     if args.batch % args.world_size:
-        sys.exit("mlp_digits: --batch must divide into --world_size")
+        sys.exit("mlp_digits: --world_size must divide --batch")
     if args.world_size > 1 and args.rank < 0:
         # The launcher: one process per rank, a fresh rendezvous folder.
         with tempfile.TemporaryDirectory() as rdv:

@@ -36,7 +36,8 @@ def main(argv=None):
     if args.smoke:
         x, y, args.epochs = x[:400], y[:400], 1
     n_test = int(round(len(y) * args.test_fraction))
-    x_train, y_train, x_test, y_test = x[:-n_test], y[:-n_test], x[-n_test:], y[-n_test:]
+    cut = len(y) - n_test
+    x_train, y_train, x_test, y_test = x[:cut], y[:cut], x[cut:], y[cut:]
 
     net = loom.NetBuilder.load(args.model, training=True)
     evaluation = loom.inference_net(net)
@@ -56,12 +57,15 @@ def main(argv=None):
                                           "step": np.int64(step)}, ["loss"])
             step += 1
         correct = 0
+        if not n_test:
+            print("epoch %d: training loss %.4f" % (epoch + 1, loss), flush=True)
+            continue
         for k in range(0, len(y_test), args.batch):
             (logits,) = ws.run(eval_name, {"x": x_test[k:k + args.batch], "y": y_test[k:k + args.batch]}, ["logits"])
             correct += int((logits.argmax(axis=1) == y_test[k:k + args.batch]).sum())
         print("epoch %d: training loss %.4f, held-out accuracy %.2f%% (%d of %d)" %
               (epoch + 1, loss, 100.0 * correct / len(y_test), correct, len(y_test)), flush=True)
-    return correct / len(y_test)
+    return correct / len(y_test) if n_test else None
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ rank 0's parameters are broadcast once before training.
 """
 from . import _loom
 from .net_builder import NetBuilder
+from .protos import as_names
 
 __all__ = ["DataParallelOptions", "add_allreduce", "broadcast_net", "split_across_contexts"]
 
@@ -38,7 +39,7 @@ def add_allreduce(net, gradients, options):
 def broadcast_net(blobs, options, registry=None):
     """A net sending rank 0's `blobs` to every rank in place (run it once
     before training, every rank at once)."""
-    return NetBuilder.from_proto(_loom._broadcast_net(list(blobs), options), registry)
+    return NetBuilder.from_proto(_loom._broadcast_net(as_names(blobs), options), registry)
 
 
 def split_across_contexts(net, batch_inputs, loss, contexts):
@@ -47,5 +48,5 @@ def split_across_contexts(net, batch_inputs, loss, contexts):
     the batch must divide), blobs of shard k prefixed "ctx<k>/", and `loss`
     the mean of the shards' losses. Then add_backward sums each parameter's
     gradient over the shards."""
-    return NetBuilder.from_proto(_loom._split_across_contexts(net.serialize(), list(batch_inputs), loss, contexts),
+    return NetBuilder.from_proto(_loom._split_across_contexts(net.serialize(), as_names(batch_inputs), loss, contexts),
                                  net.registry)

@@ -4,7 +4,7 @@ import numpy as _np
 
 from . import loom_pb2
 
-__all__ = ["tensor_proto", "to_array", "make_argument", "argument_value", "as_netdef"]
+__all__ = ["tensor_proto", "to_array", "make_argument", "argument_value", "as_netdef", "as_names"]
 
 # ONNX TensorProto.DataType codes (loom.proto's data_type) <-> numpy.
 _CODES = {
@@ -46,6 +46,13 @@ def to_array(t):
     else:
         values = t.int32_data
     return _np.array(values, dtype=dtype).reshape(shape)
+
+
+def as_names(v):
+    """`v` as a list of names: a str is one name (not its characters)."""
+    if v is None:
+        return []
+    return [v] if isinstance(v, (str, bytes)) else list(v)
 
 
 def as_netdef(net):
@@ -100,7 +107,7 @@ def make_argument(name, value, attr_type=None, where="an operator"):
                 raise bad()
             a.f = float(value)
         elif t == "int":
-            if isinstance(value, float) and not float(value).is_integer():
+            if isinstance(value, (float, _np.floating)) and not float(value).is_integer():
                 raise bad()
             if isinstance(value, (str, bytes, list, tuple)) or isinstance(value, _np.ndarray):
                 raise bad()
@@ -117,11 +124,11 @@ def make_argument(name, value, attr_type=None, where="an operator"):
             a.floats.extend(float(v) for v in value)
         elif t == "ints":
             for v in value:
-                if isinstance(v, float) and not v.is_integer():
+                if isinstance(v, (float, _np.floating)) and not float(v).is_integer():
                     raise bad()
             a.ints.extend(int(v) for v in value)
         elif t == "strings":
-            a.strings.extend(v.encode() if isinstance(v, str) else bytes(v) for v in value)
+            a.strings.extend(v.encode() if isinstance(v, str) else bytes(v) for v in as_names(value))
         elif t == "nets":
             for v in value:
                 a.nets.add().CopyFrom(as_netdef(v))

@@ -35,7 +35,8 @@ from .net_builder import NetBuilder
 from .session import Session
 from .workspace import Workspace
 
-__all__ = ["load_samples", "calibrate", "quantize_model", "compare", "main", "QUANTIZABLE"]
+__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "quantize_model", "compare", "main",
+           "QUANTIZABLE"]
 
 QUANTIZABLE = ("Conv", "MatMul", "Gemm")
 

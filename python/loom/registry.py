@@ -20,6 +20,13 @@ def default_plugins():
     return sorted(_glob.glob(_os.path.join(_os.path.dirname(__file__), "loom_plugins", "*.so")))
 
 
+def plugin_paths(plugins):
+    """`plugins` (a path or paths, str or os.PathLike) as a list of str."""
+    if isinstance(plugins, (str, _os.PathLike)):
+        plugins = [plugins]
+    return [_os.fspath(p) for p in plugins]
+
+
 class Registry(_loom.Registry):
     """Registry(plugins=()): the built-in standard ops, the default plugins,
     then ``plugins`` (paths). Raises loom.Error when a plugin fails to load
@@ -45,7 +52,7 @@ class Registry(_loom.Registry):
     """
 
     def __init__(self, plugins=()):
-        super().__init__(default_plugins() + [_os.fspath(p) for p in plugins])
+        super().__init__(default_plugins() + plugin_paths(plugins))
         self._schemas = {}
 
     def cached_schema(self, op_type, domain=""):

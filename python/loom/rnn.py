@@ -129,7 +129,10 @@ def lstm_cell(cell_net, x_t, h_prev, c_prev, weights, h_next, c_next, *, prefix=
     W [I, 4H], R [H, 4H], B [4H], right-multiplied, gate order i, f, o, g.
     `fused` False spells the unit out in standard ops. `seq_lengths` (an
     int32 [N] blob; fused only): past a sequence's end the state carries
-    over. Blob names get `prefix`."""
+    over. Blob names get `prefix`. ValueError for `seq_lengths` without
+    `fused` (the spelled-out unit has no place for it)."""
+    if seq_lengths and not fused:
+        raise ValueError("loom: lstm_cell: seq_lengths needs the fused LSTMUnit cell (fused=True)")
     _extend(cell_net, _loom._add_lstm_cell(_cell(cell_net), prefix, x_t, h_prev, c_prev, list(weights), h_next,
                                            c_next, fused, seq_lengths, timestep))
 

@@ -3,7 +3,7 @@ Runtime's InferenceSession does."""
 import os as _os
 
 from . import _loom
-from .registry import default_plugins
+from .registry import default_plugins, plugin_paths
 
 __all__ = ["Session"]
 
@@ -29,6 +29,6 @@ class Session(_loom.Session):
     def __init__(self, model, *, threads=0, device="", plugins=(), optimization_level=1, plan_memory=True,
                  max_tensor_bytes=16 << 30):
         super().__init__(_os.fspath(model) if not isinstance(model, bytes) else model,
-                         threads=threads, device=device, plugins=default_plugins() + [_os.fspath(p) for p in plugins],
+                         threads=threads, device=device, plugins=default_plugins() + plugin_paths(plugins),
                          optimization_level=optimization_level, plan_memory=plan_memory,
                          max_tensor_bytes=max_tensor_bytes)

@@ -10,7 +10,7 @@ AddGradientOperators and optimizer helpers).
 """
 from . import _loom
 from .net_builder import NetBuilder
-from .protos import make_argument
+from .protos import as_names, make_argument
 
 __all__ = ["add_backward", "add_optimizer", "inference_net", "LearningRateSchedule", "OPTIMIZERS"]
 
@@ -36,10 +36,8 @@ def add_backward(net, losses, wrt=None, stop_gradients=(), output_gradients=None
     Semantics: core/autodiff/backward.h (the net must be SSA). loom.Error:
     INVALID_ARGUMENT for an unknown loss or wrt blob or a blob written
     twice, UNIMPLEMENTED naming an op on the path that has no gradient."""
-    if isinstance(losses, str):
-        losses = [losses]
-    stops = set(stop_gradients) | set(net.stop_gradients)
-    data, gradients, _, _ = _loom._add_backward(net.registry, net.serialize(), list(losses), list(wrt or []),
+    stops = set(as_names(stop_gradients)) | set(net.stop_gradients)
+    data, gradients, _, _ = _loom._add_backward(net.registry, net.serialize(), as_names(losses), as_names(wrt),
                                                 stops, dict(output_gradients or {}), accumulate)
     net.proto.ParseFromString(data)
     return dict(gradients)
@@ -66,8 +64,9 @@ def add_optimizer(net, gradients, optimizer="Momentum", *, learning_rate="learni
     (PyTorch's clip_grad_norm_). `write_back_running_statistics`: training-
     mode BatchNormalization's updated statistics are copied back after the
     update, as loom_train does. loom.Error: INVALID_ARGUMENT for a parameter
-    that is not a float initializer of `net`, a taken state name, an
-    unknown optimizer."""
+    that is not a float initializer of `net` or a taken state name;
+    ValueError for an unknown optimizer, TypeError for an attribute the
+    optimizer's schema lacks or a value of the wrong type."""
     if optimizer not in OPTIMIZERS:
         raise ValueError("loom: optimizer must be one of %s; found %r" % (", ".join(OPTIMIZERS), optimizer))
     op_type = {"SGD": "Momentum", "Nesterov": "Momentum"}.get(optimizer, optimizer)

@@ -3,7 +3,7 @@ nets) over loom::Workspace and loom::Net; loom.Trace."""
 import os as _os
 
 from . import _loom
-from .protos import as_netdef
+from .protos import as_names, as_netdef
 from .registry import Registry, default_registry
 
 __all__ = ["Workspace", "Trace"]
@@ -34,6 +34,8 @@ class Workspace:
     """
 
     def __init__(self, registry=None, plugins=()):
+        if registry is not None and plugins:
+            raise ValueError("loom: Workspace takes a registry or plugins, not both (Registry(plugins) makes one)")
         if registry is None:
             registry = Registry(plugins) if plugins else default_registry()
         self.registry = registry
@@ -92,10 +94,14 @@ class Workspace:
         """Runs net `name` `num_iter` times on the blobs as they are."""
         self._ws.run_net(name, num_iter)
 
-    def run_net_once(self, net, **options):
+    def run_net_once(self, net, executor="", **options):
         """Creates `net`, runs it once and lets it go (Caffe2's RunNetOnce);
-        options as create_net's."""
-        self._ws.run_net_once(as_netdef(net).SerializeToString(), _options(**options))
+        `executor` and the NetOptions keywords as create_net's."""
+        proto = as_netdef(net)
+        if executor:
+            proto = proto.__class__.FromString(proto.SerializeToString())
+            proto.type = executor
+        self._ws.run_net_once(proto.SerializeToString(), _options(**options))
 
     def run(self, name, feeds=None, fetches=()):
         """Feeds `feeds` ({blob: array}), runs net `name` once and returns
@@ -103,7 +109,7 @@ class Workspace:
         for k, v in (feeds or {}).items():
             self._ws.feed_blob(k, v)
         self._ws.run_net(name, 1)
-        return [self._ws.fetch_blob(f) for f in fetches]
+        return [self._ws.fetch_blob(f) for f in as_names(fetches)]
 
     def plan_buckets(self, name, buckets):
         """Plans net `name` for these input signatures up front (MXNet's

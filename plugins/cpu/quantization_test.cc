@@ -196,22 +196,33 @@ std::vector<int32_t> NaiveConv(const std::vector<int32_t>& x, const std::vector<
   return y;
 }
 
-TEST(ConvInteger, GroupsStridesPadsAndPerChannelZeroPoints) {
+// Per-channel W zero points run the reference loops; zero ones oneDNN's
+// int8 convolution (u8 or s8 X): both against the naive sums.
+TEST(ConvInteger, GroupsStridesPadsAndZeroPointsOnBothPaths) {
   const int64_t N = 2, C = 4, H = 5, W = 6, M = 6, kh = 3, kw = 2, G = 2;
   std::vector<uint8_t> x8;
   std::vector<int8_t> w8;
   for (int64_t i = 0; i < N * C * H * W; ++i) x8.push_back(static_cast<uint8_t>((i * 29 + 3) % 256));
   for (int64_t i = 0; i < M * (C / G) * kh * kw; ++i) w8.push_back(static_cast<int8_t>((i * 41 + 9) % 256 - 128));
-  const std::vector<int8_t> zw8 = {0, 1, -2, 3, -4, 5};
-  int64_t OH = 0, OW = 0;
-  std::vector<int32_t> expected = NaiveConv({x8.begin(), x8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, kh, kw, G, 2,
-                                            1, 17, {zw8.begin(), zw8.end()}, {}, &OH, &OW);
-  Tensor y = Run1(testing::ParseOp(R"(type: "ConvInteger" input: "x" input: "w" input: "zx" input: "zw" output: "y"
-                                      arg { name: "group" i: 2 } arg { name: "strides" ints: 2 ints: 2 }
-                                      arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 })"),
-                  {Vec<uint8_t>({N, C, H, W}, x8), Vec<int8_t>({M, C / G, kh, kw}, w8), Vec<uint8_t>({}, {17}),
-                   Vec<int8_t>({M}, zw8)});
-  EXPECT_TRUE(SameTensor(y, Vec<int32_t>({N, M, OH, OW}, expected)));
+  const std::string op = R"(type: "ConvInteger" input: "x" input: "w" input: "zx" input: "zw" output: "y"
+                            arg { name: "group" i: 2 } arg { name: "strides" ints: 2 ints: 2 }
+                            arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 })";
+  for (const std::vector<int8_t>& zw8 : {std::vector<int8_t>{0, 1, -2, 3, -4, 5}, std::vector<int8_t>(6, 0)}) {
+    int64_t OH = 0, OW = 0;
+    std::vector<int32_t> expected = NaiveConv({x8.begin(), x8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, kh, kw, G,
+                                              2, 1, 17, {zw8.begin(), zw8.end()}, {}, &OH, &OW);
+    Tensor y = Run1(testing::ParseOp(op), {Vec<uint8_t>({N, C, H, W}, x8), Vec<int8_t>({M, C / G, kh, kw}, w8),
+                                           Vec<uint8_t>({}, {17}), Vec<int8_t>({M}, zw8)});
+    EXPECT_TRUE(SameTensor(y, Vec<int32_t>({N, M, OH, OW}, expected))) << "W zero point " << int{zw8[1]};
+    // s8 X with a negative zero point.
+    std::vector<int8_t> xs8(x8.size());
+    for (size_t i = 0; i < x8.size(); ++i) xs8[i] = static_cast<int8_t>(x8[i] - 128);
+    expected = NaiveConv({xs8.begin(), xs8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, kh, kw, G, 2, 1, -5,
+                         {zw8.begin(), zw8.end()}, {}, &OH, &OW);
+    y = Run1(testing::ParseOp(op), {Vec<int8_t>({N, C, H, W}, xs8), Vec<int8_t>({M, C / G, kh, kw}, w8),
+                                    Vec<int8_t>({}, {-5}), Vec<int8_t>({M}, zw8)});
+    EXPECT_TRUE(SameTensor(y, Vec<int32_t>({N, M, OH, OW}, expected))) << "s8 X, W zero point " << int{zw8[1]};
+  }
 }
 
 TEST(QLinearConv, BiasAndPerChannelScales) {

@@ -1,9 +1,10 @@
 // The integer matmuls and convolutions of ONNX opset 10 (ops/quantization.cc):
 // MatMulInteger and ConvInteger (int32 results), QLinearMatMul and
 // QLinearConv (requantized to int8/uint8 by ops/semantics/quantization.h).
-// Reference loops with exact int32 accumulation, OpenMP over output rows or
-// planes: correct for every shape and zero point the ops allow. oneDNN's
-// int8 (VNNI) primitives for the QDQ transform are the next step (issue 33).
+// The convolutions accumulate on oneDNN's int8 convolution where it applies
+// (dnnl_int8_conv.h: s8 W with zero point 0), else, like the matmuls, in
+// reference loops with exact int32 accumulation, OpenMP over output rows or
+// planes: correct for every shape and zero point the ops allow.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include "ops/semantics/shape_math.h"
 #include "ops/semantics/window.h"
 #include "plugins/cpu/cpu_common.h"
+#include "plugins/cpu/dnnl_int8_conv.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/nn_conv_naive.h"
 #include "plugins/cpu/parallel_for.h"
@@ -260,16 +262,26 @@ class IntConvKernel {
     *M = g.M;
     *ys = {g.N, g.M};
     ys->insert(ys->end(), g.out.begin(), g.out.end());
-    std::vector<int32_t> xv, wv;
     PerIndex<int32_t> xz, wz;
-    LOOM_SDK_RETURN_IF_ERROR(Int32Values(x, label_ + " x", &xv));
-    LOOM_SDK_RETURN_IF_ERROR(Int32Values(w, label_ + " w", &wv));
     LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "x_zero_point", ctx.Input(x_zp_), 1, 1, "tensor", 0, &xz));
     LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_zero_point", ctx.Input(w_zp_), g.M, 1, "output channel", 0, &wz));
     const int64_t ins = ConvGeometry::Product(g.in), outs = ConvGeometry::Product(g.out), taps = ConvGeometry::Product(g.k);
     const int64_t cg = g.C / g.G, mg = g.M / g.G;
     const int32_t zx = xz.At(0, 0);
     acc->assign(static_cast<size_t>(g.N * g.M * outs), 0);
+    if (acc->empty()) return Status::Ok();
+    // oneDNN's int8 convolution where it applies (s8 W, W zero points 0):
+    // the same integer sums.
+    bool w_symmetric = w.dtype() == LOOM_DTYPE_INT8;
+    for (int32_t z : wz.values) w_symmetric = w_symmetric && z == 0;
+    if (w_symmetric && x.num_elements() > 0 &&
+        dnnl_.Configure(label_, x.dtype(), xs, w.shape(), group_, win, bias.present(), ctx.num_threads())) {
+      return dnnl_.Run(ctx, label_, x.raw_data(), w.raw_data(), zx, bias.present() ? bias.data<int32_t>() : nullptr,
+                       acc->data());
+    }
+    std::vector<int32_t> xv, wv;
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(x, label_ + " x", &xv));
+    LOOM_SDK_RETURN_IF_ERROR(Int32Values(w, label_ + " w", &wv));
     ParallelFor(g.N * g.M, ctx.num_threads(), [&](int64_t nm) {
       const int64_t n = nm / g.M, m = nm % g.M, grp = m / mg;
       const int32_t zw = wz.At(0, m);
@@ -288,6 +300,7 @@ class IntConvKernel {
   int64_t group_ = 1;
   semantics::WindowAttrs attrs_;
   size_t x_, x_zp_, w_, w_zp_;
+  DnnlInt8Conv dnnl_;
 };
 
 class ConvIntegerKernel : public IntConvKernel {

@@ -1,0 +1,126 @@
+// The int32 accumulation of ConvInteger and QLinearConv on oneDNN's int8
+// convolution (u8 or s8 X with its zero point, s8 W, s32 Y plus the int32
+// bias; VNNI where the CPU has it). The result is the exact integer sum the
+// reference loops compute, so QLinearConv's requantization (in double, by
+// ops/semantics/quantization.h) gives the same values either way. oneDNN
+// has no weight zero points: a W zero point other than 0, a u8 W or a
+// configuration oneDNN does not implement returns false from Configure and
+// the caller runs its loops.
+#ifndef LOOM_PLUGINS_CPU_DNNL_INT8_CONV_H_
+#define LOOM_PLUGINS_CPU_DNNL_INT8_CONV_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/semantics/window.h"
+#include "plugins/cpu/dnnl_common.h"
+
+namespace loom {
+namespace cpu {
+
+class DnnlInt8Conv {
+ public:
+  // Builds the primitive for X `xs` (`x_dt`), W `ws`, group, window `win`
+  // and whether a bias is given, unless it is built for exactly these.
+  // False (nothing built) when oneDNN has no implementation.
+  bool Configure(const std::string& label, LoomDataType x_dt, const std::vector<int64_t>& xs,
+                 const std::vector<int64_t>& ws, int64_t group, const semantics::Window& win, bool bias,
+                 int threads) {
+    Key key{x_dt, xs, ws, group, win.strides, win.dilations, win.pads_begin, win.pads_end, bias, threads};
+    if (ok_ && key == key_) return true;
+    ok_ = false;
+    key_ = key;
+    using dt = dnnl::memory::data_type;
+    std::vector<int64_t> ys = {xs[0], ws[0]};
+    ys.insert(ys.end(), win.out.begin(), win.out.end());
+    std::vector<int64_t> wdims = ws;
+    if (group > 1) {
+      wdims = {group, ws[0] / group, ws[1]};
+      wdims.insert(wdims.end(), ws.begin() + 2, ws.end());
+    }
+    const dnnl::memory::desc x_md = PlainDesc(xs, x_dt == LOOM_DTYPE_UINT8 ? dt::u8 : dt::s8),
+                             w_md = PlainDesc(wdims, dt::s8), y_md = PlainDesc(ys, dt::s32),
+                             b_md = PlainDesc({ws[0]}, dt::s32);
+    const Status s = DnnlCreate(label, threads, [&] {
+      dnnl::primitive_attr attr;
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+      auto any = [](const dnnl::memory::desc& md) {
+        return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
+      };
+      dnnl::memory::dims dil;
+      for (int64_t d : win.dilations) dil.push_back(d - 1);  // oneDNN counts the gaps
+      const auto prop = dnnl::prop_kind::forward_inference;
+      const auto alg = dnnl::algorithm::convolution_direct;
+      auto d = bias ? dnnl::convolution_forward::desc(prop, alg, any(x_md), any(w_md), b_md, any(y_md),
+                                                      Dims(win.strides), dil, Dims(win.pads_begin), Dims(win.pads_end))
+                    : dnnl::convolution_forward::desc(prop, alg, any(x_md), any(w_md), any(y_md), Dims(win.strides), dil,
+                                                      Dims(win.pads_begin), Dims(win.pads_end));
+      pd_ = dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine());
+      prim_ = dnnl::convolution_forward(pd_);
+      x_.Make(x_md, pd_.src_desc(), /*input=*/true);
+      y_.Make(y_md, pd_.dst_desc(), /*input=*/false);
+      w_plain_ = UnboundMemory(w_md);
+      w_blk_ = dnnl::memory(pd_.weights_desc(), DnnlEngine());
+      w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd_.weights_desc()));
+      b_ = UnboundMemory(b_md);
+      zp_ = dnnl::memory(dnnl::memory::desc({1}, dt::s32, dnnl::memory::format_tag::x), DnnlEngine());
+      scratchpad_.Reset(pd_.scratchpad_desc());
+    });
+    ok_ = s.ok();
+    return ok_;
+  }
+
+  // Y (s32, [N, M, out...]) = conv(X - x_zero_point, W) + bias.
+  Status Run(sdk::KernelContext& ctx, const std::string& label, const void* x, const void* w, int32_t x_zero_point,
+             const int32_t* bias, int32_t* y) {
+    const int threads = key_.threads;
+    w_plain_.set_data_handle(const_cast<void*>(w));
+    LOOM_SDK_RETURN_IF_ERROR(
+        DnnlExecute(label, w_to_blk_, {{DNNL_ARG_FROM, w_plain_}, {DNNL_ARG_TO, w_blk_}}, threads));
+    dnnl::memory x_used, y_used;
+    LOOM_SDK_RETURN_IF_ERROR(x_.Bind(ctx, const_cast<void*>(x), &x_used));
+    LOOM_SDK_RETURN_IF_ERROR(y_.Bind(ctx, y, &y_used));
+    LOOM_SDK_RETURN_IF_ERROR(x_.ReorderIn(label, threads));
+    *static_cast<int32_t*>(zp_.get_data_handle()) = x_zero_point;
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, x_used},
+                                                  {DNNL_ARG_WEIGHTS, w_blk_},
+                                                  {DNNL_ARG_DST, y_used},
+                                                  {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_}};
+    if (bias != nullptr) {
+      b_.set_data_handle(const_cast<int32_t*>(bias));
+      args[DNNL_ARG_BIAS] = b_;
+    }
+    LOOM_SDK_RETURN_IF_ERROR(scratchpad_.Bind(ctx, &args));
+    LOOM_SDK_RETURN_IF_ERROR(DnnlExecute(label, prim_, args, threads));
+    return y_.ReorderOut(label, threads);
+  }
+
+ private:
+  struct Key {
+    LoomDataType x_dt = LOOM_DTYPE_UNDEFINED;
+    std::vector<int64_t> xs, ws;
+    int64_t group = 1;
+    std::vector<int64_t> strides, dilations, pads_begin, pads_end;
+    bool bias = false;
+    int threads = 0;
+    bool operator==(const Key& o) const {
+      return x_dt == o.x_dt && xs == o.xs && ws == o.ws && group == o.group && strides == o.strides &&
+             dilations == o.dilations && pads_begin == o.pads_begin && pads_end == o.pads_end && bias == o.bias &&
+             threads == o.threads;
+    }
+  };
+  Key key_;
+  bool ok_ = false;
+  dnnl::convolution_forward::primitive_desc pd_;
+  dnnl::primitive prim_;
+  DnnlOperand x_, y_;
+  dnnl::memory w_plain_, w_blk_, b_, zp_;
+  dnnl::reorder w_to_blk_;
+  DnnlScratchpad scratchpad_;
+};
+
+}  // namespace cpu
+}  // namespace loom
+
+#endif  // LOOM_PLUGINS_CPU_DNNL_INT8_CONV_H_

@@ -1,8 +1,8 @@
 """A character-level LSTM language model trained from Python (Caffe2's
 char_rnn.py, Karpathy's char-rnn), written with loom.rnn.recurrent_net:
 the model and the training loop of `loom_train --text`
-(tools/train/char_lm.h), so the same settings, seed and initial weights
-reach the same held-out loss.
+(tools/train/char_lm.h), so the same settings and seed (the initial
+weights are drawn as loom_train draws them) reach the same held-out loss.
 
     bible -f Gen1:1-Rev22:21 > /tmp/kjv.txt
     python3 char_lstm.py --text /tmp/kjv.txt --hidden 100 --seq_len 25 --batch 1 --steps 20000 \
@@ -68,16 +68,65 @@ def parameter_shapes(vocab, embed, hidden, layers):
     return shapes
 
 
+class CppRandom:
+    """std::mt19937(seed) with libstdc++'s generate_canonical<double, 53>,
+    uniform_real_distribution<double> and normal_distribution<double>
+    (Marsaglia's polar method), in numpy: the draws loom_train makes
+    (tools/train/char_lm.cc AddCharLmParameters), bit for bit. numpy's
+    legacy RandomState is the same Mersenne Twister seeded the same way."""
+
+    def __init__(self, seed):
+        self._rs = np.random.RandomState(seed)
+        self._buf, self._at = np.empty(0, np.uint32), 0
+
+    def _raw(self, n):
+        if self._at + n > len(self._buf):
+            fresh = self._rs.randint(0, 2 ** 32, size=max(n, 1 << 16), dtype=np.uint32)
+            self._buf, self._at = np.concatenate([self._buf[self._at:], fresh]), 0
+        out = self._buf[self._at:self._at + n]
+        self._at += n
+        return out
+
+    def canonical(self, n):
+        """n doubles in [0, 1): (a + b 2^32) / 2^64 from two draws each."""
+        raw = self._raw(2 * n).astype(np.float64)
+        u = (raw[0::2] + raw[1::2] * 4294967296.0) / 18446744073709551616.0
+        return np.where(u >= 1.0, np.nextafter(1.0, 0.0), u)
+
+    def uniform(self, lo, hi, n):
+        return self.canonical(n) * (hi - lo) + lo
+
+    def normal(self, n):
+        out = np.empty(n)
+        for i in range(0, n, 2):
+            while True:
+                x, y = self.canonical(2) * 2.0 - 1.0
+                r2 = x * x + y * y
+                if 0.0 < r2 <= 1.0:
+                    break
+            mult = math.sqrt(-2.0 * math.log(r2) / r2)
+            out[i] = y * mult  # returned first; x * mult is saved for the next
+            if i + 1 < n:
+                out[i + 1] = x * mult
+        return out
+
+
 def initial_parameters(shapes, hidden, seed, init_from):
-    """PyTorch's initialization (nn.Embedding N(0, 1); nn.LSTM and nn.Linear
-    U(-1/sqrt(H), 1/sqrt(H))), or the float32 files <name>.bin that
-    `loom_train --export_initial DIR` writes (the C++ trainer's own draw)."""
+    """The initial weights loom_train draws for the same --seed (PyTorch's
+    initialization: nn.Embedding N(0, 1), nn.LSTM and nn.Linear
+    U(-1/sqrt(H), 1/sqrt(H)); in loom_train's order with its generator,
+    CppRandom), or the float32 files <name>.bin of `loom_train
+    --export_initial DIR`."""
     if init_from:
         return {n: np.fromfile(os.path.join(init_from, n + ".bin"), dtype="<f4").reshape(s) for n, s in shapes.items()}
-    rng = np.random.default_rng(seed)
+    rng = CppRandom(seed)
     k = 1.0 / math.sqrt(hidden)
-    return {n: (rng.standard_normal(s) if n == "E" else rng.uniform(-k, k, s)).astype(np.float32)
-            for n, s in shapes.items()}
+    out = {}
+    for name, shape in shapes.items():  # E, W_0, R_0, B_0, ..., Wo, bo: loom_train's order
+        n = int(np.prod(shape))
+        values = rng.normal(n) if name == "E" else rng.uniform(-k, k, n)
+        out[name] = values.astype(np.float32).reshape(shape)
+    return out
 
 
 def char_lm(args, vocab, params, forward_only):
@@ -156,7 +205,8 @@ def main(argv=None):
     p.add_argument("--test_fraction", type=float, default=0.2)
     p.add_argument("--eval_chars", type=int, default=50000)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--init_from", default="", help="loom_train --export_initial's folder")
+    p.add_argument("--init_from", default="", help="initial weights from loom_train --export_initial's folder "
+                   "(default: drawn from --seed exactly as loom_train draws them)")
     p.add_argument("--log_every", type=int, default=100)
     p.add_argument("--smoke", action="store_true", help="20 steps of a 32-wide LSTM on 20,000 characters")
     args = p.parse_args(argv)

@@ -22,13 +22,30 @@
 namespace loom {
 namespace semantics {
 
+// v rounded to the nearest integer, ties to even (what nearbyint gives in
+// the default rounding mode), for |v| below 2^22 (float) or 2^51 (double):
+// adding and subtracting 1.5 * 2^23 (2^52) leaves no fraction bits, and the
+// addition rounds ties to even. Inline arithmetic, where nearbyint is a
+// libm call on x86-64 without SSE4.1: the per-element cost of requantizing
+// a convolution's output. Callers clamp v first (values that large
+// saturate anyway). Needs IEEE arithmetic as written: a file compiled with
+// -ffast-math (-fassociative-math) may fold the pair away.
+inline float RoundHalfEven(float v) {
+  constexpr float kBig = 12582912.0f;
+  return (v + kBig) - kBig;
+}
+inline double RoundHalfEven(double v) {
+  constexpr double kBig = 6755399441055744.0;
+  return (v + kBig) - kBig;
+}
+
 // round_half_even(v) + zero_point saturated to Q's range; NaN gives the
 // zero point (ONNX leaves it undefined; ONNX Runtime does the same).
 template <typename Q>
 Q SaturateRounded(float v, int32_t zero_point) {
   if (std::isnan(v)) return static_cast<Q>(zero_point);
-  // nearbyint rounds half to even in the default rounding mode.
-  const float r = std::nearbyint(v) + static_cast<float>(zero_point);
+  v = std::min(std::max(v, -4194304.0f), 4194304.0f);  // +-2^22: saturates below either way
+  const float r = RoundHalfEven(v) + static_cast<float>(zero_point);
   const float lo = static_cast<float>(std::numeric_limits<Q>::min()), hi = static_cast<float>(std::numeric_limits<Q>::max());
   return static_cast<Q>(std::min(std::max(r, lo), hi));
 }
@@ -124,11 +141,18 @@ inline double RequantizeMultiplier(float a_scale, float b_scale, float y_scale) 
   return static_cast<double>(a_scale) * static_cast<double>(b_scale) / static_cast<double>(y_scale);
 }
 
+// Clamps written as selects, which compile to minsd/maxsd: a convolution's
+// outputs saturate often and unpredictably, and branches cost more.
+inline double Clamp(double v, double lo, double hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
 template <typename Q>
 Q Requantize(int32_t acc, double multiplier, int32_t zero_point) {
-  const double r = std::nearbyint(static_cast<double>(acc) * multiplier) + zero_point;
-  const double lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
-  return static_cast<Q>(std::min(std::max(r, lo), hi));
+  const double v = Clamp(static_cast<double>(acc) * multiplier, -1e15, 1e15);  // saturates either way
+  const double r = RoundHalfEven(v) + zero_point;
+  return static_cast<Q>(Clamp(r, std::numeric_limits<Q>::min(), std::numeric_limits<Q>::max()));
 }
 
 }  // namespace semantics

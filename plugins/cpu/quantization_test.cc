@@ -233,23 +233,28 @@ TEST(QLinearConv, BiasAndPerChannelScales) {
   for (int64_t i = 0; i < M * C * k * k; ++i) w8.push_back(static_cast<int8_t>((i * 7) % 64 - 32));
   const std::vector<int32_t> bias = {-500, 0, 1234};
   const std::vector<float> sw = {0.01f, 0.02f, 0.005f};
-  const float sx = 0.03f, sy = 0.2f;
+  const float sx = 0.03f;
   int64_t OH = 0, OW = 0;
   std::vector<int32_t> acc = NaiveConv({x8.begin(), x8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, k, k, 1, 1, 1,
                                        128, {0, 0, 0}, bias, &OH, &OW);
-  std::vector<uint8_t> expected;
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const int64_t m = static_cast<int64_t>(i) / (OH * OW) % M;
-    const double r = std::nearbyint(acc[i] * (static_cast<double>(sw[m]) * sx / sy)) + 60;
-    expected.push_back(static_cast<uint8_t>(std::fmin(255.0, std::fmax(0.0, r))));
+  // y_scale 0.2 keeps most outputs in range; 0.001 saturates most of them
+  // both ways (the requantization's integer clamps).
+  for (const float sy : {0.2f, 0.001f}) {
+    std::vector<uint8_t> expected;
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const int64_t m = static_cast<int64_t>(i) / (OH * OW) % M;
+      const double r = std::nearbyint(acc[i] * (static_cast<double>(sw[m]) * sx / sy)) + 60;
+      expected.push_back(static_cast<uint8_t>(std::fmin(255.0, std::fmax(0.0, r))));
+    }
+    Tensor y = Run1(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
+                                        input: "wz" input: "ys" input: "yz" input: "b" output: "y"
+                                        arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 })"),
+                    {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}),
+                     Vec<int8_t>({M, C, k, k}, w8), F32({M}, sw), Vec<int8_t>({M}, {0, 0, 0}), F32({}, {sy}),
+                     Vec<uint8_t>({}, {60}), Vec<int32_t>({M}, bias)});
+    EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({N, M, OH, OW}, expected))) << "y_scale " << sy;
   }
-  Tensor y = Run1(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
-                                      input: "wz" input: "ys" input: "yz" input: "b" output: "y"
-                                      arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 })"),
-                  {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}),
-                   Vec<int8_t>({M, C, k, k}, w8), F32({M}, sw), Vec<int8_t>({M}, {0, 0, 0}), F32({}, {sy}),
-                   Vec<uint8_t>({}, {60}), Vec<int32_t>({M}, bias)});
-  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({N, M, OH, OW}, expected)));
+  const float sy = 0.2f;
   ExpectError(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
                                   input: "wz" input: "ys" input: "yz" output: "y")"),
               {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}), Vec<int8_t>({M, C, k, k}, w8),

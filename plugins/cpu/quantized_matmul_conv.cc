@@ -6,7 +6,9 @@
 // reference loops with exact int32 accumulation, OpenMP over output rows or
 // planes: correct for every shape and zero point the ops allow.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -152,16 +154,44 @@ class MatMulIntegerKernel : public LabeledKernel {
   }
 };
 
+// One row with one multiplier. Its own function with its operands as
+// values: a store through Q* (a char type) may alias anything, so a loop
+// reading captured references reloads them after every element.
+// With |m| below 2^20, |acc * m| stays below 2^51, where the rounding
+// trick is exact without Requantize's clamp, and the saturation is done on
+// integers (conditional moves: a convolution's outputs saturate often and
+// unpredictably, and branches on them cost more than the arithmetic). The
+// same values as Requantize.
+template <typename Q>
+void RequantizeRow(const int32_t* in, int64_t n, double m, int32_t zp, Q* out) {
+  if (!(std::fabs(m) < 1048576.0)) {
+    for (int64_t c = 0; c < n; ++c) out[c] = semantics::Requantize<Q>(in[c], m, zp);
+    return;
+  }
+  constexpr int64_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  for (int64_t c = 0; c < n; ++c) {
+    int64_t q = static_cast<int64_t>(semantics::RoundHalfEven(static_cast<double>(in[c]) * m)) + zp;
+    q = q < lo ? lo : q;
+    q = q > hi ? hi : q;
+    out[c] = static_cast<Q>(q);
+  }
+}
+
 // y = Requantize(acc, scale_a(row) * scale_b(col) / y_scale, y_zp) into `y`.
 template <typename Q>
 void RequantizeMatrix(const std::vector<int32_t>& acc, int64_t rows, int64_t cols, const std::vector<float>& row_scale,
                       const std::vector<float>& col_scale, float y_scale, int32_t y_zp, int threads, Q* y) {
   ParallelFor(rows, threads, [&](int64_t r) {
     const float sa = row_scale.size() == 1 ? row_scale[0] : row_scale[static_cast<size_t>(r)];
+    const int32_t* in = acc.data() + r * cols;
+    Q* out = y + r * cols;
+    if (col_scale.size() == 1) {  // one multiplier per row (QLinearConv's planes)
+      RequantizeRow(in, cols, semantics::RequantizeMultiplier(sa, col_scale[0], y_scale), y_zp, out);
+      return;
+    }
     for (int64_t c = 0; c < cols; ++c) {
-      const float sb = col_scale.size() == 1 ? col_scale[0] : col_scale[static_cast<size_t>(c)];
-      y[r * cols + c] = semantics::Requantize<Q>(acc[static_cast<size_t>(r * cols + c)],
-                                                 semantics::RequantizeMultiplier(sa, sb, y_scale), y_zp);
+      out[c] = semantics::Requantize<Q>(
+          in[c], semantics::RequantizeMultiplier(sa, col_scale[static_cast<size_t>(c)], y_scale), y_zp);
     }
   }, cols);
 }

@@ -1,7 +1,9 @@
 // Schemas of ONNX's quantization operators: QuantizeLinear-13,
 // DequantizeLinear-13, DynamicQuantizeLinear-11, and the integer ops of
 // opset 10, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv. The
-// rounding and saturation rules are ops/semantics/quantization.h's.
+// rounding and saturation rules are ops/semantics/quantization.h's. And
+// Loom's QLinearAdd (ONNX Runtime's com.microsoft op of that name), which
+// the QDQ rewrite (transforms/fuse_qdq.h) makes.
 #include <string>
 #include <vector>
 
@@ -60,6 +62,15 @@ sdk::Status QuantConvInfer(sdk::InferenceContext& ctx) {
   if (attrs.Read(ctx.info(), "").ok() && attrs.InferOutputShape(x, w[0], {w.begin() + 2, w.end()}, &out)) {
     ctx.SetOutputShape(0, out);
   }
+  return sdk::Status::Ok();
+}
+
+// QLinearAdd: the numpy broadcast of A and B, A's dtype.
+sdk::Status QLinearAddInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(0));
+  std::vector<int64_t> a, b, y;
+  // Shapes that do not broadcast are the kernel's error, with both shapes.
+  if (ctx.InputShape(0, &a) && ctx.InputShape(3, &b) && Broadcast(a, b, &y)) ctx.SetOutputShape(0, y);
   return sdk::Status::Ok();
 }
 
@@ -125,6 +136,17 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
         "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar", "B:tensor(int32)?|[M]"},
        {"y:T3|[N, M, D1', ..., Dn']"}, {{"T1", q}, {"T2", q}, {"T3", q}}, ConvAttrsWithGroup(),
        Fn<&QuantConvInfer<0, 3, 7>>()},
+      {"QLinearAdd", 1,
+       "Not an ONNX op: ONNX Runtime's com.microsoft QLinearAdd, made by Loom's QDQ rewrite (transforms/fuse_qdq.h) "
+       "from DequantizeLinear(A), DequantizeLinear(B) -> Add -> QuantizeLinear. C = saturate(round_half_even("
+       "((A - A_zero_point) * A_scale + (B - B_zero_point) * B_scale) / C_scale) + C_zero_point), computed in "
+       "float32 as A * (A_scale / C_scale) + B * (B_scale / C_scale) + (C_zero_point - A_zero_point * A_scale / "
+       "C_scale - B_zero_point * B_scale / C_scale), as ONNX Runtime does (its float rounding may move a value on "
+       "a .5 boundary by one step). A and B broadcast (numpy rules); every scale and zero point is a scalar.",
+       {"A:T|any shape", "A_scale:tensor(float)|scalar", "A_zero_point:T|scalar", "B:T|broadcasts with A",
+        "B_scale:tensor(float)|scalar", "B_zero_point:T|scalar", "C_scale:tensor(float)|scalar",
+        "C_zero_point:T|scalar"},
+       {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearAddInfer>(), false, LOOM_OPS_DOMAIN},
   });
 }
 

@@ -4,6 +4,7 @@
 #include "transforms/fold_batchnorm.h"
 #include "transforms/fuse_conv_activation.h"
 #include "transforms/fuse_elementwise.h"
+#include "transforms/fuse_qdq.h"
 #include "transforms/nchwc_layout.h"
 
 namespace loom {
@@ -11,6 +12,8 @@ namespace transforms {
 namespace {
 
 int RunNameRunningStatistics(NetDef* net, const OptimizeOptions&) { return NameRunningStatistics(net); }
+
+int RunFuseQdq(NetDef* net, const OptimizeOptions&) { return FuseQdq(net); }
 
 int RunFoldIntoConv(NetDef* net, const OptimizeOptions&) {
   // Alternately: a BatchNormalization after a folded Add (PP-OCR's
@@ -39,6 +42,7 @@ int RunNchwcLayout(NetDef* net, const OptimizeOptions& options) {
 const std::vector<Pass>& Passes() {
   static const std::vector<Pass> kPasses = {
       {"name_running_statistics", 0, true, true, "", &RunNameRunningStatistics},
+      {"fuse_qdq", 1, false, false, "CPU", &RunFuseQdq},
       {"fold_into_conv", 1, false, false, "", &RunFoldIntoConv},
       {"fuse_hard_swish", 1, false, false, "", &RunFuseHardSwish},
       {"fuse_conv_activation", 1, true, false, "", &RunFuseConvActivation},

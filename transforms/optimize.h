@@ -58,6 +58,10 @@ struct Pass {
 // The passes, in the order Optimize runs them:
 //   name_running_statistics  (training only) BatchNormalization's running
 //                            statistics get named outputs (batchnorm_training.h)
+//   fuse_qdq                 DequantizeLinear -> Conv / Add / MaxPool ->
+//                            QuantizeLinear -> int8 ops (fuse_qdq.h); CPU
+//                            only, before the fusions that would take the
+//                            float ops
 //   fold_into_conv           BatchNormalization and scalar Mul/Add after a
 //                            Conv fold into its weights, until none is left
 //                            (fold_batchnorm.h, fuse_elementwise.h)

@@ -1,16 +1,25 @@
-// The int32 accumulation of ConvInteger and QLinearConv on oneDNN's int8
-// convolution (u8 or s8 X with its zero point, s8 W, s32 Y plus the int32
-// bias; VNNI where the CPU has it). The result is the exact integer sum the
-// reference loops compute, so QLinearConv's requantization (in double, by
-// ops/semantics/quantization.h) gives the same values either way. oneDNN
-// has no weight zero points: a W zero point other than 0, a u8 W or a
-// configuration oneDNN does not implement returns false from Configure and
-// the caller runs its loops.
+// ConvInteger's and QLinearConv's convolution on oneDNN's int8 convolution
+// (u8 or s8 X with its zero point, s8 W; VNNI where the CPU has it), in one
+// of two forms:
+//   - accumulate: Y s32 = conv(X - x_zero_point, W) + B, the exact integer
+//     sums the reference loops compute (ConvInteger; QLinearConv whose
+//     parameters change between runs, requantized by the caller);
+//   - requantize: Y u8/s8 = saturate(round((acc + B) * scale[m]) +
+//     y_zero_point), scale[m] = x_scale * w_scale[m] / y_scale formed in
+//     float, as oneDNN's output scales and ONNX Runtime's QLinearConv do;
+//     the rounding of a product on a .5 boundary may differ by one step
+//     from ops/semantics/quantization.h's double form.
+// A constant W is packed into the primitive's layout once, in Prepare
+// (PackConstantW), shared with every kernel packing the same W the same
+// way. oneDNN has no weight zero points: a W zero point other than 0, a u8
+// W or a configuration oneDNN does not implement returns false from
+// Configure and the caller runs its loops.
 #ifndef LOOM_PLUGINS_CPU_DNNL_INT8_CONV_H_
 #define LOOM_PLUGINS_CPU_DNNL_INT8_CONV_H_
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ops/semantics/window.h"
@@ -21,16 +30,27 @@ namespace cpu {
 
 class DnnlInt8Conv {
  public:
-  // Builds the primitive for X `xs` (`x_dt`), W `ws`, group, window `win`
-  // and whether a bias is given, unless it is built for exactly these.
-  // False (nothing built) when oneDNN has no implementation.
+  // What Y receives.
+  struct Output {
+    LoomDataType dtype = LOOM_DTYPE_INT32;  // INT32: accumulate; INT8 / UINT8: requantize
+    std::vector<float> scales;              // requantize: one, or one per output channel (M)
+    bool operator==(const Output& o) const { return dtype == o.dtype && scales == o.scales; }
+  };
+
+  // Builds the primitive for X `xs` (`x_dt`), W `ws`, group, window `win`,
+  // whether a bias is given and `out`, unless it is built for exactly these.
+  // False (nothing built) when oneDNN has no implementation; asked again
+  // for the same, answers the same without trying again.
   bool Configure(const std::string& label, LoomDataType x_dt, const std::vector<int64_t>& xs,
                  const std::vector<int64_t>& ws, int64_t group, const semantics::Window& win, bool bias,
-                 int threads) {
-    Key key{x_dt, xs, ws, group, win.strides, win.dilations, win.pads_begin, win.pads_end, bias, threads};
-    if (ok_ && key == key_) return true;
+                 const Output& out, int threads) {
+    Key key{x_dt, xs, ws, group, win.strides, win.dilations, win.pads_begin, win.pads_end, bias, out, threads};
+    if (tried_ && key == key_) return ok_;
     ok_ = false;
+    tried_ = true;
     key_ = key;
+    w_packed_ = false;
+    w_pack_.Reset();
     using dt = dnnl::memory::data_type;
     std::vector<int64_t> ys = {xs[0], ws[0]};
     ys.insert(ys.end(), win.out.begin(), win.out.end());
@@ -39,12 +59,18 @@ class DnnlInt8Conv {
       wdims = {group, ws[0] / group, ws[1]};
       wdims.insert(wdims.end(), ws.begin() + 2, ws.end());
     }
+    const dt y_dt = out.dtype == LOOM_DTYPE_INT32 ? dt::s32 : out.dtype == LOOM_DTYPE_UINT8 ? dt::u8 : dt::s8;
     const dnnl::memory::desc x_md = PlainDesc(xs, x_dt == LOOM_DTYPE_UINT8 ? dt::u8 : dt::s8),
-                             w_md = PlainDesc(wdims, dt::s8), y_md = PlainDesc(ys, dt::s32),
+                             w_md = PlainDesc(wdims, dt::s8), y_md = PlainDesc(ys, y_dt),
                              b_md = PlainDesc({ws[0]}, dt::s32);
     const Status s = DnnlCreate(label, threads, [&] {
       dnnl::primitive_attr attr;
       attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+      if (out.dtype != LOOM_DTYPE_INT32) {
+        // oneDNN: dst = saturate(round(scale[m] * (acc + B)) + dst zero point).
+        attr.set_output_scales(out.scales.size() > 1 ? 1 << 1 : 0, out.scales);
+        attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+      }
       auto any = [](const dnnl::memory::desc& md) {
         return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
       };
@@ -60,33 +86,56 @@ class DnnlInt8Conv {
       prim_ = dnnl::convolution_forward(pd_);
       x_.Make(x_md, pd_.src_desc(), /*input=*/true);
       y_.Make(y_md, pd_.dst_desc(), /*input=*/false);
+      w_plain_md_ = w_md;
       w_plain_ = UnboundMemory(w_md);
       w_blk_ = dnnl::memory(pd_.weights_desc(), DnnlEngine());
       w_to_blk_ = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), w_md, DnnlEngine(), pd_.weights_desc()));
       b_ = UnboundMemory(b_md);
-      zp_ = dnnl::memory(dnnl::memory::desc({1}, dt::s32, dnnl::memory::format_tag::x), DnnlEngine());
+      x_zp_ = dnnl::memory(dnnl::memory::desc({1}, dt::s32, dnnl::memory::format_tag::x), DnnlEngine());
+      y_zp_ = dnnl::memory(dnnl::memory::desc({1}, dt::s32, dnnl::memory::format_tag::x), DnnlEngine());
       scratchpad_.Reset(pd_.scratchpad_desc());
     });
     ok_ = s.ok();
     return ok_;
   }
 
-  // Y (s32, [N, M, out...]) = conv(X - x_zero_point, W) + bias.
-  Status Run(sdk::KernelContext& ctx, const std::string& label, const void* x, const void* w, int32_t x_zero_point,
-             const int32_t* bias, int32_t* y) {
-    const int threads = key_.threads;
-    w_plain_.set_data_handle(const_cast<void*>(w));
+  // In Prepare, after a Configure that returned true: packs the constant W
+  // (input `index`) once into the primitive's layout; Run then skips W's
+  // reorder. Nothing happens for a W that is not constant.
+  Status PackConstantW(const sdk::PrepareContext& ctx, size_t index, const std::string& label) {
+    dnnl::memory packed;
     LOOM_SDK_RETURN_IF_ERROR(
-        DnnlExecute(label, w_to_blk_, {{DNNL_ARG_FROM, w_plain_}, {DNNL_ARG_TO, w_blk_}}, threads));
+        PackConstantShared(ctx, index, label, w_plain_md_, pd_.weights_desc(), key_.threads, &w_pack_, &packed));
+    if (!w_pack_.empty()) {
+      w_blk_ = packed;
+      w_packed_ = true;
+    }
+    return Status::Ok();
+  }
+
+  // Y (the configured Output, [N, M, out...]) from X and W; `y_zero_point`
+  // is read in the requantize form only.
+  Status Run(sdk::KernelContext& ctx, const std::string& label, const void* x, const void* w, int32_t x_zero_point,
+             const int32_t* bias, int32_t y_zero_point, void* y) {
+    const int threads = key_.threads;
+    if (!w_packed_) {
+      w_plain_.set_data_handle(const_cast<void*>(w));
+      LOOM_SDK_RETURN_IF_ERROR(
+          DnnlExecute(label, w_to_blk_, {{DNNL_ARG_FROM, w_plain_}, {DNNL_ARG_TO, w_blk_}}, threads));
+    }
     dnnl::memory x_used, y_used;
     LOOM_SDK_RETURN_IF_ERROR(x_.Bind(ctx, const_cast<void*>(x), &x_used));
     LOOM_SDK_RETURN_IF_ERROR(y_.Bind(ctx, y, &y_used));
     LOOM_SDK_RETURN_IF_ERROR(x_.ReorderIn(label, threads));
-    *static_cast<int32_t*>(zp_.get_data_handle()) = x_zero_point;
+    *static_cast<int32_t*>(x_zp_.get_data_handle()) = x_zero_point;
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, x_used},
                                                   {DNNL_ARG_WEIGHTS, w_blk_},
                                                   {DNNL_ARG_DST, y_used},
-                                                  {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_}};
+                                                  {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, x_zp_}};
+    if (key_.out.dtype != LOOM_DTYPE_INT32) {
+      *static_cast<int32_t*>(y_zp_.get_data_handle()) = y_zero_point;
+      args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = y_zp_;
+    }
     if (bias != nullptr) {
       b_.set_data_handle(const_cast<int32_t*>(bias));
       args[DNNL_ARG_BIAS] = b_;
@@ -103,20 +152,25 @@ class DnnlInt8Conv {
     int64_t group = 1;
     std::vector<int64_t> strides, dilations, pads_begin, pads_end;
     bool bias = false;
+    Output out;
     int threads = 0;
     bool operator==(const Key& o) const {
       return x_dt == o.x_dt && xs == o.xs && ws == o.ws && group == o.group && strides == o.strides &&
              dilations == o.dilations && pads_begin == o.pads_begin && pads_end == o.pads_end && bias == o.bias &&
-             threads == o.threads;
+             out == o.out && threads == o.threads;
     }
   };
   Key key_;
+  bool tried_ = false;  // key_ was configured for, with the result ok_
   bool ok_ = false;
+  bool w_packed_ = false;  // w_blk_ holds the constant W (PackConstantW)
   dnnl::convolution_forward::primitive_desc pd_;
   dnnl::primitive prim_;
   DnnlOperand x_, y_;
-  dnnl::memory w_plain_, w_blk_, b_, zp_;
+  dnnl::memory::desc w_plain_md_;
+  dnnl::memory w_plain_, w_blk_, b_, x_zp_, y_zp_;
   dnnl::reorder w_to_blk_;
+  sdk::SharedPack w_pack_;  // holds w_blk_'s memory when W is shared-packed
   DnnlScratchpad scratchpad_;
 };
 

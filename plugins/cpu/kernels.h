@@ -69,6 +69,8 @@ sdk::Status RegisterNnDropoutKernels(sdk::Registrar& reg);  // nn_dropout.cc: Dr
 sdk::Status RegisterQuantizationKernels(sdk::Registrar& reg);
 // quantized_matmul_conv.cc: MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv
 sdk::Status RegisterQuantizedMatMulConvKernels(sdk::Registrar& reg);
+// quantized_add.cc: QLinearAdd (Loom's domain)
+sdk::Status RegisterQuantizedAddKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

@@ -17,6 +17,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterSoftmaxGradientKernels, RegisterTrainingKernels, RegisterNnConvGradientKernels,
     RegisterNnConvTransposeGradientKernels, RegisterNnPoolGradientKernels, RegisterNnBatchNormGradientKernels,
     RegisterNnNormalizationGradientKernels, RegisterNnDropoutKernels,
-    RegisterQuantizationKernels, RegisterQuantizedMatMulConvKernels,
+    RegisterQuantizationKernels, RegisterQuantizedMatMulConvKernels, RegisterQuantizedAddKernels,
   });
 }

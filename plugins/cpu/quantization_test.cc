@@ -262,5 +262,82 @@ TEST(QLinearConv, BiasAndPerChannelScales) {
               {"w_scale has 2 elements", "output channel"});
 }
 
+// The requantize form inside oneDNN (W zero points 0) on a depthwise
+// stride-2 convolution and a dense one, u8 and s8 outputs with non-zero
+// zero points: each output within one step of the double-precision rule
+// (oneDNN forms the multiplier in float32, as ONNX Runtime does), and
+// nearly all exactly on it.
+TEST(QLinearConv, RequantizedInsideOneDnnWithinOneStep) {
+  const int64_t N = 2, C = 8, H = 9, W = 7, k = 3;
+  std::vector<uint8_t> x8;
+  for (int64_t i = 0; i < N * C * H * W; ++i) x8.push_back(static_cast<uint8_t>((i * 37 + 11) % 256));
+  for (const int64_t G : {int64_t{1}, C}) {
+    const int64_t M = G == 1 ? 5 : C, cg = C / G;
+    std::vector<int8_t> w8;
+    for (int64_t i = 0; i < M * cg * k * k; ++i) w8.push_back(static_cast<int8_t>((i * 53 + G) % 255 - 127));
+    std::vector<float> sw;
+    std::vector<int32_t> bias;
+    for (int64_t m = 0; m < M; ++m) {
+      sw.push_back(0.002f + 0.0007f * static_cast<float>(m));
+      bias.push_back(static_cast<int32_t>(m * 977 % 4000) - 2000);
+    }
+    const float sx = 0.1f, sy = 0.05f;
+    int64_t OH = 0, OW = 0;
+    const std::vector<int32_t> acc = NaiveConv({x8.begin(), x8.end()}, {w8.begin(), w8.end()}, N, C, H, W, M, k, k,
+                                               G, 2, 1, 9, std::vector<int32_t>(M, 0), bias, &OH, &OW);
+    for (const bool s8 : {false, true}) {
+      const int32_t yz = s8 ? -7 : 31, lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+      std::vector<double> expected;
+      for (size_t i = 0; i < acc.size(); ++i) {
+        const int64_t m = static_cast<int64_t>(i) / (OH * OW) % M;
+        expected.push_back(std::fmin(hi, std::fmax(lo, std::nearbyint(acc[i] * (double{sw[m]} * sx / sy)) + yz)));
+      }
+      const std::string op = R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
+                                input: "wz" input: "ys" input: "yz" input: "b" output: "y"
+                                arg { name: "strides" ints: 2 ints: 2 } arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 }
+                                arg { name: "group" i: )" + std::to_string(G) + " }";
+      Tensor yzt = s8 ? Vec<int8_t>({}, {static_cast<int8_t>(yz)}) : Vec<uint8_t>({}, {static_cast<uint8_t>(yz)});
+      Tensor y = Run1(testing::ParseOp(op), {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {9}),
+                                             Vec<int8_t>({M, cg, k, k}, w8), F32({M}, sw), Vec<int8_t>({M}, std::vector<int8_t>(M, 0)),
+                                             F32({}, {sy}), yzt, Vec<int32_t>({M}, bias)});
+      ASSERT_EQ(y.num_elements(), static_cast<int64_t>(expected.size()));
+      int64_t off = 0, saturated = 0;
+      for (int64_t i = 0; i < y.num_elements(); ++i) {
+        const double got = s8 ? y.data<int8_t>()[i] : y.data<uint8_t>()[i];
+        EXPECT_LE(std::fabs(got - expected[i]), 1.0) << "group " << G << " element " << i;
+        off += got != expected[i];
+        saturated += expected[i] == lo || expected[i] == hi;
+      }
+      EXPECT_LE(off, y.num_elements() / 100) << "group " << G;
+      EXPECT_GT(saturated, 0) << "group " << G << ": the test should reach the saturation";
+    }
+  }
+}
+
+// ---- QLinearAdd (Loom's domain) ------------------------------------------------------------
+TEST(QLinearAdd, HandComputedBroadcastAndSaturation) {
+  // A [2, 3] with scale 0.5, zero point 10; B [3] with scale 0.25, zero
+  // point 0; C scale 1, zero point 100: C = (A - 10) * 0.5 + B * 0.25 + 100.
+  const std::string op = R"(type: "QLinearAdd" domain: "loom" input: "a" input: "as" input: "az" input: "b"
+                            input: "bs" input: "bz" input: "cs" input: "cz" output: "c")";
+  Tensor c = Run1(testing::ParseOp(op),
+                  {Vec<uint8_t>({2, 3}, {10, 12, 255, 0, 11, 13}), F32({}, {0.5f}), Vec<uint8_t>({}, {10}),
+                   Vec<uint8_t>({3}, {0, 2, 200}), F32({}, {0.25f}), Vec<uint8_t>({}, {0}), F32({}, {1.0f}),
+                   Vec<uint8_t>({}, {100})});
+  // Row 0: 100 + 0 + 0, 100 + 1 + 0.5 = 101.5 -> 102 (half to even), 100 +
+  // 122.5 + 50 -> 255 (saturated). Row 1: 100 - 5 + 0 = 95, 100 + 0.5 + 0.5
+  // = 101, 100 + 1.5 + 50 = 151.5 -> 152.
+  EXPECT_TRUE(SameTensor(c, Vec<uint8_t>({2, 3}, {100, 102, 255, 95, 101, 152})));
+  // int8, both saturations.
+  c = Run1(testing::ParseOp(op), {Vec<int8_t>({3}, {100, -100, 1}), F32({}, {1.0f}), Vec<int8_t>({}, {0}),
+                                  Vec<int8_t>({3}, {100, -100, 2}), F32({}, {1.0f}), Vec<int8_t>({}, {0}),
+                                  F32({}, {1.0f}), Vec<int8_t>({}, {-1})});
+  EXPECT_TRUE(SameTensor(c, Vec<int8_t>({3}, {127, -128, 2})));
+  ExpectError(testing::ParseOp(op),
+              {Vec<uint8_t>({2, 3}, {0, 0, 0, 0, 0, 0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0}), Vec<uint8_t>({2}, {0, 0}),
+               F32({}, {1.0f}), Vec<uint8_t>({}, {0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0})},
+              {"A [2, 3] and B [2] do not broadcast"});
+}
+
 }  // namespace
 }  // namespace loom

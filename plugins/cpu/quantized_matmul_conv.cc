@@ -274,49 +274,64 @@ class IntConvKernel {
   }
 
  protected:
-  // The int32 convolution into acc (Y's elements, bias added); Y's shape into ys.
-  Status Accumulate(KernelContext& ctx, const Tensor& bias, std::vector<int64_t>* ys, std::vector<int32_t>* acc,
-                    int64_t* M) {
-    Tensor x = ctx.Input(x_), w = ctx.Input(w_);
+  // Checks X's and W's shapes against the attributes: the window into
+  // *win and Y's shape into *ys.
+  Status Shape(const std::vector<int64_t>& xs, const std::vector<int64_t>& ws, semantics::Window* win,
+               std::vector<int64_t>* ys) const {
     std::vector<int64_t> k;
-    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, x.shape(), w.shape(), Tensor(),
-                                                          attrs_.kernel, &k));
-    if (bias.present() && (bias.dtype() != LOOM_DTYPE_INT32 || bias.num_elements() != w.shape()[0])) {
-      return sdk::InvalidArgument(label_ + ": B must be int32 [" + std::to_string(w.shape()[0]) + "]; found " +
+    LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvOperands(label_, group_, xs, ws, Tensor(), attrs_.kernel, &k));
+    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, k, win));
+    *ys = {xs[0], ws[0]};
+    ys->insert(ys->end(), win->out.begin(), win->out.end());
+    return Status::Ok();
+  }
+
+  // B: absent, or int32 [M].
+  Status CheckBias(const Tensor& bias, int64_t M) const {
+    if (bias.present() && (bias.dtype() != LOOM_DTYPE_INT32 || bias.num_elements() != M)) {
+      return sdk::InvalidArgument(label_ + ": B must be int32 [" + std::to_string(M) + "]; found " +
                                   sdk::DTypeName(bias.dtype()) + ShapeStr(bias.shape()));
     }
-    const std::vector<int64_t>& xs = x.shape();
-    semantics::Window win;
-    LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, {xs.begin() + 2, xs.end()}, k, &win));
-    const ConvGeometry g(xs, w.shape(), group_, win);
-    *M = g.M;
-    *ys = {g.N, g.M};
-    ys->insert(ys->end(), g.out.begin(), g.out.end());
+    return Status::Ok();
+  }
+
+  // oneDNN takes W when it is int8 with every zero point 0.
+  static bool SymmetricWeights(LoomDataType w_dt, const Tensor& w_zp) {
+    if (w_dt != LOOM_DTYPE_INT8) return false;
+    if (!w_zp.present()) return true;
+    if (w_zp.dtype() != LOOM_DTYPE_INT8) return false;
+    const int8_t* z = w_zp.data<int8_t>();
+    return std::all_of(z, z + w_zp.num_elements(), [](int8_t v) { return v == 0; });
+  }
+
+  // The int32 convolution (bias added) into `acc` (Y's elements, `ys`).
+  Status Accumulate(KernelContext& ctx, const Tensor& bias, const std::vector<int64_t>& ys,
+                    const semantics::Window& win, int32_t* acc) {
+    Tensor x = ctx.Input(x_), w = ctx.Input(w_);
+    const ConvGeometry g(x.shape(), w.shape(), group_, win);
     PerIndex<int32_t> xz, wz;
     LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "x_zero_point", ctx.Input(x_zp_), 1, 1, "tensor", 0, &xz));
     LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_zero_point", ctx.Input(w_zp_), g.M, 1, "output channel", 0, &wz));
-    const int64_t ins = ConvGeometry::Product(g.in), outs = ConvGeometry::Product(g.out), taps = ConvGeometry::Product(g.k);
-    const int64_t cg = g.C / g.G, mg = g.M / g.G;
     const int32_t zx = xz.At(0, 0);
-    acc->assign(static_cast<size_t>(g.N * g.M * outs), 0);
-    if (acc->empty()) return Status::Ok();
+    if (semantics::Product(ys) == 0) return Status::Ok();
     // oneDNN's int8 convolution where it applies (s8 W, W zero points 0):
     // the same integer sums.
-    bool w_symmetric = w.dtype() == LOOM_DTYPE_INT8;
-    for (int32_t z : wz.values) w_symmetric = w_symmetric && z == 0;
-    if (w_symmetric && x.num_elements() > 0 &&
-        dnnl_.Configure(label_, x.dtype(), xs, w.shape(), group_, win, bias.present(), ctx.num_threads())) {
-      return dnnl_.Run(ctx, label_, x.raw_data(), w.raw_data(), zx, bias.present() ? bias.data<int32_t>() : nullptr,
-                       acc->data());
+    if (SymmetricWeights(w.dtype(), ctx.Input(w_zp_)) && x.num_elements() > 0 &&
+        accumulate_.Configure(label_, x.dtype(), x.shape(), w.shape(), group_, win, bias.present(),
+                              DnnlInt8Conv::Output(), ctx.num_threads())) {
+      return accumulate_.Run(ctx, label_, x.raw_data(), w.raw_data(), zx,
+                             bias.present() ? bias.data<int32_t>() : nullptr, 0, acc);
     }
+    const int64_t ins = ConvGeometry::Product(g.in), outs = ConvGeometry::Product(g.out), taps = ConvGeometry::Product(g.k);
+    const int64_t cg = g.C / g.G, mg = g.M / g.G;
     std::vector<int32_t> xv, wv;
     LOOM_SDK_RETURN_IF_ERROR(Int32Values(x, label_ + " x", &xv));
     LOOM_SDK_RETURN_IF_ERROR(Int32Values(w, label_ + " w", &wv));
     ParallelFor(g.N * g.M, ctx.num_threads(), [&](int64_t nm) {
       const int64_t n = nm / g.M, m = nm % g.M, grp = m / mg;
       const int32_t zw = wz.At(0, m);
-      int32_t* out = acc->data() + nm * outs;
-      if (bias.present()) std::fill_n(out, outs, bias.data<int32_t>()[m]);
+      int32_t* out = acc + nm * outs;
+      std::fill_n(out, outs, bias.present() ? bias.data<int32_t>()[m] : 0);
       for (int64_t c = 0; c < cg; ++c) {
         const int32_t* xp = xv.data() + (n * g.C + grp * cg + c) * ins;
         const int32_t* wp = wv.data() + (m * cg + c) * taps;
@@ -330,38 +345,76 @@ class IntConvKernel {
   int64_t group_ = 1;
   semantics::WindowAttrs attrs_;
   size_t x_, x_zp_, w_, w_zp_;
-  DnnlInt8Conv dnnl_;
+  DnnlInt8Conv accumulate_;
 };
 
 class ConvIntegerKernel : public IntConvKernel {
  public:
   ConvIntegerKernel() : IntConvKernel(0, 2, 1, 3) {}
   Status Compute(KernelContext& ctx) {
+    semantics::Window win;
     std::vector<int64_t> ys;
-    std::vector<int32_t> acc;
-    int64_t M = 0;
-    LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, Tensor(), &ys, &acc, &M));
+    LOOM_SDK_RETURN_IF_ERROR(Shape(ctx.Input(0).shape(), ctx.Input(1).shape(), &win, &ys));
     Tensor y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_INT32, ys, &y));
-    std::copy(acc.begin(), acc.end(), y.data<int32_t>());
-    return Status::Ok();
+    return Accumulate(ctx, Tensor(), ys, win, y.data<int32_t>());
   }
 };
 
+// QLinearConv: requantized inside oneDNN's int8 convolution where it
+// applies (DnnlInt8Conv's requantize form, a constant W packed once in
+// Prepare), else accumulated as ConvInteger and requantized here.
 class QLinearConvKernel : public IntConvKernel {
  public:
   QLinearConvKernel() : IntConvKernel(0, 2, 3, 5) {}
+
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    std::vector<int64_t> xs, ys;
+    const Tensor w = ctx.InputConstant(3);
+    Tensor params[] = {ctx.InputConstant(1), ctx.InputConstant(4), ctx.InputConstant(5), ctx.InputConstant(6),
+                       ctx.InputConstant(7)};
+    if (!w.present() || !ctx.InputShape(0, &xs) || xs.empty()) return Status::Ok();  // configured at the first run
+    for (const Tensor& p : params) {
+      if (!p.present()) return Status::Ok();
+    }
+    semantics::Window win;
+    if (!Shape(xs, w.shape(), &win, &ys).ok()) return Status::Ok();  // Compute reports it
+    DnnlInt8Conv::Output out;
+    const bool has_b = ctx.num_inputs() > 8 && !ctx.info().input_name(8).empty();
+    if (!Requantized(params[0], params[1], params[3], params[4], ws_count(w), &out).ok() ||
+        !SymmetricWeights(w.dtype(), params[2]) ||
+        !requantize_.Configure(label_, ctx.InputDType(0), xs, w.shape(), group_, win, has_b, out, ctx.num_threads())) {
+      return Status::Ok();
+    }
+    return requantize_.PackConstantW(ctx, 3, label_);
+  }
+
   Status Compute(KernelContext& ctx) {
+    Tensor x = ctx.Input(0), w = ctx.Input(3), bias = ctx.Input(8), y_zp = ctx.Input(7), y;
+    semantics::Window win;
     std::vector<int64_t> ys;
-    std::vector<int32_t> acc;
-    int64_t M = 0;
-    LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, ctx.Input(8), &ys, &acc, &M));
+    LOOM_SDK_RETURN_IF_ERROR(Shape(x.shape(), w.shape(), &win, &ys));
+    const int64_t M = ys[1];
+    LOOM_SDK_RETURN_IF_ERROR(CheckBias(bias, M));
     double x_scale = 0;
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", ctx.Input(1), &x_scale));
     PerIndex<float> ws;
     LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_scale", ctx.Input(4), M, 1, "output channel", 1.0f, &ws));
-    Tensor y_zp = ctx.Input(7), y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, y_zp.dtype(), ys, &y));
+    if (y.num_elements() == 0) return Status::Ok();
+    DnnlInt8Conv::Output out;
+    if (x.num_elements() > 0 && SymmetricWeights(w.dtype(), ctx.Input(5)) &&
+        Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out).ok() &&
+        requantize_.Configure(label_, x.dtype(), x.shape(), w.shape(), group_, win, bias.present(), out,
+                              ctx.num_threads())) {
+      double xz = 0, yz = 0;
+      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_zero_point", ctx.Input(2), &xz));
+      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, &yz));
+      return requantize_.Run(ctx, label_, x.raw_data(), w.raw_data(), static_cast<int32_t>(xz),
+                             bias.present() ? bias.data<int32_t>() : nullptr, static_cast<int32_t>(yz), y.raw_data());
+    }
+    std::vector<int32_t> acc(static_cast<size_t>(y.num_elements()));
+    LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, bias, ys, win, acc.data()));
     // Y as rows of one output plane each: row r is channel r mod M, whose
     // multiplier is w_scale[r mod M] * x_scale / y_scale.
     const int64_t plane = semantics::Product(ys, 2, ys.size()), rows = ys[0] * M;
@@ -370,6 +423,29 @@ class QLinearConvKernel : public IntConvKernel {
     return RequantizeOut(label_, acc, rows, plane, channel_scale, {static_cast<float>(x_scale)}, ctx.Input(6), y_zp,
                          ctx.num_threads(), &y);
   }
+
+ private:
+  static int64_t ws_count(const Tensor& w) { return w.shape().empty() ? 0 : w.shape()[0]; }
+
+  // The requantize form's output: y_zero_point's dtype and x_scale *
+  // w_scale[m] / y_scale per channel (one for a scalar w_scale).
+  Status Requantized(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale, const Tensor& y_zp,
+                     int64_t M, DnnlInt8Conv::Output* out) const {
+    double xs = 0, ys = 0;
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", x_scale, &xs));
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_scale", y_scale, &ys));
+    PerIndex<float> ws;
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_scale", w_scale, M, 1, "output channel", 1.0f, &ws));
+    if (!y_zp.present() || (y_zp.dtype() != LOOM_DTYPE_INT8 && y_zp.dtype() != LOOM_DTYPE_UINT8)) {
+      return sdk::InvalidArgument(label_ + ": y_zero_point must be int8 or uint8");
+    }
+    out->dtype = y_zp.dtype();
+    out->scales.clear();
+    for (float s : ws.values) out->scales.push_back(static_cast<float>(xs * static_cast<double>(s) / ys));
+    return Status::Ok();
+  }
+
+  DnnlInt8Conv requantize_;
 };
 
 }  // namespace

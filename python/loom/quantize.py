@@ -6,7 +6,15 @@ Loom, and the error against float32 printed per output.
 
     loom_quantize --model model.onnx --samples samples/ --out model_int8.onnx [--method percentile]
 
-What is quantized: the inputs of Conv, MatMul and Gemm (--ops).
+What is quantized (--ops; ONNX Runtime's QDQ format, so that a runtime
+fuses each DequantizeLinear -> op -> QuantizeLinear into one int8 op and
+tensors stay int8 from one such op to the next): the float inputs and the
+output of Conv, MatMul, Gemm, Add and MaxPool. A Relu or Clip that alone
+reads such an op's output is removed and the op's output takes the
+activation's name and range (ONNX Runtime's removable activations): the
+QuantizeLinear's range starts at the activation's lower bound, so it clips
+as the activation did. MaxPool's output keeps its input's parameters (max
+commutes with quantization). Net outputs stay float32.
 - Activations: uint8, asymmetric, per tensor: the calibrated range
   [lo, hi] widened to include 0, scale = (hi - lo) / 255, zero point =
   round(-lo / scale). --method minmax takes each tensor's min and max over
@@ -19,7 +27,8 @@ What is quantized: the inputs of Conv, MatMul and Gemm (--ops).
 - Biases of Conv and Gemm: int32 with scale input_scale * weight_scale and
   zero point 0, as ONNX Runtime quantizes them.
 The graph keeps float32 between the pairs, so any runtime that loads QDQ
-models runs it (ONNX Runtime fuses each pair into its int8 kernels).
+models runs it (Loom's fuse_qdq pass and ONNX Runtime's QDQ transformers run
+the quantized ops as int8 kernels).
 
 Samples: a folder of .npz files (arrays named after the model's inputs) or,
 for a one-input model, .npy files; each file is one run.
@@ -35,10 +44,12 @@ from .net_builder import NetBuilder
 from .session import Session
 from .workspace import Workspace
 
-__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "quantize_model", "compare", "main",
-           "QUANTIZABLE"]
+__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "remove_activations",
+           "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE"]
 
-QUANTIZABLE = ("Conv", "MatMul", "Gemm")
+QUANTIZABLE = ("Conv", "MatMul", "Gemm", "Add", "MaxPool")
+_WEIGHTED = ("Conv", "MatMul", "Gemm")
+_ACTIVATIONS = ("Relu", "Clip")
 
 
 def load_samples(folder, input_names):
@@ -67,18 +78,59 @@ def _model_inputs(model):
     return [i.name for i in model.graph.input if i.name not in inits]
 
 
-def _activation_inputs(model, ops):
-    """The float activation tensors the quantized ops read (not initializers)."""
+def _float_inputs(node, inits):
+    """The activation inputs of `node` that get quantized (not initializers;
+    Gemm's C and Conv's B are biases)."""
+    if node.op_type in ("Conv", "Gemm"):
+        names = list(node.input[:1])
+    elif node.op_type == "MatMul":
+        names = list(node.input[:2])
+    elif node.op_type == "Add":
+        names = list(node.input[:2])
+    else:
+        names = list(node.input[:1])
+    return [n for n in names if n and n not in inits]
+
+
+def remove_activations(model, ops):
+    """Removes each Relu / Clip that alone reads the output of an op in
+    `ops` (not a net output), the op writing the activation's output
+    instead; `model` is changed in place. Returns how many were removed."""
+    g = model.graph
+    outputs = {o.name for o in g.output}
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    drop = []
+    for n in g.node:
+        if n.op_type not in ops or len(n.output) != 1 or n.output[0] in outputs:
+            continue
+        r = readers.get(n.output[0], [])
+        if len(r) == 1 and r[0].op_type in _ACTIVATIONS and r[0].input[0] == n.output[0] and len(r[0].output) == 1:
+            n.output[0] = r[0].output[0]
+            drop.append(r[0])
+    for a in drop:
+        g.node.remove(a)
+    return len(drop)
+
+
+def quantized_tensors(model, ops):
+    """The float activation tensors `ops` read or write, in graph order
+    (net outputs excluded), and {MaxPool output: its input} for those that
+    take their input's parameters."""
     inits = {t.name for t in model.graph.initializer}
-    names = []
+    outputs = {o.name for o in model.graph.output}
+    names, same_as = [], {}
     for node in model.graph.node:
         if node.op_type not in ops:
             continue
-        reads = [node.input[0]] + ([node.input[1]] if node.op_type == "MatMul" else [])
-        for name in reads:
-            if name and name not in inits and name not in names:
+        for name in _float_inputs(node, inits) + [node.output[0]]:
+            if name and name not in outputs and name not in names:
                 names.append(name)
-    return names
+        if node.op_type == "MaxPool" and node.input[0] not in inits:
+            same_as[node.output[0]] = node.input[0]
+    return names, same_as
 
 
 def calibrate(model_path, samples, tensors, method="minmax", percentile=99.999):
@@ -135,8 +187,10 @@ def weight_params(w, axis):
 
 
 def quantize_model(model, ranges, ops=QUANTIZABLE):
-    """A QDQ copy of `model` (an onnx.ModelProto) given activation `ranges`;
-    returns (model, {op_type: count of nodes quantized})."""
+    """A QDQ copy of `model` (an onnx.ModelProto, its activations already
+    removed by remove_activations) given activation `ranges` ({tensor: (lo,
+    hi)}, from calibrate); returns (model, {op_type: count of nodes
+    quantized})."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -145,87 +199,93 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     per_channel = opset >= 13
     inits = {t.name: t for t in g.initializer}
-    new_inits, new_nodes = [], []
-    done = {}  # float tensor -> its dequantized name
-    act_scale = {}
-    weight_scale = {}
+    tensors, same_as = quantized_tensors(model, ops)
+    ranges = dict(ranges)
+    for out, inp in same_as.items():
+        if inp in ranges:
+            ranges[out] = ranges[inp]
+    tensors = [t for t in tensors if t in ranges]
+    new_inits = []
+    act_scale, weight_scale = {}, {}
 
-    def quantize_activation(name):
-        if name in done:
-            return done[name]
-        if name not in ranges:
-            return name
+    def qdq_activation(name):
+        """The QuantizeLinear -> DequantizeLinear pair of `name`."""
         scale, zp = activation_params(*ranges[name])
-        s, z = name + "_scale", name + "_zero_point"
-        new_inits.extend([numpy_helper.from_array(np.array(scale, np.float32), s),
+        s_, z = name + "_scale", name + "_zero_point"
+        new_inits.extend([numpy_helper.from_array(np.array(scale, np.float32), s_),
                           numpy_helper.from_array(np.array(zp, np.uint8), z)])
-        new_nodes.append(helper.make_node("QuantizeLinear", [name, s, z], [name + "_quantized"],
-                                          name=name + "_QuantizeLinear"))
-        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", s, z], [name + "_dequantized"],
-                                          name=name + "_DequantizeLinear"))
-        done[name] = name + "_dequantized"
         act_scale[name] = float(scale)
-        return done[name]
+        return [helper.make_node("QuantizeLinear", [name, s_, z], [name + "_quantized"], name=name + "_QuantizeLinear"),
+                helper.make_node("DequantizeLinear", [name + "_quantized", s_, z], [name + "_dequantized"],
+                                 name=name + "_DequantizeLinear")]
 
-    def quantize_weight(name, axis):
-        if name in done:
-            return done[name]
+    def dq_weight(name, axis):
         w = numpy_helper.to_array(inits[name]).astype(np.float32)
         q, scale = weight_params(w, axis if per_channel and w.ndim >= 2 else None)
-        s, z = name + "_scale", name + "_zero_point"
-        new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s),
+        s_, z = name + "_scale", name + "_zero_point"
+        new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s_),
                           numpy_helper.from_array(np.zeros(scale.shape, np.int8), z)])
         attrs = {"axis": axis} if scale.ndim == 1 else {}
-        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", s, z], [name + "_dequantized"],
-                                          name=name + "_DequantizeLinear", **attrs))
-        done[name] = name + "_dequantized"
         weight_scale[name] = scale
-        return done[name]
+        return helper.make_node("DequantizeLinear", [name + "_quantized", s_, z], [name + "_dequantized"],
+                                name=name + "_DequantizeLinear", **attrs)
 
-    def quantize_bias(name, x, w):
+    def dq_bias(name, x, w):
         b = numpy_helper.to_array(inits[name]).astype(np.float32)
         scale = (act_scale[x] * weight_scale[w]).astype(np.float32)
         if scale.ndim == 1 and (b.ndim != 1 or b.shape[0] != scale.shape[0]):
-            return name
+            return None
         scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
         q = np.clip(np.round(b / scale), -2 ** 31, 2 ** 31 - 1).astype(np.int32)
-        s, z = name + "_scale", name + "_zero_point"
-        new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s),
+        s_, z = name + "_scale", name + "_zero_point"
+        new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s_),
                           numpy_helper.from_array(np.zeros(scale.shape, np.int32), z)])
         attrs = {"axis": 0} if scale.ndim == 1 else {}
-        new_nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", s, z], [name + "_dequantized"],
-                                          name=name + "_DequantizeLinear", **attrs))
-        return name + "_dequantized"
+        return helper.make_node("DequantizeLinear", [name + "_quantized", s_, z], [name + "_dequantized"],
+                                name=name + "_DequantizeLinear", **attrs)
 
+    # Q/DQ pairs: for net inputs first, then right after each tensor's
+    # producer, so that the order stays topological.
+    produced = {o for n in g.node for o in n.output}
+    head, after = [], {}
+    for t in tensors:
+        pair = qdq_activation(t)
+        if t in produced:
+            after.setdefault(t, []).extend(pair)
+        else:
+            head.extend(pair)
+    dequantized = {t: t + "_dequantized" for t in tensors}
     counts = {}
-    ordered = []
+    body = []
     for node in g.node:
-        first_new = len(new_nodes)
-        if node.op_type in ops and node.input[0] in ranges:
-            x = node.input[0]
-            node.input[0] = quantize_activation(x)
+        weight_nodes = []
+        x = node.input[0] if node.input else ""
+        if node.op_type in ops and x in dequantized:
+            counts[node.op_type] = counts.get(node.op_type, 0) + 1
             w = node.input[1] if len(node.input) > 1 else ""
-            if w in inits and inits[w].data_type == 1:
+            if node.op_type in _WEIGHTED and w in inits and inits[w].data_type == 1:
                 axis = 0
                 if node.op_type == "Gemm":
-                    trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
-                    axis = 0 if trans_b else 1
+                    axis = 0 if next((a.i for a in node.attribute if a.name == "transB"), 0) else 1
                 elif node.op_type == "MatMul":
                     axis = 1
-                node.input[1] = quantize_weight(w, axis)
+                weight_nodes.append(dq_weight(w, axis))
+                node.input[1] = w + "_dequantized"
                 b = node.input[2] if len(node.input) > 2 else ""
                 if node.op_type in ("Conv", "Gemm") and b in inits and inits[b].data_type == 1:
-                    node.input[2] = quantize_bias(b, x, w)
-            elif node.op_type == "MatMul" and w in ranges:
-                node.input[1] = quantize_activation(w)
-            counts[node.op_type] = counts.get(node.op_type, 0) + 1
-        # The Q/DQ nodes made for this node read what exists before it (its
-        # inputs' producers, initializers): right before it keeps the order
-        # topological.
-        ordered.extend(new_nodes[first_new:])
-        ordered.append(node)
+                    bias = dq_bias(b, x, w)
+                    if bias is not None:
+                        weight_nodes.append(bias)
+                        node.input[2] = b + "_dequantized"
+        for i, name in enumerate(node.input):
+            if name in dequantized:
+                node.input[i] = dequantized[name]
+        body.extend(weight_nodes)
+        body.append(node)
+        for o in node.output:
+            body.extend(after.get(o, []))
     del g.node[:]
-    g.node.extend(ordered)
+    g.node.extend(head + body)
     used = {i for n in g.node for i in n.input}
     kept = [t for t in g.initializer if t.name in used]
     del g.initializer[:]
@@ -269,12 +329,15 @@ def main(argv=None):
         p.error("unknown --ops %s (known: %s)" % (unknown, ", ".join(QUANTIZABLE)))
     model = onnx.load(args.model)
     samples = load_samples(args.samples, _model_inputs(model))
-    ranges = calibrate(args.model, samples, _activation_inputs(model, ops), args.method, args.percentile)
+    removed = remove_activations(model, ops)
+    # The removed activations' outputs keep their names: the float model
+    # as given calibrates them.
+    ranges = calibrate(args.model, samples, quantized_tensors(model, ops)[0], args.method, args.percentile)
     qdq, counts = quantize_model(model, ranges, ops)
     onnx.save(qdq, args.out)
-    print("loom_quantize: %s quantized (%s, %d samples); wrote %s" %
+    print("loom_quantize: %s quantized (%s, %d samples; %d activations absorbed); wrote %s" %
           (", ".join("%d %s" % (n, t) for t, n in sorted(counts.items())) or "nothing", args.method, len(samples),
-           args.out))
+           removed, args.out))
     for o, (err, rel) in compare(args.model, args.out, samples).items():
         print("loom_quantize: output %s: max |int8 - float32| %.4g (%.3g of max |float32|)" % (o, err, rel))
     return 0

@@ -45,12 +45,16 @@ def test_a_cnn_quantizes_to_qdq_close_to_float(tmp_path, capsys, method):
     out = tmp_path / "cnn_int8.onnx"
     assert quantize.main(["--model", str(model), "--samples", str(samples), "--out", str(out), "--method", method]) == 0
     printed = capsys.readouterr().out
-    assert "2 Conv, 1 Gemm quantized" in printed and "output y" in printed
+    assert "2 Conv, 1 Gemm quantized" in printed and "1 activations absorbed" in printed and "output y" in printed
     q = onnx.load(str(out))
     onnx.checker.check_model(q)
     types = [n.op_type for n in q.graph.node]
-    assert types.count("QuantizeLinear") == 3  # x, r1 and f, once each
-    assert types.count("DequantizeLinear") == 3 + 3 + 3  # activations, weights, biases
+    # x, r1 (the first Conv's output: its Relu absorbed), c2 and f, once
+    # each; y, a net output, stays float.
+    assert "Relu" not in types
+    assert types.count("QuantizeLinear") == 4
+    assert types.count("DequantizeLinear") == 4 + 3 + 3  # activations, weights, biases
+    assert next(n for n in q.graph.node if n.op_type == "Conv").output[0] == "r1"
     inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
     assert inits["W1_quantized"].dtype == np.int8 and inits["W1_scale"].shape == (8,)  # per output channel
     assert inits["Wf_scale"].shape == (5,)  # Gemm transB: per row of B, i.e. per output
@@ -77,6 +81,49 @@ def test_activation_ranges_are_the_samples_min_and_max(tmp_path):
     assert ranges["r1"][0] == 0.0 and ranges["r1"][1] > 0  # after Relu
     scale, zp = quantize.activation_params(-1.0, 3.0)
     assert abs(float(scale) - 4.0 / 255) < 1e-9 and zp == 64  # round(1 / (4 / 255)) = round(63.75)
+
+
+def residual_block(opset=13):
+    """x -> Conv -> Relu -> MaxPool -> Conv -> Add(with the pooled) -> Relu
+    -> Conv -> y: what loom_quantize turns into QLinearConv, int8 MaxPool
+    and QLinearAdd for Loom's fuse_qdq pass."""
+    rng = np.random.default_rng(2)
+    inits = [numpy_helper.from_array((0.3 * rng.standard_normal(s)).astype(np.float32), n) for n, s in
+             (("W1", (8, 3, 3, 3)), ("B1", (8,)), ("W2", (8, 8, 3, 3)), ("B2", (8,)), ("W3", (4, 8, 1, 1)))]
+    nodes = [helper.make_node("Conv", ["x", "W1", "B1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p", "W2", "B2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Add", ["c2", "p"], ["s"]),
+             helper.make_node("Relu", ["s"], ["r2"]),
+             helper.make_node("Conv", ["r2", "W3"], ["y"])]
+    graph = helper.make_graph(nodes, "res", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 4])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_add_and_maxpool_are_quantized_with_their_activations_absorbed(tmp_path, capsys):
+    model = tmp_path / "res.onnx"
+    onnx.save(residual_block(), str(model))
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    rng = np.random.default_rng(3)
+    for i in range(4):
+        np.save(samples / ("s%d.npy" % i), rng.random((1, 3, 8, 8), dtype=np.float32))
+    out = tmp_path / "res_int8.onnx"
+    assert quantize.main(["--model", str(model), "--samples", str(samples), "--out", str(out)]) == 0
+    assert "1 Add, 3 Conv, 1 MaxPool quantized (minmax, 4 samples; 2 activations absorbed)" in capsys.readouterr().out
+    q = onnx.load(str(out))
+    types = [n.op_type for n in q.graph.node]
+    assert "Relu" not in types  # both absorbed: the first Conv writes r1, the Add r2
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    # MaxPool's output takes its input's parameters; Relu outputs start at 0.
+    assert inits["p_scale"] == inits["r1_scale"] and inits["p_zero_point"] == inits["r1_zero_point"] == 0
+    assert inits["r2_zero_point"] == 0
+    assert types.count("QuantizeLinear") == 5  # x, r1, p, c2, r2
+    x = np.load(samples / "s0.npy")
+    (yf,), (yq,) = loom.Session(str(model)).run(None, {"x": x}), loom.Session(str(out)).run(None, {"x": x})
+    assert np.abs(yq - yf).max() < 0.05 * np.abs(yf).max()
 
 
 def test_old_opsets_get_per_tensor_weights(tmp_path):

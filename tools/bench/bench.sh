@@ -73,7 +73,7 @@ fi
 if [[ ! -f $OCR/ch_PP-OCRv4_det_infer.onnx || ! -f $VAD/silero_vad_v5.onnx || ! -f $VAD/silero_vad_legacy.onnx ]]; then
   LOOM_MODELS_DIR=$REAL LOOM_ORT_DIR=$ORT_DIR ./scripts/fetch_models.sh
 fi
-TARGETS=(//tools:loom_run //tools/bench:make_bench_models //tools/real_models:to_tensor)
+TARGETS=(//tools:loom_run //tools/bench:make_bench_models //tools/real_models:to_tensor //python:package)
 bazel build "${TARGETS[@]}" >/dev/null 2>&1 || bazel build "${TARGETS[@]}"
 mkdir -p "$MODELS"
 for m in mlp lstm4 resnet18 resnet18_b8 mobilenet; do
@@ -97,6 +97,16 @@ mkdir -p "$IN"
   # shellcheck disable=SC2054  # the commas are to_tensor's value lists
   paddle=(--bgr --mean 0.5,0.5,0.5 --std 0.5,0.5,0.5)
   "$to_tensor" image rec_x "${paddle[@]}" --pad_width 320 <line.ppm
+  # Other lines, in other fonts, to calibrate the int8 recognizer on (not
+  # the line it is timed and compared on).
+  i=0
+  for spec in "DejaVu-Serif:Quantized models read text" "DejaVu-Sans-Mono:0123456789 int8 VNNI" \
+              "DejaVu-Sans-Bold:Calibration samples, 2026"; do
+    convert -background white -fill black -font "${spec%%:*}" -pointsize 40 "label:${spec#*:}" \
+      -bordercolor white -border 8 -resize x48 -resize '320x48>!' -depth 8 ppm:- |
+      "$to_tensor" image "rec_calib$i" "${paddle[@]}" --pad_width 320
+    i=$((i + 1))
+  done
   convert line.ppm -resize '192x48!' -depth 8 ppm:- | "$to_tensor" image cls_x "${paddle[@]}"
   # A 640x640 page (sides multiples of 32, within PaddleOCR's 960 limit): a
   # heading and lines of body text at several sizes.
@@ -113,6 +123,11 @@ mkdir -p "$IN"
   page+=(-pointsize 18 -annotate "+40+$((y + 10))" "Rendered by ImageMagick on this machine, 2026.")
   convert "${page[@]}" -depth 8 ppm:- >page.ppm
   "$to_tensor" image det_x --bgr --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 <page.ppm
+  # A second page to calibrate the int8 detector on.
+  convert -size 640x640 xc:white -fill black -font DejaVu-Serif -pointsize 30 -annotate +30+80 "Calibration page" \
+    -pointsize 22 -annotate +30+160 "Serif text of another size and place," -annotate +60+260 "short lines" \
+    -pointsize 28 -annotate +30+400 "and numbers 42, 3.14, 2026." -depth 8 ppm:- |
+    "$to_tensor" image det_calib --bgr --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
   # The same page at 960x960, PaddleOCR's largest detector input.
   convert page.ppm -resize '960x960!' -depth 8 ppm:- |
     "$to_tensor" image det960_x --bgr --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
@@ -157,6 +172,7 @@ echo "ISA: Loom (oneDNN): ${loom_isa:-unknown}; ONNX Runtime (MLAS, from cpuid):
 printf '%-16s %12s %12s %8s %11s %14s %8s %9s %9s %10s %10s\n' model "Loom ms" "ORT ms" ratio rounds "max |diff|" outputs \
   "Loom MB" "ORT MB" "vs unopt" "ORT drift"
 NOTES=()
+declare -A LOOM_MS
 # ort_json JSON EXPR: EXPR (JavaScript) of the JSON line ort_run.js printed,
 # as r; e(d) writes a difference d as 1.23e-4 (or MISMATCH: a string).
 ort_json() {
@@ -212,6 +228,7 @@ row() {
     Object.values(r.outputs).filter((v) => typeof v === "number").length + "/" + Object.keys(r.outputs).length')
   local loom ratios
   loom=$(median "${loom_ms[@]}") ort_ms=$(median "${ort_mss[@]}")
+  LOOM_MS[$label]=$loom
   ratios=$(paste -d' ' <(printf '%s\n' "${loom_ms[@]}") <(printf '%s\n' "${ort_mss[@]}") |
              awk '{r = $1 / $2; lo = NR == 1 || r < lo ? r : lo; hi = NR == 1 || r > hi ? r : hi}
                   END {printf "%.2f-%.2f", lo, hi}')
@@ -236,6 +253,42 @@ row ocr_rec "$OCR/ch_PP-OCRv4_rec_infer.onnx" -- "x=$IN/rec_x"
 row ocr_cls "$OCR/ch_ppocr_mobile_v2.0_cls_infer.onnx" -- "x=$IN/cls_x"
 row vad_v4_lstm "$VAD/silero_vad_legacy.onnx" -- "input=$IN/vad_in1536" "sr=$IN/vad_sr" "h=$IN/vad_h" "c=$IN/vad_h"
 row vad_v5 "$VAD/silero_vad_v5.onnx" -- "input=$IN/vad_in512" "sr=$IN/vad_sr" "state=$IN/vad_state"
+
+# --- int8 (issue 33) ----------------------------------------------------------
+# QDQ models written here by loom_quantize (tools/bench/quantize_for_bench.py:
+# min-max calibration on inputs other than the timed one), the same file
+# timed in both runtimes: Loom runs it through its fuse_qdq pass on
+# oneDNN's int8 convolutions, ONNX Runtime through its QDQ transformers on
+# MLAS's int8 kernels.
+QM=$MODELS/int8
+mkdir -p "$QM"
+quant() {  # quant OUT MODEL INPUT SAMPLE-FLAGS...
+  local out=$1 model=$2 input=$3; shift 3
+  PYTHONPATH=$PWD/bazel-bin/python/pkg /usr/bin/python3 tools/bench/quantize_for_bench.py --model "$model" \
+    --out "$QM/$out.onnx" --input "$input" "$@" >"$QM/$out.log" 2>&1 ||
+    NOTES+=("$out: loom_quantize failed: $(tail -1 "$QM/$out.log")")
+}
+quant resnet18 "$MODELS/resnet18.onnx" X --random 1,3,224,224
+quant mobilenet "$MODELS/mobilenet.onnx" X --random 1,3,224,224
+quant ocr_det "$OCR/ch_PP-OCRv4_det_infer.onnx" x --bin "$IN/det_calib"
+quant ocr_rec "$OCR/ch_PP-OCRv4_rec_infer.onnx" x --bin "$IN/rec_calib0" --bin "$IN/rec_calib1" --bin "$IN/rec_calib2"
+loom_int8_isa=$(ONEDNN_VERBOSE=1 "$LOOM_RUN" "$QM/resnet18.onnx" "X=$MODELS/resnet18.X.pb" --iterations 1 --warmup 0 \
+                  --num_threads "$THREADS" 2>&1 | grep -m1 'convolution,.*u8' | cut -d, -f6)
+if [[ " $flags " == *" avx512_vnni "* ]]; then ort_int8_isa="AVX-512 VNNI kernels"
+elif [[ " $flags " == *" avx512bw "* ]]; then ort_int8_isa="AVX-512BW kernels"
+elif [[ " $flags " == *" avx2 "* ]]; then ort_int8_isa="AVX2 kernels"
+else ort_int8_isa="SSE kernels"; fi
+echo "int8 rows: Loom's int8 convolution (oneDNN): ${loom_int8_isa:-none ran}; ONNX Runtime (MLAS int8, from cpuid): $ort_int8_isa"
+row resnet18_b1_int8 "$QM/resnet18.onnx" -- "X=$MODELS/resnet18.X"
+row mobilenet_int8 "$QM/mobilenet.onnx" -- "X=$MODELS/mobilenet.X"
+row ocr_det_int8 "$QM/ocr_det.onnx" -- "x=$IN/det_x"
+row ocr_rec_int8 "$QM/ocr_rec.onnx" -- "x=$IN/rec_x"
+for pair in resnet18_b1_int8:resnet18_b1 mobilenet_int8:mobilenet_b1 ocr_det_int8:ocr_det ocr_rec_int8:ocr_rec; do
+  q=${pair%%:*} f=${pair#*:}
+  if [[ -n ${LOOM_MS[$q]:-} && -n ${LOOM_MS[$f]:-} ]]; then
+    NOTES+=("$q: Loom int8 / Loom float32 = $(awk "BEGIN{printf \"%.2f\", ${LOOM_MS[$q]} / ${LOOM_MS[$f]}}")")
+  fi
+done
 echo "threads $THREADS, warm-up $WARMUP, timed runs $RUNS, rounds $ROUNDS (Loom and ONNX Runtime in turn; ms: median over"
 echo "rounds of each round's median; rounds: lowest-highest per-round ratio); ratio < 1 means Loom is faster;"
 echo "max |diff| is over every output of the model (outputs: compared / declared); vs unopt and ORT drift:"

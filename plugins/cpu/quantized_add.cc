@@ -1,0 +1,86 @@
+// Loom's QLinearAdd (ops/quantization.cc; ONNX Runtime's com.microsoft op),
+// made by the QDQ rewrite (transforms/fuse_qdq.h) from DequantizeLinear ->
+// Add -> QuantizeLinear: int8 or uint8 A and B with numpy broadcasting,
+// each element one multiply-add per operand in float32 (as ONNX Runtime's
+// MLAS kernel), saturated and rounded half to even.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ops/semantics/quantization.h"
+#include "plugins/cpu/broadcast.h"
+#include "plugins/cpu/cpu_common.h"
+#include "plugins/cpu/kernels.h"
+
+namespace loom {
+namespace cpu {
+namespace {
+
+// A one-element scale (float32) or zero point (int8/uint8) as float.
+Status Scalar(const std::string& label, const char* name, const Tensor& t, LoomDataType want, float* out) {
+  if (!t.present() || t.num_elements() != 1 || t.dtype() != want) {
+    return sdk::InvalidArgument(label + ": " + name + " must be one " + sdk::DTypeName(want) + " element; found " +
+                                (t.present() ? sdk::DTypeName(t.dtype()) + ShapeStr(t.shape()) : std::string("none")));
+  }
+  switch (want) {
+    case LOOM_DTYPE_INT8: *out = *t.data<int8_t>(); break;
+    case LOOM_DTYPE_UINT8: *out = *t.data<uint8_t>(); break;
+    default: *out = *t.data<float>(); break;
+  }
+  return Status::Ok();
+}
+
+template <typename Q>
+void AddQuantized(const BroadcastPlan& plan, const Q* a, const Q* b, float ka, float kb, float offset, int threads,
+                  Q* c) {
+  constexpr float lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  ForEachBroadcast(plan, a, b, c, threads, [=](Q x, Q y) {
+    float v = static_cast<float>(x) * ka + static_cast<float>(y) * kb + offset;
+    v = v < lo ? lo : v;  // selects, not branches: saturation is common
+    v = v > hi ? hi : v;
+    return static_cast<Q>(semantics::RoundHalfEven(v));
+  });
+}
+
+class QLinearAddKernel : public LabeledKernel {
+ public:
+  Status Compute(KernelContext& ctx) {
+    const Tensor a = ctx.Input(0), b = ctx.Input(3);
+    const LoomDataType dt = a.dtype();
+    if (b.dtype() != dt) {
+      return sdk::InvalidArgument(label_ + ": A and B must have one type; found " + sdk::DTypeName(dt) + " and " +
+                                  sdk::DTypeName(b.dtype()));
+    }
+    float sa = 0, za = 0, sb = 0, zb = 0, sc = 0, zc = 0;
+    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "A_scale", ctx.Input(1), LOOM_DTYPE_FLOAT, &sa));
+    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "A_zero_point", ctx.Input(2), dt, &za));
+    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "B_scale", ctx.Input(4), LOOM_DTYPE_FLOAT, &sb));
+    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "B_zero_point", ctx.Input(5), dt, &zb));
+    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "C_scale", ctx.Input(6), LOOM_DTYPE_FLOAT, &sc));
+    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "C_zero_point", ctx.Input(7), dt, &zc));
+    BroadcastPlan& plan = ThreadLocalPlan();
+    if (!PlanBroadcast(a.shape().data(), a.shape().size(), b.shape().data(), b.shape().size(), &plan)) {
+      return sdk::InvalidArgument(label_ + ": A " + ShapeStr(a.shape()) + " and B " + ShapeStr(b.shape()) +
+                                  " do not broadcast (numpy rules)");
+    }
+    Tensor c;
+    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, plan.out, &c));
+    const float ka = sa / sc, kb = sb / sc, offset = zc - za * ka - zb * kb;
+    if (dt == LOOM_DTYPE_INT8) {
+      AddQuantized(plan, a.data<int8_t>(), b.data<int8_t>(), ka, kb, offset, ctx.num_threads(), c.data<int8_t>());
+    } else {
+      AddQuantized(plan, a.data<uint8_t>(), b.data<uint8_t>(), ka, kb, offset, ctx.num_threads(), c.data<uint8_t>());
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+Status RegisterQuantizedAddKernels(sdk::Registrar& reg) {
+  return reg.Kernel<QLinearAddKernel>("QLinearAdd", {"CPU", "", 0, {{"T", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}}});
+}
+
+}  // namespace cpu
+}  // namespace loom

@@ -1,0 +1,295 @@
+#include "transforms/fuse_qdq.h"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/proto_io.h"
+#include "core/registry.h"
+#include "core/tensor.h"
+#include "transforms/graph_util.h"
+
+namespace loom {
+namespace transforms {
+namespace {
+
+// A constant initializer's value (not a net input), or nullopt.
+std::optional<Tensor> ConstantValue(const NetDef& net, const std::string& name) {
+  const TensorProto* t = name.empty() ? nullptr : ConstantInitializer(net, name);
+  if (t == nullptr) return std::nullopt;
+  auto v = TensorFromProto(*t);
+  if (!v.ok()) return std::nullopt;
+  return *std::move(v);
+}
+
+bool IsOnnx(const OperatorDef& op, const char* type) {
+  return op.type() == type && (op.domain().empty() || op.domain() == "ai.onnx");
+}
+
+// An int8/uint8 tensor's element i.
+int32_t IntAt(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kInt8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
+}
+
+// The parameters of a DequantizeLinear or QuantizeLinear.
+struct QParams {
+  const OperatorDef* op = nullptr;
+  Tensor scale, zero_point;  // zero_point empty when not given
+  bool per_tensor() const { return scale.num_elements() == 1 && (zero_point.num_elements() <= 1); }
+};
+
+// The parameters of `op` (DequantizeLinear or QuantizeLinear) when its scale
+// is a constant float32 and its zero point, if given, a constant int8 or
+// uint8 of the scale's element count.
+std::optional<QParams> ReadParams(const NetDef& net, const OperatorDef& op) {
+  if (op.input_size() < 2 || op.output_size() != 1) return std::nullopt;
+  auto scale = ConstantValue(net, op.input(1));
+  if (!scale || scale->dtype() != DataType::kFloat32 || scale->num_elements() < 1) return std::nullopt;
+  QParams p;
+  p.op = &op;
+  p.scale = *scale;
+  if (op.input_size() > 2 && !op.input(2).empty()) {
+    auto zp = ConstantValue(net, op.input(2));
+    if (!zp || (zp->dtype() != DataType::kInt8 && zp->dtype() != DataType::kUInt8) ||
+        zp->num_elements() != scale->num_elements()) {
+      return std::nullopt;
+    }
+    p.zero_point = *zp;
+  }
+  return p;
+}
+
+// The lowest and highest values of the zero point's type.
+int32_t QMin(const Tensor& zp) { return zp.dtype() == DataType::kInt8 ? -128 : 0; }
+int32_t QMax(const Tensor& zp) { return zp.dtype() == DataType::kInt8 ? 127 : 255; }
+
+class Fuser {
+ public:
+  explicit Fuser(NetDef* net) : net_(net) {
+    CollectReads(*net, &reads_);
+    for (int i = 0; i < net->op_size(); ++i) {
+      for (const std::string& out : net->op(i).output()) {
+        if (!out.empty()) producer_[out] = i;
+      }
+    }
+  }
+
+  int Run() {
+    int fused = 0;
+    for (int i = 0; i < net_->op_size(); ++i) {
+      if (removed_.count(i)) continue;
+      const OperatorDef& op = net_->op(i);
+      if (IsOnnx(op, "Conv")) {
+        fused += FuseConv(i);
+      } else if (IsOnnx(op, "Add")) {
+        fused += FuseAdd(i);
+      } else if (IsOnnx(op, "MaxPool")) {
+        fused += FuseMaxPool(i);
+      }
+    }
+    if (fused == 0) return 0;
+    RemoveUnreadDequantize();
+    RemoveOps(net_, removed_);
+    return fused;
+  }
+
+ private:
+  // The per-tensor DequantizeLinear (zero point given) producing `name`.
+  std::optional<QParams> Dequantized(const std::string& name) const {
+    const OperatorDef* op = Producer(name, "DequantizeLinear");
+    if (op == nullptr) return std::nullopt;
+    auto p = ReadParams(*net_, *op);
+    if (!p || !p->per_tensor() || p->zero_point.num_elements() != 1) return std::nullopt;
+    return p;
+  }
+
+  const OperatorDef* Producer(const std::string& name, const char* type) const {
+    auto it = producer_.find(name);
+    if (it == producer_.end() || removed_.count(it->second)) return nullptr;
+    const OperatorDef& op = net_->op(it->second);
+    return IsOnnx(op, type) ? &op : nullptr;
+  }
+
+  // The QuantizeLinear that alone reads `out` (op `from`'s output), through
+  // a removable Relu or Clip; its index and the activation's (-1: none).
+  std::optional<QParams> QuantizedOutput(int from, const std::string& out, int* q_index, int* act_index) {
+    *act_index = -1;
+    int r = SoleReader(*net_, reads_, out);
+    if (r <= from || removed_.count(r)) return std::nullopt;
+    const OperatorDef* reader = &net_->op(r);
+    if ((IsOnnx(*reader, "Relu") || IsOnnx(*reader, "Clip")) && reader->output_size() == 1 &&
+        reader->input(0) == out) {
+      *act_index = r;
+      r = SoleReader(*net_, reads_, reader->output(0));
+      if (r <= *act_index || removed_.count(r)) return std::nullopt;
+    }
+    const OperatorDef& q = net_->op(r);
+    if (!IsOnnx(q, "QuantizeLinear")) return std::nullopt;
+    auto p = ReadParams(*net_, q);
+    if (!p || !p->per_tensor() || p->zero_point.num_elements() != 1) return std::nullopt;
+    if (*act_index >= 0 && !ActivationRemovable(net_->op(*act_index), *p)) return std::nullopt;
+    *q_index = r;
+    return p;
+  }
+
+  // Quantizing with `q` after the activation gives what quantizing without
+  // it gives.
+  bool ActivationRemovable(const OperatorDef& act, const QParams& q) const {
+    const int32_t zp = IntAt(q.zero_point, 0), lo_q = QMin(q.zero_point), hi_q = QMax(q.zero_point);
+    if (act.type() == "Relu") return zp == lo_q;
+    float lo = 0, hi = 0;
+    if (!ClipBounds(*net_, act, &lo, &hi)) return false;
+    const double s = q.scale.data<float>()[0];
+    return std::nearbyint(lo / s) + zp <= lo_q && std::nearbyint(hi / s) + zp >= hi_q;
+  }
+
+  // Rewrites op i in place as `type` (domain `domain`) reading `inputs` and
+  // writing the Q's output; removes the Q and the activation.
+  void Rewrite(int i, const char* type, const char* domain, const std::vector<std::string>& inputs, int q_index,
+               int act_index) {
+    OperatorDef* op = net_->mutable_op(i);
+    op->set_type(type);
+    op->set_domain(domain);
+    op->clear_input();
+    for (const std::string& in : inputs) op->add_input(in);
+    op->set_output(0, net_->op(q_index).output(0));
+    removed_.insert(q_index);
+    if (act_index >= 0) removed_.insert(act_index);
+  }
+
+  int FuseConv(int i) {
+    const OperatorDef& conv = net_->op(i);
+    if (conv.input_size() < 2 || conv.output_size() != 1) return 0;
+    auto x = Dequantized(conv.input(0));
+    const OperatorDef* w_dq = Producer(conv.input(1), "DequantizeLinear");
+    if (!x || w_dq == nullptr) return 0;
+    auto w = ReadParams(*net_, *w_dq);
+    auto wq = ConstantValue(*net_, w_dq->input(0));
+    if (!w || !wq || (wq->dtype() != DataType::kInt8 && wq->dtype() != DataType::kUInt8) || wq->dims().empty()) {
+      return 0;
+    }
+    const int64_t M = wq->dims()[0];
+    if (w->scale.num_elements() != 1) {  // per output channel: axis 0 of W
+      const Argument* axis = FindArg(*w_dq, "axis");
+      const int64_t a = axis == nullptr ? 1 : axis->i();
+      if (w->scale.num_elements() != M || (a != 0 && a != -static_cast<int64_t>(wq->dims().size()))) return 0;
+    }
+    std::string bias;
+    if (conv.input_size() > 2 && !conv.input(2).empty()) {
+      if (!Int32Bias(conv.input(2), *x, *w, M, &bias)) return 0;
+    }
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, conv.output(0), &q_index, &act_index);
+    if (!y) return 0;
+    std::string w_zp = w->zero_point.num_elements() > 0 ? w_dq->input(2) : ZeroPoint(w_dq->input(0), *wq);
+    std::vector<std::string> in = {x->op->input(0), x->op->input(1), x->op->input(2), w_dq->input(0), w_dq->input(1),
+                                   w_zp, y->op->input(1), y->op->input(2)};
+    if (!bias.empty()) in.push_back(bias);
+    Rewrite(i, "QLinearConv", "", in, q_index, act_index);
+    return 1;
+  }
+
+  // B from a DequantizeLinear of a constant int32 [M] at scale x * w, zero
+  // point 0: the int32 initializer's name into *bias.
+  bool Int32Bias(const std::string& name, const QParams& x, const QParams& w, int64_t M, std::string* bias) const {
+    const OperatorDef* dq = Producer(name, "DequantizeLinear");
+    if (dq == nullptr || dq->input_size() < 2) return false;
+    auto b = ConstantValue(*net_, dq->input(0));
+    auto scale = ConstantValue(*net_, dq->input(1));
+    if (!b || b->dtype() != DataType::kInt32 || b->num_elements() != M || !scale ||
+        scale->dtype() != DataType::kFloat32 || (scale->num_elements() != 1 && scale->num_elements() != M)) {
+      return false;
+    }
+    if (dq->input_size() > 2 && !dq->input(2).empty()) {
+      auto zp = ConstantValue(*net_, dq->input(2));
+      if (!zp || zp->dtype() != DataType::kInt32) return false;
+      for (int64_t k = 0; k < zp->num_elements(); ++k) {
+        if (zp->data<int32_t>()[k] != 0) return false;
+      }
+    }
+    const double xs = x.scale.data<float>()[0];
+    for (int64_t m = 0; m < M; ++m) {
+      const double want = xs * w.scale.data<float>()[w.scale.num_elements() == 1 ? 0 : m];
+      const double got = scale->data<float>()[scale->num_elements() == 1 ? 0 : m];
+      if (std::fabs(got - want) > 1e-4 * std::fabs(want)) return false;
+    }
+    *bias = dq->input(0);
+    return true;
+  }
+
+  // A zero zero point of W's type (QLinearConv needs one), added once.
+  std::string ZeroPoint(const std::string& w_name, const Tensor& w) {
+    const std::string name = w_name + "_zero_point";
+    if (FindInitializer(*net_, name) == nullptr) {
+      *net_->add_initializer() = TensorToProto(Tensor::Zeros(w.dtype(), {}), name);
+    }
+    return name;
+  }
+
+  int FuseAdd(int i) {
+    const OperatorDef& add = net_->op(i);
+    if (add.input_size() != 2 || add.output_size() != 1) return 0;
+    auto a = Dequantized(add.input(0));
+    auto b = Dequantized(add.input(1));
+    if (!a || !b) return 0;
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, add.output(0), &q_index, &act_index);
+    // One type for A, B and C (QLinearAdd's T).
+    if (!y || a->zero_point.dtype() != y->zero_point.dtype() || b->zero_point.dtype() != y->zero_point.dtype()) {
+      return 0;
+    }
+    Rewrite(i, "QLinearAdd", kLoomDomain,
+            {a->op->input(0), a->op->input(1), a->op->input(2), b->op->input(0), b->op->input(1), b->op->input(2),
+             y->op->input(1), y->op->input(2)},
+            q_index, act_index);
+    return 1;
+  }
+
+  int FuseMaxPool(int i) {
+    const OperatorDef& pool = net_->op(i);
+    if (pool.input_size() != 1 || pool.output_size() != 1) return 0;
+    auto x = Dequantized(pool.input(0));
+    if (!x) return 0;
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, pool.output(0), &q_index, &act_index);
+    if (!y || act_index >= 0 || y->zero_point.dtype() != x->zero_point.dtype() ||
+        IntAt(y->zero_point, 0) != IntAt(x->zero_point, 0) || y->scale.data<float>()[0] != x->scale.data<float>()[0]) {
+      return 0;
+    }
+    Rewrite(i, "MaxPool", "", {x->op->input(0)}, q_index, act_index);
+    return 1;
+  }
+
+  // DequantizeLinear ops whose outputs nothing reads any more.
+  void RemoveUnreadDequantize() {
+    std::map<std::string, int> reads;
+    CollectReads(*net_, &reads);
+    for (int i : removed_) {
+      for (const std::string& in : net_->op(i).input()) {
+        if (!in.empty()) --reads[in];
+      }
+    }
+    for (int i = 0; i < net_->op_size(); ++i) {
+      const OperatorDef& op = net_->op(i);
+      if (removed_.count(i) || !IsOnnx(op, "DequantizeLinear") || op.output_size() != 1) continue;
+      auto r = reads.find(op.output(0));
+      if (r == reads.end() || r->second <= 0) removed_.insert(i);
+    }
+  }
+
+  NetDef* net_;
+  std::map<std::string, int> reads_;
+  std::map<std::string, int> producer_;
+  std::set<int> removed_;
+};
+
+}  // namespace
+
+int FuseQdq(NetDef* net) { return Fuser(net).Run(); }
+
+}  // namespace transforms
+}  // namespace loom

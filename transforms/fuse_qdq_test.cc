@@ -1,0 +1,158 @@
+// transforms::FuseQdq on QDQ models built here (as ONNX Runtime's
+// quantize_static and loom_quantize write them), imported as the Session
+// imports them: which ops become QLinearConv, QLinearAdd and int8 MaxPool,
+// which stay float (an activation the Q cannot absorb, a bias at another
+// scale), and that the int8 graph's output is within one quantization step
+// of the same model run op by op in float (optimization level 0).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/net.h"
+#include "core/workspace.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+#include "testing/onnx_models.h"
+#include "testing/op_runner.h"
+
+namespace loom {
+namespace testing {
+namespace {
+
+template <typename T>
+onnx::TensorProto Initializer(const std::string& name, int elem, std::vector<int64_t> dims, const std::vector<T>& v) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(elem);
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)));
+  return t;
+}
+
+struct Model {
+  onnx::GraphProto g;
+  // Q -> DQ of float tensor `name` at (scale, uint8 zero point): the
+  // dequantized name.
+  std::string QuantDequant(const std::string& name, float scale, uint8_t zp) {
+    *g.add_initializer() = Initializer<float>(name + "_s", onnx::TensorProto::FLOAT, {}, {scale});
+    *g.add_initializer() = Initializer<uint8_t>(name + "_z", onnx::TensorProto::UINT8, {}, {zp});
+    AddNode(&g, "QuantizeLinear", {name, name + "_s", name + "_z"}, {name + "_q"});
+    AddNode(&g, "DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name + "_dq"});
+    return name + "_dq";
+  }
+};
+
+// x -> Q/DQ -> Conv (int8 W per channel, int32 B) -> Relu -> Q/DQ -> MaxPool
+// -> Q/DQ -> Add (of that twice) -> Q/DQ -> y. `bias_scale_factor` 1: B's
+// scale is x_scale * w_scale; `relu_zero_point` 0: the Relu is removable.
+std::string ConvPoolAddModel(float bias_scale_factor, uint8_t relu_zero_point) {
+  Model m;
+  onnx::GraphProto& g = m.g;
+  const int64_t C = 4, M = 6;
+  AddInput(&g, "x", {1, C, 6, 6});
+  AddOutput(&g, "y");
+  const float sx = 0.05f;
+  const std::string xd = m.QuantDequant("x", sx, 128);
+  std::vector<int8_t> w;
+  for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 37) % 255 - 127));
+  std::vector<float> sw, sb;
+  std::vector<int32_t> b;
+  for (int64_t o = 0; o < M; ++o) {
+    sw.push_back(0.004f + 0.001f * static_cast<float>(o));
+    sb.push_back(sx * sw.back() * bias_scale_factor);
+    b.push_back(static_cast<int32_t>(o * 300) - 700);
+  }
+  *g.add_initializer() = Initializer<int8_t>("w_q", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
+  *g.add_initializer() = Initializer<float>("w_s", onnx::TensorProto::FLOAT, {M}, sw);
+  *g.add_initializer() = Initializer<int8_t>("w_z", onnx::TensorProto::INT8, {M}, std::vector<int8_t>(M, 0));
+  *g.add_initializer() = Initializer<int32_t>("b_q", onnx::TensorProto::INT32, {M}, b);
+  *g.add_initializer() = Initializer<float>("b_s", onnx::TensorProto::FLOAT, {M}, sb);
+  IntAttr(AddNode(&g, "DequantizeLinear", {"w_q", "w_s", "w_z"}, {"w"}), "axis", 0);
+  IntAttr(AddNode(&g, "DequantizeLinear", {"b_q", "b_s"}, {"b"}), "axis", 0);
+  IntsAttr(AddNode(&g, "Conv", {xd, "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  AddNode(&g, "Relu", {"c"}, {"r"});
+  const std::string rd = m.QuantDequant("r", 0.03f, relu_zero_point);
+  onnx::NodeProto* pool = AddNode(&g, "MaxPool", {rd}, {"p"});
+  IntsAttr(pool, "kernel_shape", {2, 2});
+  IntsAttr(pool, "strides", {2, 2});
+  const std::string pd = m.QuantDequant("p", 0.03f, relu_zero_point);
+  AddNode(&g, "Add", {pd, pd}, {"a"});
+  const std::string ad = m.QuantDequant("a", 0.05f, 3);
+  AddNode(&g, "Identity", {ad}, {"y"});
+  return Serialize(g, 13);
+}
+
+Tensor Input() {
+  Tensor x = Tensor::Zeros(DataType::kFloat32, {1, 4, 6, 6});
+  for (int64_t i = 0; i < x.num_elements(); ++i) x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i)) * 5.0f;
+  return x;
+}
+
+// The model's y at optimization `level`, and its ops.
+Tensor RunAt(const std::string& model, int level, std::vector<std::string>* types) {
+  transforms::OptimizeOptions o;
+  o.level = level;
+  o.nchwc_block = 0;
+  auto net = ImportOptimized(model, o);
+  EXPECT_TRUE(net.ok()) << net.status();
+  if (!net.ok()) return Tensor();
+  types->clear();
+  for (const OperatorDef& op : net->op()) types->push_back(op.type());
+  Workspace ws;
+  ws.SetBlob("x", Input());
+  auto n = Net::Create(*net, &ws, CpuControlFlowRegistry());
+  EXPECT_TRUE(n.ok()) << n.status();
+  if (!n.ok()) return Tensor();
+  const absl::Status s = (*n)->Run();
+  EXPECT_TRUE(s.ok()) << s;
+  const Tensor* y = ws.GetBlob("y");
+  return y != nullptr ? *y : Tensor();
+}
+
+TEST(FuseQdq, ConvReluPoolAddRunAsInt8WithinOneStep) {
+  const std::string model = ConvPoolAddModel(1.0f, 0);
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "QLinearConv", "MaxPool", "QLinearAdd",
+                                             "DequantizeLinear", "Identity"}));
+  ASSERT_EQ(y.num_elements(), ref.num_elements());
+  ASSERT_GT(y.num_elements(), 0);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    // One step of y's scale (0.05); the int8 path rounds once where the
+    // float path rounded at every Q.
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.05f * 1.001f) << i;
+    exact += y.data<float>()[i] == ref.data<float>()[i];
+  }
+  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+}
+
+// A Relu before a Q whose zero point is not 0 clips what the Q could
+// represent, and a bias at another scale than x_scale * w_scale is not the
+// int32 bias QLinearConv takes: both Convs stay float, and the results
+// are the float path's.
+TEST(FuseQdq, UnabsorbableReluAndMismatchedBiasStayFloat) {
+  for (const auto& [bias_factor, relu_zp] : {std::pair<float, uint8_t>{1.0f, 20}, {2.0f, 0}}) {
+    const std::string model = ConvPoolAddModel(bias_factor, relu_zp);
+    std::vector<std::string> fused, plain;
+    const Tensor y = RunAt(model, 1, &fused);
+    const Tensor ref = RunAt(model, 0, &plain);
+    EXPECT_NE(std::find(fused.begin(), fused.end(), "Conv") != fused.end() ||
+                  std::find(fused.begin(), fused.end(), "FusedConv") != fused.end(),
+              false)
+        << "bias factor " << bias_factor << ", relu zero point " << int{relu_zp};
+    EXPECT_EQ(std::count(fused.begin(), fused.end(), "QLinearConv"), 0);
+    // The MaxPool and the Add after it still fuse.
+    EXPECT_EQ(std::count(fused.begin(), fused.end(), "QLinearAdd"), 1);
+    ASSERT_EQ(y.num_elements(), ref.num_elements());
+    for (int64_t i = 0; i < y.num_elements(); ++i) EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.0501f) << i;
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace loom

@@ -85,7 +85,7 @@ std::vector<std::string> ConvAttrsWithGroup() {
 sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> q = Int8Types();
   const char* axis_doc = "the axis of per-axis parameters, in [-r, r-1]; ignored for per-tensor ones";
-  return RegisterOps(reg, {
+  std::vector<OpSpec> specs = {
       {"QuantizeLinear", 13,
        "ONNX QuantizeLinear-13: y = saturate(round_half_even(x / y_scale) + y_zero_point), per tensor (scalar "
        "y_scale) or per axis (1-D y_scale of X.dim(axis) elements). y has y_zero_point's dtype, uint8 without one.",
@@ -147,7 +147,12 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
         "B_scale:tensor(float)|scalar", "B_zero_point:T|scalar", "C_scale:tensor(float)|scalar",
         "C_zero_point:T|scalar"},
        {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearAddInfer>(), false, LOOM_OPS_DOMAIN},
-  });
+  };
+  // A DequantizeLinear of a constant (the weights of an op the QDQ rewrite
+  // did not fuse) runs once at plan time, as ONNX Runtime's constant
+  // folding does: the op then reads, and may prepack, float32 constants.
+  LOOM_SDK_RETURN_IF_ERROR(SetFold(LOOM_FOLD_CONSTANT_INPUTS, {"DequantizeLinear"}, &specs));
+  return RegisterOps(reg, specs);
 }
 
 }  // namespace ops

@@ -220,7 +220,10 @@ class PoolKernel {
       // oneDNN 2.6 pools plain float NCHW with a scalar kernel
       // (simple_nchw) about 10x slower than its jit kernel on the
       // channel-blocked layout, so float data is pooled blocked, with
-      // reorders in and out, unless only a slow kernel exists for it.
+      // reorders in and out, unless only a slow kernel exists for it. int8
+      // data likewise in channels-last, where oneDNN's int8 jit kernels
+      // are (plain int8 NCHW gets its reference kernel: 45 ms for
+      // ResNet-18's first MaxPool).
       auto make = [&](const memory::desc& xd, const memory::desc& yd) {
         dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, xd, yd, Dims(win.strides),
                                          Dims(win.kernel), win.DnnlDilations(), Dims(win.pads_begin),
@@ -229,11 +232,13 @@ class PoolKernel {
       };
       auto pd = make(x_md, y_md);
       blocked_ = false;
-      const memory::format_tag blocked_tag = xs.size() == 3   ? memory::format_tag::nCw8c
-                                             : xs.size() == 4 ? memory::format_tag::nChw8c
-                                             : xs.size() == 5 ? memory::format_tag::nCdhw8c
-                                                              : memory::format_tag::undef;
-      if (!nchwc_ && dt == LOOM_DTYPE_FLOAT && blocked_tag != memory::format_tag::undef) {
+      const bool int8 = dt == LOOM_DTYPE_INT8 || dt == LOOM_DTYPE_UINT8;
+      using tag = memory::format_tag;
+      const tag blocked_tag = xs.size() == 3   ? (int8 ? tag::nwc : tag::nCw8c)
+                              : xs.size() == 4 ? (int8 ? tag::nhwc : tag::nChw8c)
+                              : xs.size() == 5 ? (int8 ? tag::ndhwc : tag::nCdhw8c)
+                                               : tag::undef;
+      if (!nchwc_ && (dt == LOOM_DTYPE_FLOAT || int8) && blocked_tag != tag::undef) {
         const memory::desc xb(x_md.dims(), x_md.data_type(), blocked_tag), yb(y_md.dims(), y_md.data_type(), blocked_tag);
         auto bpd = make(xb, yb);
         const std::string impl = bpd.impl_info_str();

@@ -237,6 +237,36 @@ TEST(PoolKnownTest, MaxPoolInt8AndUint8) {
   EXPECT_TRUE(AllClose((*u8)[0], Tensor::FromVector<uint8_t>({1, 1, 5}, {5, 200, 200, 255, 255})));
 }
 
+// 2-D int8 / uint8 pooling (the int8 QDQ path's MaxPool, pooled
+// channels-last by oneDNN's int8 kernel): the float32 MaxPool's result on
+// the same values, exactly.
+TEST(PoolKnownTest, MaxPool2dInt8IsTheFloatResult) {
+  const OperatorDef op = ParseOp("type: \"MaxPool\" input: \"X\" output: \"Y\" " + IntsArg("kernel_shape", {3, 3}) +
+                                 IntsArg("strides", {2, 2}) + IntsArg("pads", {1, 1, 1, 1}));
+  const Shape xs = {2, 5, 9, 8};
+  std::vector<uint8_t> u;
+  std::vector<int8_t> s;
+  std::vector<float> fu, fs;
+  for (int64_t i = 0; i < 2 * 5 * 9 * 8; ++i) {
+    u.push_back(static_cast<uint8_t>((i * 73 + 19) % 256));
+    s.push_back(static_cast<int8_t>(u.back() - 128));
+    fu.push_back(u.back());
+    fs.push_back(s.back());
+  }
+  auto ref_u = RunSingleOp(op, {Tensor::FromVector<float>(xs, fu)});
+  auto ref_s = RunSingleOp(op, {Tensor::FromVector<float>(xs, fs)});
+  auto got_u = RunSingleOp(op, {Tensor::FromVector<uint8_t>(xs, u)});
+  auto got_s = RunSingleOp(op, {Tensor::FromVector<int8_t>(xs, s)});
+  ASSERT_TRUE(ref_u.ok() && ref_s.ok() && got_u.ok() && got_s.ok());
+  const Tensor &ru = (*ref_u)[0], &rs = (*ref_s)[0], &gu = (*got_u)[0], &gs = (*got_s)[0];
+  ASSERT_EQ(gu.dims(), (Shape{2, 5, 5, 4}));
+  ASSERT_EQ(gs.dims(), gu.dims());
+  for (int64_t i = 0; i < gu.num_elements(); ++i) {
+    EXPECT_EQ(float{gu.data<uint8_t>()[i]}, ru.data<float>()[i]) << i;
+    EXPECT_EQ(float{gs.data<int8_t>()[i]}, rs.data<float>()[i]) << i;
+  }
+}
+
 TEST(PoolErrorTest, BadInputsNameTheOp) {
   auto check = [](const std::string& text, const Shape& x, const std::string& part) {
     auto out = RunSingleOp(ParseOp(text), {RandomTensor(DataType::kFloat32, x, 1)});

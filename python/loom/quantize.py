@@ -30,6 +30,10 @@ The graph keeps float32 between the pairs, so any runtime that loads QDQ
 models runs it (Loom's fuse_qdq pass and ONNX Runtime's QDQ transformers run
 the quantized ops as int8 kernels).
 
+A model of opset 9 or older is first converted to opset 13, or 11 where
+that fails (onnx.version_converter; upgrade_opset): QuantizeLinear and
+DequantizeLinear need opset 10.
+
 Samples: a folder of .npz files (arrays named after the model's inputs) or,
 for a one-input model, .npy files; each file is one run.
 """
@@ -44,7 +48,7 @@ from .net_builder import NetBuilder
 from .session import Session
 from .workspace import Workspace
 
-__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "remove_activations",
+__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "upgrade_opset", "remove_activations",
            "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE"]
 
 QUANTIZABLE = ("Conv", "MatMul", "Gemm", "Add", "MaxPool")
@@ -90,6 +94,24 @@ def _float_inputs(node, inits):
     else:
         names = list(node.input[:1])
     return [n for n in names if n and n not in inits]
+
+
+def upgrade_opset(model):
+    """`model` itself when it imports ONNX opset 10 or later (QuantizeLinear
+    and DequantizeLinear exist from 10); else converted by
+    onnx.version_converter, which rewrites the ops whose form changed: to
+    opset 13 (per-channel weights), or to 11 (ONNX Runtime's quantizer's
+    choice) where an adapter to 13 fails (Softmax 12 -> 13 needs its
+    input's rank, which a dynamic model may not give)."""
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    if opset >= 10:
+        return model
+    from onnx import shape_inference, version_converter
+    model = shape_inference.infer_shapes(model)
+    try:
+        return version_converter.convert_version(model, 13)
+    except RuntimeError:
+        return version_converter.convert_version(model, 11)
 
 
 def remove_activations(model, ops):
@@ -329,6 +351,7 @@ def main(argv=None):
         p.error("unknown --ops %s (known: %s)" % (unknown, ", ".join(QUANTIZABLE)))
     model = onnx.load(args.model)
     samples = load_samples(args.samples, _model_inputs(model))
+    model = upgrade_opset(model)
     removed = remove_activations(model, ops)
     # The removed activations' outputs keep their names: the float model
     # as given calibrates them.

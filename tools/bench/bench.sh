@@ -44,6 +44,14 @@
 #                 a sentence spoken by espeak-ng (16 kHz), zero h and c
 #       vad_v5    Silero VAD v5 on the loudest 512 samples, zero state
 #     Every input of a model is fed, in both runtimes.
+#   - int8 (issue 33): resnet18, mobilenet, ocr_det and ocr_rec quantized
+#     by loom_quantize (tools/bench/quantize_for_bench.py; min-max
+#     calibration on other inputs than the timed one: random draws for the
+#     generated models, another rendered page and three other lines for
+#     OCR) into $LOOM_BENCH_DIR/int8/; both runtimes time the same QDQ
+#     file. The notes give each int8 row's Loom time over Loom's float32
+#     time of the same model, and the line above the int8 rows the ISA of
+#     each runtime's int8 kernels.
 #
 # LOOM_RUN: another loom_run to time (a copy of bazel-bin/tools/loom_run with
 # its loom_plugins/ folder beside it, e.g. an older build's;

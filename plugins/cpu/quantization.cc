@@ -49,6 +49,15 @@ void ForEachChannel(const semantics::QuantAxis& v, int threads, F&& f) {
   }, v.inner);
 }
 
+// One run of elements with one scale and zero point. Its own function, not
+// inlined, with its parameters as values, so that GCC vectorizes it: a
+// store through Q* (a char type) may alias anything, so a loop reading
+// captured references would reload them after every element.
+template <typename X, typename Q>
+__attribute__((noinline)) void QuantizeRow(const X* x, int64_t n, float scale, int32_t zero_point, Q* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = semantics::QuantizeValue<Q>(static_cast<float>(x[i]), scale, zero_point);
+}
+
 // The inputs of QuantizeLinear and DequantizeLinear (x, scale, the optional
 // zero point) and their per-axis view.
 struct LinearQuantInputs {
@@ -95,9 +104,17 @@ class QuantizeLinearKernel : public LinearQuantKernel {
       using X = decltype(x_tag);
       const X* src = x.data<X>();
       Q* dst = y.data<Q>();
-      ForEachChannel(view, ctx.num_threads(), [&](int64_t i, int64_t c) {
-        dst[i] = semantics::QuantizeValue<Q>(static_cast<float>(src[i]), s[c], zero_points[c]);
-      });
+      if (view.channels == 1) {  // per tensor: chunks of the whole of X
+        const int64_t n = x.num_elements();
+        ParallelRange(n, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
+          QuantizeRow(src + lo, hi - lo, s[0], zero_points[0], dst + lo);
+        });
+        return;
+      }
+      ParallelFor(view.outer * view.channels, ctx.num_threads(), [&](int64_t row) {
+        const int64_t c = row % view.channels, base = row * view.inner;
+        QuantizeRow(src + base, view.inner, s[c], zero_points[c], dst + base);
+      }, view.inner);
     };
     const bool int32_x = x.dtype() == LOOM_DTYPE_INT32;
     if (x.dtype() != LOOM_DTYPE_FLOAT && !int32_x) return UnsupportedDtype(label_, x.dtype());

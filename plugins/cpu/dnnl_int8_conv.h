@@ -34,17 +34,23 @@ class DnnlInt8Conv {
   struct Output {
     LoomDataType dtype = LOOM_DTYPE_INT32;  // INT32: accumulate; INT8 / UINT8: requantize
     std::vector<float> scales;              // requantize: one, or one per output channel (M)
-    bool operator==(const Output& o) const { return dtype == o.dtype && scales == o.scales; }
+    bool zero_point = false;                // requantize: y's zero point is not 0
+    bool operator==(const Output& o) const {
+      return dtype == o.dtype && scales == o.scales && zero_point == o.zero_point;
+    }
   };
 
-  // Builds the primitive for X `xs` (`x_dt`), W `ws`, group, window `win`,
-  // whether a bias is given and `out`, unless it is built for exactly these.
+  // Builds the primitive for X `xs` (`x_dt`) with a zero point other than 0
+  // or not (`x_zero_point`: oneDNN's kernels without one are faster), W
+  // `ws`, group, window `win`, whether a bias is given and `out`, unless
+  // it is built for exactly these.
   // False (nothing built) when oneDNN has no implementation; asked again
   // for the same, answers the same without trying again.
-  bool Configure(const std::string& label, LoomDataType x_dt, const std::vector<int64_t>& xs,
+  bool Configure(const std::string& label, LoomDataType x_dt, bool x_zero_point, const std::vector<int64_t>& xs,
                  const std::vector<int64_t>& ws, int64_t group, const semantics::Window& win, bool bias,
                  const Output& out, int threads) {
-    Key key{x_dt, xs, ws, group, win.strides, win.dilations, win.pads_begin, win.pads_end, bias, out, threads};
+    Key key{x_dt, x_zero_point, xs, ws, group, win.strides, win.dilations, win.pads_begin, win.pads_end, bias, out,
+            threads};
     if (tried_ && key == key_) return ok_;
     ok_ = false;
     tried_ = true;
@@ -65,11 +71,11 @@ class DnnlInt8Conv {
                              b_md = PlainDesc({ws[0]}, dt::s32);
     const Status s = DnnlCreate(label, threads, [&] {
       dnnl::primitive_attr attr;
-      attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+      if (x_zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
       if (out.dtype != LOOM_DTYPE_INT32) {
         // oneDNN: dst = saturate(round(scale[m] * (acc + B)) + dst zero point).
         attr.set_output_scales(out.scales.size() > 1 ? 1 << 1 : 0, out.scales);
-        attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+        if (out.zero_point) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
       }
       auto any = [](const dnnl::memory::desc& md) {
         return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
@@ -113,8 +119,8 @@ class DnnlInt8Conv {
     return Status::Ok();
   }
 
-  // Y (the configured Output, [N, M, out...]) from X and W; `y_zero_point`
-  // is read in the requantize form only.
+  // Y (the configured Output, [N, M, out...]) from X and W; the zero
+  // points are read where the configuration has them.
   Status Run(sdk::KernelContext& ctx, const std::string& label, const void* x, const void* w, int32_t x_zero_point,
              const int32_t* bias, int32_t y_zero_point, void* y) {
     const int threads = key_.threads;
@@ -127,12 +133,13 @@ class DnnlInt8Conv {
     LOOM_SDK_RETURN_IF_ERROR(x_.Bind(ctx, const_cast<void*>(x), &x_used));
     LOOM_SDK_RETURN_IF_ERROR(y_.Bind(ctx, y, &y_used));
     LOOM_SDK_RETURN_IF_ERROR(x_.ReorderIn(label, threads));
-    *static_cast<int32_t*>(x_zp_.get_data_handle()) = x_zero_point;
-    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, x_used},
-                                                  {DNNL_ARG_WEIGHTS, w_blk_},
-                                                  {DNNL_ARG_DST, y_used},
-                                                  {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, x_zp_}};
-    if (key_.out.dtype != LOOM_DTYPE_INT32) {
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, x_used}, {DNNL_ARG_WEIGHTS, w_blk_}, {DNNL_ARG_DST, y_used}};
+    if (key_.x_zero_point) {
+      *static_cast<int32_t*>(x_zp_.get_data_handle()) = x_zero_point;
+      args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] = x_zp_;
+    }
+    if (key_.out.zero_point) {
       *static_cast<int32_t*>(y_zp_.get_data_handle()) = y_zero_point;
       args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = y_zp_;
     }
@@ -148,6 +155,7 @@ class DnnlInt8Conv {
  private:
   struct Key {
     LoomDataType x_dt = LOOM_DTYPE_UNDEFINED;
+    bool x_zero_point = false;
     std::vector<int64_t> xs, ws;
     int64_t group = 1;
     std::vector<int64_t> strides, dilations, pads_begin, pads_end;
@@ -155,7 +163,7 @@ class DnnlInt8Conv {
     Output out;
     int threads = 0;
     bool operator==(const Key& o) const {
-      return x_dt == o.x_dt && xs == o.xs && ws == o.ws && group == o.group && strides == o.strides &&
+      return x_dt == o.x_dt && x_zero_point == o.x_zero_point && xs == o.xs && ws == o.ws && group == o.group && strides == o.strides &&
              dilations == o.dilations && pads_begin == o.pads_begin && pads_end == o.pads_end && bias == o.bias &&
              out == o.out && threads == o.threads;
     }

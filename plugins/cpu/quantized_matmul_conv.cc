@@ -317,7 +317,7 @@ class IntConvKernel {
     // oneDNN's int8 convolution where it applies (s8 W, W zero points 0):
     // the same integer sums.
     if (SymmetricWeights(w.dtype(), ctx.Input(w_zp_)) && x.num_elements() > 0 &&
-        accumulate_.Configure(label_, x.dtype(), x.shape(), w.shape(), group_, win, bias.present(),
+        accumulate_.Configure(label_, x.dtype(), zx != 0, x.shape(), w.shape(), group_, win, bias.present(),
                               DnnlInt8Conv::Output(), ctx.num_threads())) {
       return accumulate_.Run(ctx, label_, x.raw_data(), w.raw_data(), zx,
                              bias.present() ? bias.data<int32_t>() : nullptr, 0, acc);
@@ -371,19 +371,22 @@ class QLinearConvKernel : public IntConvKernel {
   Status Prepare(const sdk::PrepareContext& ctx) {
     std::vector<int64_t> xs, ys;
     const Tensor w = ctx.InputConstant(3);
-    Tensor params[] = {ctx.InputConstant(1), ctx.InputConstant(4), ctx.InputConstant(5), ctx.InputConstant(6),
-                       ctx.InputConstant(7)};
+    // x_scale, x_zero_point, w_scale, w_zero_point, y_scale, y_zero_point.
+    const Tensor p[] = {ctx.InputConstant(1), ctx.InputConstant(2), ctx.InputConstant(4),
+                        ctx.InputConstant(5), ctx.InputConstant(6), ctx.InputConstant(7)};
     if (!w.present() || !ctx.InputShape(0, &xs) || xs.empty()) return Status::Ok();  // configured at the first run
-    for (const Tensor& p : params) {
-      if (!p.present()) return Status::Ok();
+    for (const Tensor& t : p) {
+      if (!t.present()) return Status::Ok();
     }
     semantics::Window win;
     if (!Shape(xs, w.shape(), &win, &ys).ok()) return Status::Ok();  // Compute reports it
     DnnlInt8Conv::Output out;
+    double xz = 0;
     const bool has_b = ctx.num_inputs() > 8 && !ctx.info().input_name(8).empty();
-    if (!Requantized(params[0], params[1], params[3], params[4], ws_count(w), &out).ok() ||
-        !SymmetricWeights(w.dtype(), params[2]) ||
-        !requantize_.Configure(label_, ctx.InputDType(0), xs, w.shape(), group_, win, has_b, out, ctx.num_threads())) {
+    if (!Requantized(p[0], p[2], p[4], p[5], ws_count(w), &out).ok() || !ScalarOf(label_, "", p[1], &xz).ok() ||
+        !SymmetricWeights(w.dtype(), p[3]) ||
+        !requantize_.Configure(label_, ctx.InputDType(0), xz != 0, xs, w.shape(), group_, win, has_b, out,
+                               ctx.num_threads())) {
       return Status::Ok();
     }
     return requantize_.PackConstantW(ctx, 3, label_);
@@ -403,12 +406,12 @@ class QLinearConvKernel : public IntConvKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, y_zp.dtype(), ys, &y));
     if (y.num_elements() == 0) return Status::Ok();
     DnnlInt8Conv::Output out;
+    double xz = 0, yz = 0;
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_zero_point", ctx.Input(2), &xz));
     if (x.num_elements() > 0 && SymmetricWeights(w.dtype(), ctx.Input(5)) &&
         Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out).ok() &&
-        requantize_.Configure(label_, x.dtype(), x.shape(), w.shape(), group_, win, bias.present(), out,
+        requantize_.Configure(label_, x.dtype(), xz != 0, x.shape(), w.shape(), group_, win, bias.present(), out,
                               ctx.num_threads())) {
-      double xz = 0, yz = 0;
-      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_zero_point", ctx.Input(2), &xz));
       LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, &yz));
       return requantize_.Run(ctx, label_, x.raw_data(), w.raw_data(), static_cast<int32_t>(xz),
                              bias.present() ? bias.data<int32_t>() : nullptr, static_cast<int32_t>(yz), y.raw_data());
@@ -439,7 +442,10 @@ class QLinearConvKernel : public IntConvKernel {
     if (!y_zp.present() || (y_zp.dtype() != LOOM_DTYPE_INT8 && y_zp.dtype() != LOOM_DTYPE_UINT8)) {
       return sdk::InvalidArgument(label_ + ": y_zero_point must be int8 or uint8");
     }
+    double yz = 0;
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, &yz));
     out->dtype = y_zp.dtype();
+    out->zero_point = yz != 0;
     out->scales.clear();
     for (float s : ws.values) out->scales.push_back(static_cast<float>(xs * static_cast<double>(s) / ys));
     return Status::Ok();

@@ -2,8 +2,9 @@
 // DequantizeLinear-13, DynamicQuantizeLinear-11, and the integer ops of
 // opset 10, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv. The
 // rounding and saturation rules are ops/semantics/quantization.h's. And
-// Loom's QLinearAdd (ONNX Runtime's com.microsoft op of that name), which
-// the QDQ rewrite (transforms/fuse_qdq.h) makes.
+// Loom's QLinearAdd and NhwcQLinearConv (ONNX Runtime's com.microsoft ops
+// of those names), which the QDQ rewrites (transforms/fuse_qdq.h,
+// transforms/int8_channels_last.h) make.
 #include <string>
 #include <vector>
 
@@ -71,6 +72,20 @@ sdk::Status QLinearAddInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> a, b, y;
   // Shapes that do not broadcast are the kernel's error, with both shapes.
   if (ctx.InputShape(0, &a) && ctx.InputShape(3, &b) && Broadcast(a, b, &y)) ctx.SetOutputShape(0, y);
+  return sdk::Status::Ok();
+}
+
+// NhwcQLinearConv: QLinearConv's shape rule on the channels-last view:
+// x [N, H, W, C], w [M, C / group, kH, kW] -> y [N, H', W', M].
+sdk::Status NhwcQLinearConvInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(7));
+  std::vector<int64_t> x, w, out;
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(3, &w) || x.size() != 4 || w.size() != 4) return sdk::Status::Ok();
+  const std::vector<int64_t> plain = {x[0], x[3], x[1], x[2]};
+  semantics::WindowAttrs attrs;
+  if (attrs.Read(ctx.info(), "").ok() && attrs.InferOutputShape(plain, w[0], {w.begin() + 2, w.end()}, &out)) {
+    ctx.SetOutputShape(0, {out[0], out[2], out[3], out[1]});
+  }
   return sdk::Status::Ok();
 }
 
@@ -147,6 +162,16 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
         "B_scale:tensor(float)|scalar", "B_zero_point:T|scalar", "C_scale:tensor(float)|scalar",
         "C_zero_point:T|scalar"},
        {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearAddInfer>(), false, LOOM_OPS_DOMAIN},
+      {"NhwcQLinearConv", 1,
+       "Not an ONNX op: ONNX Runtime's com.microsoft NhwcQLinearConv, made by Loom's int8 channels-last rewrite "
+       "(transforms/int8_channels_last.h) so that runs of int8 ops keep oneDNN's int8 layout between them. "
+       "QLinearConv-10 (same inputs, attributes and rounding) on channels-last tensors: x [N, H, W, C] to y [N, "
+       "H', W', M]; 2-D only; W int8 with zero points 0 (the pass converts no other).",
+       {"x:T1|[N, H, W, C]", "x_scale:tensor(float)|scalar", "x_zero_point:T1|scalar",
+        "w:T2|[M, C / group, kH, kW]", "w_scale:tensor(float)|scalar, or [M]", "w_zero_point:T2|scalar, or [M]",
+        "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar", "B:tensor(int32)?|[M]"},
+       {"y:T3|[N, H', W', M]"}, {{"T1", q}, {"T2", q}, {"T3", q}}, ConvAttrsWithGroup(),
+       Fn<&NhwcQLinearConvInfer>(), false, LOOM_OPS_DOMAIN},
   };
   // A DequantizeLinear of a constant (the weights of an op the QDQ rewrite
   // did not fuse) runs once at plan time, as ONNX Runtime's constant

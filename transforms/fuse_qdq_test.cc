@@ -117,8 +117,10 @@ TEST(FuseQdq, ConvReluPoolAddRunAsInt8WithinOneStep) {
   std::vector<std::string> fused, plain;
   const Tensor y = RunAt(model, 1, &fused);
   const Tensor ref = RunAt(model, 0, &plain);
-  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "QLinearConv", "MaxPool", "QLinearAdd",
-                                             "DequantizeLinear", "Identity"}));
+  // The int8 ops, channels-last (int8_channels_last.h) between one
+  // Transpose in and one out.
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "NhwcMaxPool",
+                                             "QLinearAdd", "Transpose", "DequantizeLinear", "Identity"}));
   ASSERT_EQ(y.num_elements(), ref.num_elements());
   ASSERT_GT(y.num_elements(), 0);
   int64_t exact = 0;

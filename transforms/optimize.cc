@@ -5,6 +5,7 @@
 #include "transforms/fuse_conv_activation.h"
 #include "transforms/fuse_elementwise.h"
 #include "transforms/fuse_qdq.h"
+#include "transforms/int8_channels_last.h"
 #include "transforms/nchwc_layout.h"
 
 namespace loom {
@@ -14,6 +15,8 @@ namespace {
 int RunNameRunningStatistics(NetDef* net, const OptimizeOptions&) { return NameRunningStatistics(net); }
 
 int RunFuseQdq(NetDef* net, const OptimizeOptions&) { return FuseQdq(net); }
+
+int RunInt8ChannelsLast(NetDef* net, const OptimizeOptions&) { return Int8ChannelsLast(net); }
 
 int RunFoldIntoConv(NetDef* net, const OptimizeOptions&) {
   // Alternately: a BatchNormalization after a folded Add (PP-OCR's
@@ -43,6 +46,7 @@ const std::vector<Pass>& Passes() {
   static const std::vector<Pass> kPasses = {
       {"name_running_statistics", 0, true, true, "", &RunNameRunningStatistics},
       {"fuse_qdq", 1, false, false, "CPU", &RunFuseQdq},
+      {"int8_channels_last", 1, false, false, "CPU", &RunInt8ChannelsLast},
       {"fold_into_conv", 1, false, false, "", &RunFoldIntoConv},
       {"fuse_hard_swish", 1, false, false, "", &RunFuseHardSwish},
       {"fuse_conv_activation", 1, true, false, "", &RunFuseConvActivation},

@@ -62,6 +62,8 @@ struct Pass {
 //                            QuantizeLinear -> int8 ops (fuse_qdq.h); CPU
 //                            only, before the fusions that would take the
 //                            float ops
+//   int8_channels_last       runs of those int8 ops on channels-last tensors
+//                            (int8_channels_last.h); CPU only
 //   fold_into_conv           BatchNormalization and scalar Mul/Add after a
 //                            Conv fold into its weights, until none is left
 //                            (fold_batchnorm.h, fuse_elementwise.h)

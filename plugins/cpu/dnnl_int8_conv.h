@@ -9,6 +9,9 @@
 //     float, as oneDNN's output scales and ONNX Runtime's QLinearConv do;
 //     the rounding of a product on a .5 boundary may differ by one step
 //     from ops/semantics/quantization.h's double form.
+// X and Y are plain NCHW tensors, reordered to and from oneDNN's layout, or
+// channels-last [N, H, W, C] ones (NhwcQLinearConv), which its int8
+// kernels take as they are.
 // A constant W is packed into the primitive's layout once, in Prepare
 // (PackConstantW), shared with every kernel packing the same W the same
 // way. oneDNN has no weight zero points: a W zero point other than 0, a u8
@@ -40,17 +43,18 @@ class DnnlInt8Conv {
     }
   };
 
-  // Builds the primitive for X `xs` (`x_dt`) with a zero point other than 0
-  // or not (`x_zero_point`: oneDNN's kernels without one are faster), W
-  // `ws`, group, window `win`, whether a bias is given and `out`, unless
-  // it is built for exactly these.
+  // Builds the primitive for X `xs` (`x_dt`; the plain [N, C, D...] dims,
+  // whatever the layout) with a zero point other than 0 or not
+  // (`x_zero_point`: oneDNN's kernels without one are faster), W `ws`,
+  // group, window `win`, whether a bias is given, `out` and whether X and Y
+  // are channels-last (2-D only), unless it is built for exactly these.
   // False (nothing built) when oneDNN has no implementation; asked again
   // for the same, answers the same without trying again.
   bool Configure(const std::string& label, LoomDataType x_dt, bool x_zero_point, const std::vector<int64_t>& xs,
                  const std::vector<int64_t>& ws, int64_t group, const semantics::Window& win, bool bias,
-                 const Output& out, int threads) {
+                 const Output& out, bool channels_last, int threads) {
     Key key{x_dt, x_zero_point, xs, ws, group, win.strides, win.dilations, win.pads_begin, win.pads_end, bias, out,
-            threads};
+            channels_last, threads};
     if (tried_ && key == key_) return ok_;
     ok_ = false;
     tried_ = true;
@@ -66,9 +70,11 @@ class DnnlInt8Conv {
       wdims.insert(wdims.end(), ws.begin() + 2, ws.end());
     }
     const dt y_dt = out.dtype == LOOM_DTYPE_INT32 ? dt::s32 : out.dtype == LOOM_DTYPE_UINT8 ? dt::u8 : dt::s8;
-    const dnnl::memory::desc x_md = PlainDesc(xs, x_dt == LOOM_DTYPE_UINT8 ? dt::u8 : dt::s8),
-                             w_md = PlainDesc(wdims, dt::s8), y_md = PlainDesc(ys, y_dt),
-                             b_md = PlainDesc({ws[0]}, dt::s32);
+    const dt x_type = x_dt == LOOM_DTYPE_UINT8 ? dt::u8 : dt::s8;
+    const auto nhwc = dnnl::memory::format_tag::nhwc;
+    const dnnl::memory::desc x_md = channels_last ? dnnl::memory::desc(Dims(xs), x_type, nhwc) : PlainDesc(xs, x_type),
+                             y_md = channels_last ? dnnl::memory::desc(Dims(ys), y_dt, nhwc) : PlainDesc(ys, y_dt),
+                             w_md = PlainDesc(wdims, dt::s8), b_md = PlainDesc({ws[0]}, dt::s32);
     const Status s = DnnlCreate(label, threads, [&] {
       dnnl::primitive_attr attr;
       if (x_zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
@@ -161,11 +167,12 @@ class DnnlInt8Conv {
     std::vector<int64_t> strides, dilations, pads_begin, pads_end;
     bool bias = false;
     Output out;
+    bool channels_last = false;
     int threads = 0;
     bool operator==(const Key& o) const {
       return x_dt == o.x_dt && x_zero_point == o.x_zero_point && xs == o.xs && ws == o.ws && group == o.group && strides == o.strides &&
              dilations == o.dilations && pads_begin == o.pads_begin && pads_end == o.pads_end && bias == o.bias &&
-             out == o.out && threads == o.threads;
+             out == o.out && channels_last == o.channels_last && threads == o.threads;
     }
   };
   Key key_;

@@ -1,7 +1,9 @@
 // MaxPool and AveragePool on oneDNN's pooling_v2_forward (float32 data pooled
-// on the channel-blocked layout with reorders, other dtypes on the plain one;
+// on the channel-blocked layout with reorders, int8 channels-last, float64
+// on the plain one;
 // primitives cached per input shape; float64 in plain loops, nn_pool_naive.h);
 // NchwcMaxPool the same on blocked X and Y (ops/nn_nchwc.cc), no reorders;
+// NhwcMaxPool on channels-last int8 X and Y (ops/nn_pool.cc), no reorders;
 // MaxPool's Indices output, GlobalAveragePool, GlobalMaxPool and
 // NchwcGlobalAveragePool as plain OpenMP loops.
 #include <cmath>
@@ -89,6 +91,7 @@ class PoolKernel {
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
     nchwc_ = info.op_type() == "NchwcMaxPool";
+    nhwc_ = info.op_type() == "NhwcMaxPool";
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Read(info, label_));
     if (attrs_.kernel.empty()) return sdk::InvalidArgument(label_ + ": attribute kernel_shape is required");
     include_pad_ = info.IntOr("count_include_pad", 0) != 0;
@@ -178,6 +181,10 @@ class PoolKernel {
       }
       xs = {xs[0], xs[1] * xs[4], xs[2], xs[3]};
     }
+    if (nhwc_) {  // the window on the plain view [N, C, H, W]
+      if (xs.size() != 4) return sdk::InvalidArgument(label_ + ": input X must be [N, H, W, C]; found " + ShapeStr(xs));
+      xs = {xs[0], xs[3], xs[1], xs[2]};
+    }
     if (xs.size() < 3 || xs.size() > 5) {
       return sdk::InvalidArgument(label_ + ": input X must be [N, C, D...] with 1 to 3 spatial dims; found " + ShapeStr(xs));
     }
@@ -190,6 +197,10 @@ class PoolKernel {
     if (nchwc_) {
       xs = blocked_xs;
       ys = {xs[0], xs[1], ys[2], ys[3], xs[4]};
+    }
+    if (nhwc_) {
+      xs = blocked_xs;
+      ys = {ys[0], ys[2], ys[3], ys[1]};
     }
     xs_ = xs;
     ys_ = ys;
@@ -212,8 +223,13 @@ class PoolKernel {
     LOOM_SDK_RETURN_IF_ERROR(DnnlCreate(label_, threads, [&] {
       // NchwcMaxPool: X and Y in X's blocked layout, no reorders.
       const int64_t b = nchwc_ ? xs_[4] : 0;
-      const memory::desc x_md = !nchwc_ ? PlainDesc(xs, DnnlType(dt)) : BlockedDesc(xs, b);
-      const memory::desc y_md = !nchwc_ ? PlainDesc(ys, DnnlType(dt)) : BlockedDesc(ys, b);
+      // NhwcMaxPool: X and Y channels-last, no reorders.
+      const memory::desc x_md = nchwc_  ? BlockedDesc(xs, b)
+                                : nhwc_ ? memory::desc(Dims(xs), DnnlType(dt), memory::format_tag::nhwc)
+                                        : PlainDesc(xs, DnnlType(dt));
+      const memory::desc y_md = nchwc_  ? BlockedDesc(ys, b)
+                                : nhwc_ ? memory::desc(Dims(ys), DnnlType(dt), memory::format_tag::nhwc)
+                                        : PlainDesc(ys, DnnlType(dt));
       const auto alg = kMax ? dnnl::algorithm::pooling_max
                             : (include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
                                             : dnnl::algorithm::pooling_avg_exclude_padding);
@@ -238,7 +254,7 @@ class PoolKernel {
                               : xs.size() == 4 ? (int8 ? tag::nhwc : tag::nChw8c)
                               : xs.size() == 5 ? (int8 ? tag::ndhwc : tag::nCdhw8c)
                                                : tag::undef;
-      if (!nchwc_ && (dt == LOOM_DTYPE_FLOAT || int8) && blocked_tag != tag::undef) {
+      if (!nchwc_ && !nhwc_ && (dt == LOOM_DTYPE_FLOAT || int8) && blocked_tag != tag::undef) {
         const memory::desc xb(x_md.dims(), x_md.data_type(), blocked_tag), yb(y_md.dims(), y_md.data_type(), blocked_tag);
         auto bpd = make(xb, yb);
         const std::string impl = bpd.impl_info_str();
@@ -304,6 +320,7 @@ class PoolKernel {
 
   std::string label_;
   bool nchwc_ = false;  // NchwcMaxPool: X and Y blocked [N, C / b, H, W, b]
+  bool nhwc_ = false;   // NhwcMaxPool: X and Y channels-last [N, H, W, C]
   WindowAttrs attrs_;
   bool include_pad_ = false, col_major_ = false;
   bool with_indices_ = false;  // MaxPool's Indices output is asked for
@@ -417,6 +434,8 @@ sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<PoolKernel<false>>("AveragePool", f32_f64));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<PoolKernel<true>>("NchwcMaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<PoolKernel<true>>("NhwcMaxPool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32_f64));
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<NchwcGlobalAveragePoolKernel>("NchwcGlobalAveragePool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));

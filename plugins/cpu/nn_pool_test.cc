@@ -267,6 +267,30 @@ TEST(PoolKnownTest, MaxPool2dInt8IsTheFloatResult) {
   }
 }
 
+// NhwcMaxPool (Loom's domain) is int8 MaxPool on channels-last tensors.
+TEST(PoolKnownTest, NhwcMaxPoolIsMaxPoolChannelsLast) {
+  const int64_t N = 2, C = 5, H = 9, W = 8;
+  std::vector<uint8_t> x, xt(static_cast<size_t>(N * C * H * W));
+  for (int64_t i = 0; i < N * C * H * W; ++i) x.push_back(static_cast<uint8_t>((i * 73 + 19) % 256));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w) xt[((n * H + h) * W + w) * C + c] = x[((n * C + c) * H + h) * W + w];
+  const std::string args = " input: \"X\" output: \"Y\" " + IntsArg("kernel_shape", {3, 3}) + IntsArg("strides", {2, 2}) +
+                           IntsArg("pads", {1, 1, 1, 1});
+  auto plain = RunSingleOp(ParseOp("type: \"MaxPool\"" + args), {Tensor::FromVector<uint8_t>({N, C, H, W}, x)});
+  auto nhwc = RunSingleOp(ParseOp("type: \"NhwcMaxPool\" domain: \"loom\"" + args),
+                          {Tensor::FromVector<uint8_t>({N, H, W, C}, xt)});
+  ASSERT_TRUE(plain.ok() && nhwc.ok()) << plain.status() << nhwc.status();
+  const Tensor &p = (*plain)[0], &t = (*nhwc)[0];
+  ASSERT_EQ(t.dims(), (Shape{N, 5, 4, C}));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < 5; ++h)
+        for (int64_t w = 0; w < 4; ++w)
+          EXPECT_EQ(t.data<uint8_t>()[((n * 5 + h) * 4 + w) * C + c], p.data<uint8_t>()[((n * C + c) * 5 + h) * 4 + w]);
+}
+
 TEST(PoolErrorTest, BadInputsNameTheOp) {
   auto check = [](const std::string& text, const Shape& x, const std::string& part) {
     auto out = RunSingleOp(ParseOp(text), {RandomTensor(DataType::kFloat32, x, 1)});

@@ -317,6 +317,43 @@ TEST(QLinearConv, RequantizedInsideOneDnnWithinOneStep) {
   }
 }
 
+// [N, C, H, W] -> [N, H, W, C] of a uint8 tensor's values.
+std::vector<uint8_t> ToNhwc(const std::vector<uint8_t>& v, int64_t N, int64_t C, int64_t H, int64_t W) {
+  std::vector<uint8_t> out(v.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w) out[((n * H + h) * W + w) * C + c] = v[((n * C + c) * H + h) * W + w];
+  return out;
+}
+
+// NhwcQLinearConv (Loom's domain) is QLinearConv on channels-last tensors:
+// the same values, transposed, for a dense and a depthwise convolution.
+TEST(NhwcQLinearConv, IsQLinearConvChannelsLast) {
+  const int64_t N = 1, C = 8, H = 7, W = 6;
+  std::vector<uint8_t> x8;
+  for (int64_t i = 0; i < N * C * H * W; ++i) x8.push_back(static_cast<uint8_t>((i * 31 + 7) % 256));
+  for (const int64_t G : {int64_t{1}, C}) {
+    const int64_t M = G == 1 ? 16 : C;
+    std::vector<int8_t> w8;
+    for (int64_t i = 0; i < M * (C / G) * 9; ++i) w8.push_back(static_cast<int8_t>((i * 29 + 3) % 255 - 127));
+    std::vector<float> sw(static_cast<size_t>(M), 0.003f);
+    const std::string args = R"( input: "x" input: "xs" input: "xz" input: "w" input: "ws" input: "wz" input: "ys"
+                                 input: "yz" output: "y" arg { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 }
+                                 arg { name: "group" i: )" + std::to_string(G) + " }";
+    auto inputs = [&](Tensor x) {
+      return std::vector<Tensor>{x, F32({}, {0.05f}), Vec<uint8_t>({}, {3}), Vec<int8_t>({M, C / G, 3, 3}, w8),
+                                 F32({M}, sw), Vec<int8_t>({M}, std::vector<int8_t>(M, 0)), F32({}, {0.04f}),
+                                 Vec<uint8_t>({}, {10})};
+    };
+    Tensor plain = Run1(testing::ParseOp(R"(type: "QLinearConv")" + args), inputs(Vec<uint8_t>({N, C, H, W}, x8)));
+    Tensor nhwc = Run1(testing::ParseOp(R"(type: "NhwcQLinearConv" domain: "loom")" + args),
+                       inputs(Vec<uint8_t>({N, H, W, C}, ToNhwc(x8, N, C, H, W))));
+    const std::vector<uint8_t> p(plain.data<uint8_t>(), plain.data<uint8_t>() + plain.num_elements());
+    EXPECT_TRUE(SameTensor(nhwc, Vec<uint8_t>({N, H, W, M}, ToNhwc(p, N, M, H, W)))) << "group " << G;
+  }
+}
+
 // ---- QLinearAdd (Loom's domain) ------------------------------------------------------------
 TEST(QLinearAdd, HandComputedBroadcastAndSaturation) {
   // A [2, 3] with scale 0.5, zero point 10; B [3] with scale 0.25, zero

@@ -318,7 +318,7 @@ class IntConvKernel {
     // the same integer sums.
     if (SymmetricWeights(w.dtype(), ctx.Input(w_zp_)) && x.num_elements() > 0 &&
         accumulate_.Configure(label_, x.dtype(), zx != 0, x.shape(), w.shape(), group_, win, bias.present(),
-                              DnnlInt8Conv::Output(), ctx.num_threads())) {
+                              DnnlInt8Conv::Output(), /*channels_last=*/false, ctx.num_threads())) {
       return accumulate_.Run(ctx, label_, x.raw_data(), w.raw_data(), zx,
                              bias.present() ? bias.data<int32_t>() : nullptr, 0, acc);
     }
@@ -364,17 +364,26 @@ class ConvIntegerKernel : public IntConvKernel {
 // QLinearConv: requantized inside oneDNN's int8 convolution where it
 // applies (DnnlInt8Conv's requantize form, a constant W packed once in
 // Prepare), else accumulated as ConvInteger and requantized here.
+// NhwcQLinearConv (Loom's domain): the same on channels-last X [N, H, W, C]
+// and Y [N, H', W', M], oneDNN only (transforms/int8_channels_last.h
+// converts only QLinearConvs whose W oneDNN takes).
 class QLinearConvKernel : public IntConvKernel {
  public:
   QLinearConvKernel() : IntConvKernel(0, 2, 3, 5) {}
 
+  Status Init(const KernelInfo& info) {
+    channels_last_ = info.op_type() == "NhwcQLinearConv";
+    return IntConvKernel::Init(info);
+  }
+
   Status Prepare(const sdk::PrepareContext& ctx) {
     std::vector<int64_t> xs, ys;
     const Tensor w = ctx.InputConstant(3);
+    if (!ctx.InputShape(0, &xs) || !Plain(xs, &xs).ok()) return Status::Ok();  // configured (or refused) at the first run
     // x_scale, x_zero_point, w_scale, w_zero_point, y_scale, y_zero_point.
     const Tensor p[] = {ctx.InputConstant(1), ctx.InputConstant(2), ctx.InputConstant(4),
                         ctx.InputConstant(5), ctx.InputConstant(6), ctx.InputConstant(7)};
-    if (!w.present() || !ctx.InputShape(0, &xs) || xs.empty()) return Status::Ok();  // configured at the first run
+    if (!w.present()) return Status::Ok();
     for (const Tensor& t : p) {
       if (!t.present()) return Status::Ok();
     }
@@ -386,7 +395,7 @@ class QLinearConvKernel : public IntConvKernel {
     if (!Requantized(p[0], p[2], p[4], p[5], ws_count(w), &out).ok() || !ScalarOf(label_, "", p[1], &xz).ok() ||
         !SymmetricWeights(w.dtype(), p[3]) ||
         !requantize_.Configure(label_, ctx.InputDType(0), xz != 0, xs, w.shape(), group_, win, has_b, out,
-                               ctx.num_threads())) {
+                               channels_last_, ctx.num_threads())) {
       return Status::Ok();
     }
     return requantize_.PackConstantW(ctx, 3, label_);
@@ -395,26 +404,33 @@ class QLinearConvKernel : public IntConvKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), w = ctx.Input(3), bias = ctx.Input(8), y_zp = ctx.Input(7), y;
     semantics::Window win;
-    std::vector<int64_t> ys;
-    LOOM_SDK_RETURN_IF_ERROR(Shape(x.shape(), w.shape(), &win, &ys));
+    std::vector<int64_t> xs, ys;
+    LOOM_SDK_RETURN_IF_ERROR(Plain(x.shape(), &xs));
+    LOOM_SDK_RETURN_IF_ERROR(Shape(xs, w.shape(), &win, &ys));
     const int64_t M = ys[1];
     LOOM_SDK_RETURN_IF_ERROR(CheckBias(bias, M));
     double x_scale = 0;
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", ctx.Input(1), &x_scale));
     PerIndex<float> ws;
     LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_scale", ctx.Input(4), M, 1, "output channel", 1.0f, &ws));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, y_zp.dtype(), ys, &y));
+    LOOM_SDK_RETURN_IF_ERROR(
+        ctx.Output(0, y_zp.dtype(), channels_last_ ? std::vector<int64_t>{ys[0], ys[2], ys[3], ys[1]} : ys, &y));
     if (y.num_elements() == 0) return Status::Ok();
     DnnlInt8Conv::Output out;
     double xz = 0, yz = 0;
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_zero_point", ctx.Input(2), &xz));
     if (x.num_elements() > 0 && SymmetricWeights(w.dtype(), ctx.Input(5)) &&
         Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out).ok() &&
-        requantize_.Configure(label_, x.dtype(), xz != 0, x.shape(), w.shape(), group_, win, bias.present(), out,
-                              ctx.num_threads())) {
+        requantize_.Configure(label_, x.dtype(), xz != 0, xs, w.shape(), group_, win, bias.present(), out,
+                              channels_last_, ctx.num_threads())) {
       LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, &yz));
       return requantize_.Run(ctx, label_, x.raw_data(), w.raw_data(), static_cast<int32_t>(xz),
                              bias.present() ? bias.data<int32_t>() : nullptr, static_cast<int32_t>(yz), y.raw_data());
+    }
+    if (channels_last_) {
+      return sdk::FailedPrecondition(label_ + ": channels-last QLinearConv runs on oneDNN's int8 convolution only, "
+                                              "which refused X " + ShapeStr(x.shape()) + " with W " +
+                                     ShapeStr(w.shape()) + " (it takes int8 W with zero points 0)");
     }
     std::vector<int32_t> acc(static_cast<size_t>(y.num_elements()));
     LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, bias, ys, win, acc.data()));
@@ -429,6 +445,19 @@ class QLinearConvKernel : public IntConvKernel {
 
  private:
   static int64_t ws_count(const Tensor& w) { return w.shape().empty() ? 0 : w.shape()[0]; }
+
+  // X's dims as [N, C, D...] (a channels-last X is [N, H, W, C]).
+  Status Plain(const std::vector<int64_t>& x, std::vector<int64_t>* plain) const {
+    if (!channels_last_) {
+      *plain = x;
+      return Status::Ok();
+    }
+    if (x.size() != 4) {
+      return sdk::InvalidArgument(label_ + ": x must be [N, H, W, C]; found " + ShapeStr(x));
+    }
+    *plain = {x[0], x[3], x[1], x[2]};
+    return Status::Ok();
+  }
 
   // The requantize form's output: y_zero_point's dtype and x_scale *
   // w_scale[m] / y_scale per channel (one for a scalar w_scale).
@@ -451,6 +480,7 @@ class QLinearConvKernel : public IntConvKernel {
     return Status::Ok();
   }
 
+  bool channels_last_ = false;
   DnnlInt8Conv requantize_;
 };
 
@@ -462,7 +492,9 @@ Status RegisterQuantizedMatMulConvKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<QLinearMatMulKernel>("QLinearMatMul", {"CPU", "", 0, {{"T1", q}, {"T2", q}, {"T3", q}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConvIntegerKernel>("ConvInteger", {"CPU", "", 0, {{"T1", q}, {"T2", q}}}));
-  return reg.Kernel<QLinearConvKernel>("QLinearConv", {"CPU", "", 0, {{"T1", q}, {"T2", q}, {"T3", q}}});
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<QLinearConvKernel>("QLinearConv", {"CPU", "", 0, {{"T1", q}, {"T2", q}, {"T3", q}}}));
+  return reg.Kernel<QLinearConvKernel>("NhwcQLinearConv", {"CPU", "", 0, {{"T1", q}, {"T2", q}, {"T3", q}}});
 }
 
 }  // namespace cpu

@@ -1,0 +1,140 @@
+#include "transforms/int8_channels_last.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/proto_io.h"
+#include "core/registry.h"
+#include "transforms/graph_util.h"
+
+namespace loom {
+namespace transforms {
+namespace {
+
+// Every blob `op` reads, its nested nets' included.
+void Reads(const OperatorDef& op, std::vector<std::string>* out) {
+  for (const std::string& in : op.input()) {
+    if (!in.empty()) out->push_back(in);
+  }
+  for (const Argument& a : op.arg()) {
+    auto nested = [&](const NetDef& n) {
+      for (const OperatorDef& o : n.op()) Reads(o, out);
+      for (const std::string& o : n.external_output()) out->push_back(o);
+    };
+    if (a.has_n()) nested(a.n());
+    for (const NetDef& n : a.nets()) nested(n);
+  }
+}
+
+OperatorDef Transpose(const std::string& in, const std::string& out, const std::vector<int64_t>& perm) {
+  OperatorDef t;
+  t.set_type("Transpose");
+  t.set_name(out + "_Transpose");
+  t.add_input(in);
+  t.add_output(out);
+  Argument* a = t.add_arg();
+  a->set_name("perm");
+  for (int64_t p : perm) a->add_ints(p);
+  return t;
+}
+
+// A QLinearConv oneDNN's int8 convolution takes channels-last: 2-D, W a
+// constant int8 initializer with zero points 0.
+bool ConvertibleConv(const NetDef& net, const OperatorDef& op) {
+  if (op.type() != "QLinearConv" || !(op.domain().empty() || op.domain() == "ai.onnx") || op.input_size() < 8 ||
+      op.output_size() != 1) {
+    return false;
+  }
+  const TensorProto* w = ConstantInitializer(net, op.input(3));
+  if (w == nullptr || w->data_type() != static_cast<int>(DataType::kInt8) || w->dims_size() != 4) return false;
+  if (op.input(5).empty()) return true;
+  const TensorProto* zp = ConstantInitializer(net, op.input(5));
+  if (zp == nullptr) return false;
+  auto z = TensorFromProto(*zp);
+  if (!z.ok() || z->dtype() != DataType::kInt8) return false;
+  for (int64_t i = 0; i < z->num_elements(); ++i) {
+    if (z->data<int8_t>()[i] != 0) return false;
+  }
+  return true;
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(NetDef* net) : net_(net) {}
+
+  int Run() {
+    int converted = 0;
+    for (const OperatorDef& original : net_->op()) {
+      OperatorDef op = original;
+      if (ConvertibleConv(*net_, op)) {
+        op.set_input(0, ChannelsLast(op.input(0)));
+        Convert(&op, "NhwcQLinearConv");
+        ++converted;
+      } else if (op.type() == "MaxPool" && (op.domain().empty() || op.domain() == "ai.onnx") &&
+                 op.input_size() == 1 && op.output_size() == 1 && cl_.count(op.input(0))) {
+        op.set_input(0, cl_[op.input(0)]);
+        Convert(&op, "NhwcMaxPool");
+        ++converted;
+      } else if (op.type() == "QLinearAdd" && op.domain() == kLoomDomain && op.input_size() == 8 &&
+                 cl_.count(op.input(0)) && cl_.count(op.input(3))) {
+        op.set_input(0, cl_[op.input(0)]);
+        op.set_input(3, cl_[op.input(3)]);
+        Convert(&op, "QLinearAdd");
+        ++converted;
+      } else {
+        std::vector<std::string> reads;
+        Reads(op, &reads);
+        for (const std::string& r : reads) Plain(r);
+      }
+      ops_.push_back(std::move(op));
+    }
+    if (converted == 0) return 0;
+    for (const std::string& out : net_->external_output()) Plain(out);
+    net_->clear_op();
+    for (OperatorDef& op : ops_) *net_->add_op() = std::move(op);
+    return converted;
+  }
+
+ private:
+  // `name` channels-last: a tensor made so, or a Transpose of it, once.
+  std::string ChannelsLast(const std::string& name) {
+    auto it = cl_.find(name);
+    if (it != cl_.end()) return it->second;
+    const std::string t = name + "_nhwc";
+    ops_.push_back(Transpose(name, t, {0, 2, 3, 1}));
+    cl_[name] = t;
+    return t;
+  }
+
+  // The op writes its output channels-last as `type` (Loom's domain).
+  void Convert(OperatorDef* op, const char* type) {
+    op->set_type(type);
+    op->set_domain(kLoomDomain);
+    const std::string y = op->output(0), t = y + "_nhwc";
+    op->set_output(0, t);
+    cl_[y] = t;
+    gone_.insert(y);
+  }
+
+  // `name` in its plain layout for a reader: a Transpose back before the
+  // first reader of a tensor only written channels-last.
+  void Plain(const std::string& name) {
+    if (!gone_.count(name)) return;
+    ops_.push_back(Transpose(cl_[name], name, {0, 3, 1, 2}));
+    gone_.erase(name);
+  }
+
+  NetDef* net_;
+  std::vector<OperatorDef> ops_;
+  std::map<std::string, std::string> cl_;  // plain name -> channels-last name
+  std::set<std::string> gone_;             // plain names no op writes any more
+};
+
+}  // namespace
+
+int Int8ChannelsLast(NetDef* net) { return Rewriter(net).Run(); }
+
+}  // namespace transforms
+}  // namespace loom

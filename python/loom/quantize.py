@@ -6,10 +6,16 @@ Loom, and the error against float32 printed per output.
 
     loom_quantize --model model.onnx --samples samples/ --out model_int8.onnx [--method percentile]
 
+First, as ONNX Runtime's quantization pre-processing does (preprocess):
+Constant nodes become initializers, and BatchNormalization, and Mul or Add by
+a per-channel constant, after a Conv fold into its weights, so that the Conv
+and its weights quantize as one op.
+
 What is quantized (--ops; ONNX Runtime's QDQ format, so that a runtime
 fuses each DequantizeLinear -> op -> QuantizeLinear into one int8 op and
 tensors stay int8 from one such op to the next): the float inputs and the
-output of Conv, MatMul, Gemm, Add and MaxPool. A Relu or Clip that alone
+output of Conv, MatMul, Gemm, Add (of two activations; an Add of a
+constant stays float) and MaxPool. A Relu or Clip that alone
 reads such an op's output is removed and the op's output takes the
 activation's name and range (ONNX Runtime's removable activations): the
 QuantizeLinear's range starts at the activation's lower bound, so it clips
@@ -41,6 +47,7 @@ import argparse
 import glob
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -48,7 +55,8 @@ from .net_builder import NetBuilder
 from .session import Session
 from .workspace import Workspace
 
-__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "upgrade_opset", "remove_activations",
+__all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "upgrade_opset", "preprocess",
+           "remove_activations",
            "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE"]
 
 QUANTIZABLE = ("Conv", "MatMul", "Gemm", "Add", "MaxPool")
@@ -114,6 +122,99 @@ def upgrade_opset(model):
         return version_converter.convert_version(model, 11)
 
 
+def preprocess(model):
+    """ONNX Runtime's quantization pre-processing, the parts that decide what
+    can be quantized, on `model` in place: Constant nodes become
+    initializers (weights given as Constant nodes are weights too), and a
+    BatchNormalization, or a Mul or Add by a constant scalar or per-channel
+    tensor ([C], [C, 1, 1], [1, C, 1, 1]), that alone reads a Conv's output
+    folds into the Conv's W and B (the Conv then writes the folded op's
+    output). Returns how many ops were folded."""
+    from onnx import numpy_helper
+
+    g = model.graph
+    for n in [n for n in g.node if n.op_type == "Constant" and len(n.attribute) == 1 and n.attribute[0].name == "value"]:
+        t = _tensor_copy(n.attribute[0].t, n.output[0])
+        g.initializer.append(t)
+        g.node.remove(n)
+    inits = {t.name: t for t in g.initializer}
+    outputs = {o.name for o in g.output}
+    folded = 0
+    changed = True
+    while changed:
+        changed = False
+        readers = {}
+        for n in g.node:
+            for i in n.input:
+                readers.setdefault(i, []).append(n)
+        for conv in g.node:
+            if conv.op_type != "Conv" or len(conv.input) < 2 or conv.input[1] not in inits:
+                continue
+            if conv.output[0] in outputs or len(readers.get(conv.output[0], [])) != 1:
+                continue
+            nxt = readers[conv.output[0]][0]
+            w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float64)
+            m = w.shape[0]
+            b = (numpy_helper.to_array(inits[conv.input[2]]).astype(np.float64) if len(conv.input) > 2 and
+                 conv.input[2] in inits else np.zeros(m))
+            scale = shift = None
+            if nxt.op_type == "BatchNormalization" and all(i in inits for i in nxt.input[1:5]) and len(nxt.output) == 1:
+                gamma, beta, mean, var = (numpy_helper.to_array(inits[i]).astype(np.float64) for i in nxt.input[1:5])
+                eps = next((a.f for a in nxt.attribute if a.name == "epsilon"), 1e-5)
+                scale = gamma / np.sqrt(var + eps)
+                shift = beta - mean * scale
+            elif nxt.op_type in ("Mul", "Add") and len(nxt.input) == 2:
+                other = nxt.input[1] if nxt.input[0] == conv.output[0] else nxt.input[0]
+                c = _channel_constant(inits.get(other), m)
+                if c is not None:
+                    scale, shift = (c, np.zeros(m)) if nxt.op_type == "Mul" else (np.ones(m), c)
+            if scale is None:
+                continue
+            w = w * scale.reshape((m,) + (1,) * (w.ndim - 1))
+            b = b * scale + shift
+            wn, bn = conv.name + "_folded_W%d" % folded, conv.name + "_folded_B%d" % folded
+            g.initializer.extend([numpy_helper.from_array(w.astype(np.float32), wn),
+                                  numpy_helper.from_array(b.astype(np.float32), bn)])
+            inits[wn], inits[bn] = g.initializer[-2], g.initializer[-1]
+            conv.input[1] = wn
+            if len(conv.input) > 2:
+                conv.input[2] = bn
+            else:
+                conv.input.append(bn)
+            conv.output[0] = nxt.output[0]
+            g.node.remove(nxt)
+            folded += 1
+            changed = True
+            break
+    used = {i for n in g.node for i in n.input} | outputs
+    kept = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept)
+    return folded
+
+
+def _tensor_copy(t, name):
+    from onnx import TensorProto
+    c = TensorProto()
+    c.CopyFrom(t)
+    c.name = name
+    return c
+
+
+def _channel_constant(init, m):
+    """A constant scalar or per-channel ([m], [m, 1, 1], [1, m, 1, 1])
+    initializer as m float64 values; None otherwise."""
+    if init is None:
+        return None
+    from onnx import numpy_helper
+    v = numpy_helper.to_array(init).astype(np.float64)
+    if v.size == 1 and v.ndim <= 4:
+        return np.full(m, float(v.reshape(-1)[0]))
+    if v.size == m and (v.ndim == 1 or (v.ndim in (3, 4) and v.shape[-2:] == (1, 1) and v.shape[-3] == m)):
+        return v.reshape(-1)
+    return None
+
+
 def remove_activations(model, ops):
     """Removes each Relu / Clip that alone reads the output of an op in
     `ops` (not a net output), the op writing the activation's output
@@ -147,6 +248,8 @@ def quantized_tensors(model, ops):
     for node in model.graph.node:
         if node.op_type not in ops:
             continue
+        if node.op_type == "Add" and len(_float_inputs(node, inits)) != 2:
+            continue  # an Add of a constant (a bias) runs float: no int8 Add takes it
         for name in _float_inputs(node, inits) + [node.output[0]]:
             if name and name not in outputs and name not in names:
                 names.append(name)
@@ -352,15 +455,19 @@ def main(argv=None):
     model = onnx.load(args.model)
     samples = load_samples(args.samples, _model_inputs(model))
     model = upgrade_opset(model)
-    removed = remove_activations(model, ops)
-    # The removed activations' outputs keep their names: the float model
-    # as given calibrates them.
-    ranges = calibrate(args.model, samples, quantized_tensors(model, ops)[0], args.method, args.percentile)
+    folded = preprocess(model)
+    # Calibrated on the pre-processed model (the same function) with its
+    # activations: their outputs keep their names when they are removed.
+    with tempfile.TemporaryDirectory() as d:
+        prepared = os.path.join(d, "prepared.onnx")
+        onnx.save(model, prepared)
+        removed = remove_activations(model, ops)
+        ranges = calibrate(prepared, samples, quantized_tensors(model, ops)[0], args.method, args.percentile)
     qdq, counts = quantize_model(model, ranges, ops)
     onnx.save(qdq, args.out)
-    print("loom_quantize: %s quantized (%s, %d samples; %d activations absorbed); wrote %s" %
+    print("loom_quantize: %s quantized (%s, %d samples; %d ops folded into Convs, %d activations absorbed); wrote %s" %
           (", ".join("%d %s" % (n, t) for t, n in sorted(counts.items())) or "nothing", args.method, len(samples),
-           removed, args.out))
+           folded, removed, args.out))
     for o, (err, rel) in compare(args.model, args.out, samples).items():
         print("loom_quantize: output %s: max |int8 - float32| %.4g (%.3g of max |float32|)" % (o, err, rel))
     return 0

@@ -112,7 +112,7 @@ def test_add_and_maxpool_are_quantized_with_their_activations_absorbed(tmp_path,
         np.save(samples / ("s%d.npy" % i), rng.random((1, 3, 8, 8), dtype=np.float32))
     out = tmp_path / "res_int8.onnx"
     assert quantize.main(["--model", str(model), "--samples", str(samples), "--out", str(out)]) == 0
-    assert "1 Add, 3 Conv, 1 MaxPool quantized (minmax, 4 samples; 2 activations absorbed)" in capsys.readouterr().out
+    assert "1 Add, 3 Conv, 1 MaxPool quantized (minmax, 4 samples; 0 ops folded into Convs, 2 activations absorbed)" in capsys.readouterr().out
     q = onnx.load(str(out))
     types = [n.op_type for n in q.graph.node]
     assert "Relu" not in types  # both absorbed: the first Conv writes r1, the Add r2
@@ -124,6 +124,32 @@ def test_add_and_maxpool_are_quantized_with_their_activations_absorbed(tmp_path,
     x = np.load(samples / "s0.npy")
     (yf,), (yq,) = loom.Session(str(model)).run(None, {"x": x}), loom.Session(str(out)).run(None, {"x": x})
     assert np.abs(yq - yf).max() < 0.05 * np.abs(yf).max()
+
+
+def test_preprocess_folds_constants_batchnorm_and_affines_into_the_conv():
+    """Weights as Constant nodes, then BatchNormalization, Mul and Add by
+    per-channel constants after the Conv: one Conv of initializers, with the
+    float model's output."""
+    rng = np.random.default_rng(4)
+    w = (0.3 * rng.standard_normal((4, 3, 3, 3))).astype(np.float32)
+    bn = [rng.random(4).astype(np.float32) + 0.5 for _ in range(4)]
+    nodes = [helper.make_node("Constant", [], ["W"], value=numpy_helper.from_array(w)),
+             helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "g", "b", "m", "v"], ["n"]),
+             helper.make_node("Mul", ["n", "s"], ["ms"]),
+             helper.make_node("Add", ["ms", "t"], ["y"])]
+    inits = [numpy_helper.from_array(a, n) for a, n in zip(bn, "gbmv")]
+    inits += [numpy_helper.from_array(rng.random((4, 1, 1)).astype(np.float32), "s"),
+              numpy_helper.from_array(np.float32(0.7), "t")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = rng.random((1, 3, 6, 6)).astype(np.float32)
+    (want,) = loom.Session(model.SerializeToString()).run(None, {"x": x})
+    assert quantize.preprocess(model) == 3
+    assert [n.op_type for n in model.graph.node] == ["Conv"] and model.graph.node[0].output[0] == "y"
+    (got,) = loom.Session(model.SerializeToString()).run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_old_opsets_get_per_tensor_weights(tmp_path):

@@ -11,6 +11,7 @@
 #include "ops/semantics/quantization.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/vector_clones.h"
 #include "plugins/cpu/parallel_for.h"
 
 namespace loom {
@@ -54,7 +55,7 @@ void ForEachChannel(const semantics::QuantAxis& v, int threads, F&& f) {
 // store through Q* (a char type) may alias anything, so a loop reading
 // captured references would reload them after every element.
 template <typename X, typename Q>
-__attribute__((noinline)) void QuantizeRow(const X* x, int64_t n, float scale, int32_t zero_point, Q* y) {
+LOOM_VECTOR_CLONES void QuantizeRow(const X* x, int64_t n, float scale, int32_t zero_point, Q* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = semantics::QuantizeValue<Q>(static_cast<float>(x[i]), scale, zero_point);
 }
 

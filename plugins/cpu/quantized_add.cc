@@ -12,6 +12,7 @@
 #include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/vector_clones.h"
 
 namespace loom {
 namespace cpu {
@@ -45,7 +46,7 @@ inline Q AddOne(Q x, Q y, float ka, float kb, float offset) {
 // reading captured values through a reference, which a store through Q*,
 // a char type, may alias) it stayed scalar, 3.5 ns an element.
 template <typename Q>
-__attribute__((noinline)) void AddRow(const Q* a, const Q* b, int64_t n, float ka, float kb, float offset, Q* c) {
+LOOM_VECTOR_CLONES void AddRow(const Q* a, const Q* b, int64_t n, float ka, float kb, float offset, Q* c) {
   for (int64_t i = 0; i < n; ++i) c[i] = AddOne(a[i], b[i], ka, kb, offset);
 }
 

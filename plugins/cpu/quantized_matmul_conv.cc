@@ -19,6 +19,7 @@
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/dnnl_int8_conv.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/vector_clones.h"
 #include "plugins/cpu/nn_conv_naive.h"
 #include "plugins/cpu/parallel_for.h"
 
@@ -163,7 +164,7 @@ class MatMulIntegerKernel : public LabeledKernel {
 // unpredictably, and branches on them cost more than the arithmetic). The
 // same values as Requantize.
 template <typename Q>
-void RequantizeRow(const int32_t* in, int64_t n, double m, int32_t zp, Q* out) {
+LOOM_VECTOR_CLONES void RequantizeRow(const int32_t* in, int64_t n, double m, int32_t zp, Q* out) {
   if (!(std::fabs(m) < 1048576.0)) {
     for (int64_t c = 0; c < n; ++c) out[c] = semantics::Requantize<Q>(in[c], m, zp);
     return;

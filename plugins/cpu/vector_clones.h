@@ -1,0 +1,16 @@
+// LOOM_VECTOR_CLONES: an element loop compiled for AVX-512, AVX2 and the
+// plugin's baseline (x86-64-v2, 4-lane vectors), the variant picked once at
+// load time by the CPU (GCC function multiversioning, target_clones). For
+// the int8 kernels' per-element loops (quantize, requantize, QLinearAdd),
+// which oneDNN does not run for us. Not inlined: each clone is its own
+// function, and a loop inlined into a kernel stayed scalar.
+#ifndef LOOM_PLUGINS_CPU_VECTOR_CLONES_H_
+#define LOOM_PLUGINS_CPU_VECTOR_CLONES_H_
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LOOM_VECTOR_CLONES __attribute__((noinline, target_clones("avx512f", "avx2", "default")))
+#else
+#define LOOM_VECTOR_CLONES __attribute__((noinline))
+#endif
+
+#endif  // LOOM_PLUGINS_CPU_VECTOR_CLONES_H_

@@ -117,10 +117,11 @@ TEST(FuseQdq, ConvReluPoolAddRunAsInt8WithinOneStep) {
   std::vector<std::string> fused, plain;
   const Tensor y = RunAt(model, 1, &fused);
   const Tensor ref = RunAt(model, 0, &plain);
-  // The int8 ops, channels-last (int8_channels_last.h) between one
-  // Transpose in and one out.
+  // The int8 ops, channels-last (int8_channels_last.h) from one Transpose
+  // in to one out before the net output (the DequantizeLinear and the
+  // Identity after them are elementwise: channels-last too).
   EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "NhwcMaxPool",
-                                             "QLinearAdd", "Transpose", "DequantizeLinear", "Identity"}));
+                                             "QLinearAdd", "DequantizeLinear", "Identity", "Transpose"}));
   ASSERT_EQ(y.num_elements(), ref.num_elements());
   ASSERT_GT(y.num_elements(), 0);
   int64_t exact = 0;

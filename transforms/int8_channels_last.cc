@@ -60,6 +60,15 @@ bool ConvertibleConv(const NetDef& net, const OperatorDef& op) {
   return true;
 }
 
+// Ops that compute each element from the same element of their inputs
+// (and scalars): any layout in, the same layout out.
+bool Elementwise(const OperatorDef& op) {
+  static const std::set<std::string> kOps = {"Relu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Clip",
+                                             "LeakyRelu", "Neg", "Abs", "Exp", "Identity", "Add", "Sub",
+                                             "Mul", "Div", "Max", "Min", "QuantizeLinear", "DequantizeLinear"};
+  return (op.domain().empty() || op.domain() == "ai.onnx") && kOps.count(op.type()) && op.output_size() == 1;
+}
+
 class Rewriter {
  public:
   explicit Rewriter(NetDef* net) : net_(net) {}
@@ -81,7 +90,13 @@ class Rewriter {
                  cl_.count(op.input(0)) && cl_.count(op.input(3))) {
         op.set_input(0, cl_[op.input(0)]);
         op.set_input(3, cl_[op.input(3)]);
-        Convert(&op, "QLinearAdd");
+        Convert(&op, nullptr);
+        ++converted;
+      } else if (ElementwiseOnChannelsLast(op)) {
+        for (int i = 0; i < op.input_size(); ++i) {
+          if (cl_.count(op.input(i))) op.set_input(i, cl_[op.input(i)]);
+        }
+        Convert(&op, nullptr);
         ++converted;
       } else {
         std::vector<std::string> reads;
@@ -108,10 +123,35 @@ class Rewriter {
     return t;
   }
 
-  // The op writes its output channels-last as `type` (Loom's domain).
+  // An elementwise op with a channels-last input whose other inputs are
+  // channels-last too or scalar initializers (a per-tensor
+  // QuantizeLinear's scale and zero point, Clip's bounds, Mul's constant),
+  // which broadcast alike in either layout.
+  bool ElementwiseOnChannelsLast(const OperatorDef& op) const {
+    if (!Elementwise(op)) return false;
+    bool any = false;
+    for (const std::string& in : op.input()) {
+      if (in.empty()) continue;
+      if (cl_.count(in)) {
+        any = true;
+        continue;
+      }
+      const TensorProto* t = ConstantInitializer(*net_, in);
+      int64_t n = 1;
+      if (t == nullptr) return false;
+      for (int64_t d : t->dims()) n *= d;
+      if (n != 1) return false;
+    }
+    return any;
+  }
+
+  // The op writes its output channels-last, as `type` (Loom's domain)
+  // unless null (the op as it is).
   void Convert(OperatorDef* op, const char* type) {
-    op->set_type(type);
-    op->set_domain(kLoomDomain);
+    if (type != nullptr) {
+      op->set_type(type);
+      op->set_domain(kLoomDomain);
+    }
     const std::string y = op->output(0), t = y + "_nhwc";
     op->set_output(0, t);
     cl_[y] = t;

@@ -18,6 +18,11 @@ namespace transforms {
 //   - a MaxPool and a QLinearAdd whose inputs are all channels-last (made
 //     so above) become NhwcMaxPool / stay QLinearAdd (elementwise; both
 //     operands transposed alike broadcast alike) on them;
+//   - an elementwise op (a unary activation, Add, Sub, Mul, Div, Max, Min,
+//     a per-tensor QuantizeLinear or DequantizeLinear) with a
+//     channels-last input, whose other inputs are channels-last or scalar
+//     initializers, runs on them as it is (the float activations between
+//     the int8 ops of a QDQ model stay channels-last too);
 //   - an input of those that is not channels-last gets a Transpose (perm
 //     [0, 2, 3, 1]) before its first such reader, once;
 //   - any other reader of a tensor now made channels-last, and a net

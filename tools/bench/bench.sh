@@ -53,6 +53,9 @@
 #     time of the same model, and the line above the int8 rows the ISA of
 #     each runtime's int8 kernels.
 #
+# LOOM_BENCH_ROWS: a regular expression; only the rows whose label it
+# matches run (e.g. 'resnet18_b1|resnet18_b1_int8'); default: all.
+#
 # LOOM_RUN: another loom_run to time (a copy of bazel-bin/tools/loom_run with
 # its loom_plugins/ folder beside it, e.g. an older build's;
 # tools/bench/before_after.sh); default: this checkout's.
@@ -198,6 +201,7 @@ max() { echo $(($1 > $2 ? $1 : $2)); }
 # PREFIX.json when there is one, else the model's declared shape).
 row() {
   local label=$1 model=$2; shift 2
+  [[ $label =~ ^(${LOOM_BENCH_ROWS:-.*})$ ]] || return 0
   local flags=() loom_in=() ort_in=()
   while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
   [[ $# -gt 0 ]] && shift

@@ -102,6 +102,12 @@ class Rewriter {
         std::vector<std::string> reads;
         Reads(op, &reads);
         for (const std::string& r : reads) Plain(r);
+        // A blob written again (an in-place op of a NetDef) holds a plain
+        // value from here on.
+        for (const std::string& out : op.output()) {
+          cl_.erase(out);
+          gone_.erase(out);
+        }
       }
       ops_.push_back(std::move(op));
     }

@@ -285,7 +285,7 @@ quant mobilenet "$MODELS/mobilenet.onnx" X --random 1,3,224,224
 quant ocr_det "$OCR/ch_PP-OCRv4_det_infer.onnx" x --bin "$IN/det_calib"
 quant ocr_rec "$OCR/ch_PP-OCRv4_rec_infer.onnx" x --bin "$IN/rec_calib0" --bin "$IN/rec_calib1" --bin "$IN/rec_calib2"
 loom_int8_isa=$(ONEDNN_VERBOSE=1 "$LOOM_RUN" "$QM/resnet18.onnx" "X=$MODELS/resnet18.X.pb" --iterations 1 --warmup 0 \
-                  --num_threads "$THREADS" 2>&1 | grep -m1 'convolution,.*u8' | cut -d, -f6)
+                  --num_threads "$THREADS" 2>&1 | awk -F, '/exec,cpu,convolution,.*u8/ && !f {print $5; f = 1}')
 if [[ " $flags " == *" avx512_vnni "* ]]; then ort_int8_isa="AVX-512 VNNI kernels"
 elif [[ " $flags " == *" avx512bw "* ]]; then ort_int8_isa="AVX-512BW kernels"
 elif [[ " $flags " == *" avx2 "* ]]; then ort_int8_isa="AVX2 kernels"

@@ -1,10 +1,12 @@
 // The integer matmuls and convolutions of ONNX opset 10 (ops/quantization.cc):
 // MatMulInteger and ConvInteger (int32 results), QLinearMatMul and
-// QLinearConv (requantized to int8/uint8 by ops/semantics/quantization.h).
-// The convolutions accumulate on oneDNN's int8 convolution where it applies
-// (dnnl_int8_conv.h: s8 W with zero point 0), else, like the matmuls, in
+// QLinearConv (requantized to int8/uint8), and Loom's NhwcQLinearConv
+// (QLinearConv on channels-last tensors). The convolutions run on oneDNN's
+// int8 convolution where it applies (dnnl_int8_conv.h: s8 W with zero point
+// 0; QLinearConv requantized inside it), else, like the matmuls, in
 // reference loops with exact int32 accumulation, OpenMP over output rows or
-// planes: correct for every shape and zero point the ops allow.
+// planes, requantized by ops/semantics/quantization.h: correct for every
+// shape and zero point the ops allow.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

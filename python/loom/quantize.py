@@ -104,18 +104,47 @@ def _float_inputs(node, inits):
     return [n for n in names if n and n not in inits]
 
 
-def upgrade_opset(model):
+def upgrade_opset(model, sample=None):
     """`model` itself when it imports ONNX opset 10 or later (QuantizeLinear
     and DequantizeLinear exist from 10); else converted by
     onnx.version_converter, which rewrites the ops whose form changed: to
     opset 13 (per-channel weights), or to 11 (ONNX Runtime's quantizer's
-    choice) where an adapter to 13 fails (Softmax 12 -> 13 needs its
-    input's rank, which a dynamic model may not give)."""
+    choice) where an adapter to 13 fails. The Softmax 12 -> 13 adapter needs
+    its input's rank, which ONNX's shape inference may not find in a
+    dynamic model: with `sample` ({input: array}), Loom runs the model once
+    and the ranks it finds are given to the converter."""
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     if opset >= 10:
         return model
-    from onnx import shape_inference, version_converter
+    from onnx import helper, shape_inference, version_converter
     model = shape_inference.infer_shapes(model)
+    try:
+        return version_converter.convert_version(model, 13)
+    except RuntimeError:
+        if sample is None:
+            return version_converter.convert_version(model, 11)
+    ranked = {v.name for v in model.graph.value_info if v.type.tensor_type.HasField("shape")}
+    wanted = [n.input[0] for n in model.graph.node
+              if n.op_type in ("Softmax", "LogSoftmax", "Hardmax") and n.input[0] not in ranked]
+    kept = [v for v in model.graph.value_info if v.name not in wanted]
+    del model.graph.value_info[:]
+    model.graph.value_info.extend(kept)
+    import onnx
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.onnx")
+        onnx.save(model, path)
+        net = NetBuilder.load(path, optimization_level=0)
+    for t in wanted:
+        net.add_output(t)
+    ws = Workspace()
+    ws.create_net(net, name="ranks", plan_memory=False)
+    for k, v in sample.items():
+        ws.feed_blob(k, v)
+    ws.run_net("ranks")
+    for t in wanted:
+        rank = ws.fetch_blob(t).ndim
+        model.graph.value_info.append(helper.make_tensor_value_info(
+            t, 1, ["%s_d%d" % (t, i) for i in range(rank)]))
     try:
         return version_converter.convert_version(model, 13)
     except RuntimeError:
@@ -165,7 +194,7 @@ def preprocess(model):
                 shift = beta - mean * scale
             elif nxt.op_type in ("Mul", "Add") and len(nxt.input) == 2:
                 other = nxt.input[1] if nxt.input[0] == conv.output[0] else nxt.input[0]
-                c = _channel_constant(inits.get(other), m)
+                c = _channel_constant(inits.get(other), m, w.ndim)
                 if c is not None:
                     scale, shift = (c, np.zeros(m)) if nxt.op_type == "Mul" else (np.ones(m), c)
             if scale is None:
@@ -201,16 +230,22 @@ def _tensor_copy(t, name):
     return c
 
 
-def _channel_constant(init, m):
-    """A constant scalar or per-channel ([m], [m, 1, 1], [1, m, 1, 1])
-    initializer as m float64 values; None otherwise."""
+def _channel_constant(init, m, rank):
+    """A constant that broadcasts onto a Conv output [N, m, D...] of `rank`
+    dims along the channel axis alone (numpy rules: a scalar of at most
+    `rank` dims, or m values whose dims, aligned right, are 1 except at
+    axis 1, e.g. [m, 1, 1] for rank 4; a 1-D [m] would align with the last
+    axis) as m float64 values; None otherwise."""
     if init is None:
         return None
     from onnx import numpy_helper
     v = numpy_helper.to_array(init).astype(np.float64)
-    if v.size == 1 and v.ndim <= 4:
+    if v.ndim > rank:
+        return None
+    if v.size == 1:
         return np.full(m, float(v.reshape(-1)[0]))
-    if v.size == m and (v.ndim == 1 or (v.ndim in (3, 4) and v.shape[-2:] == (1, 1) and v.shape[-3] == m)):
+    dims = (1,) * (rank - v.ndim) + v.shape
+    if dims[1] == m and all(d == 1 for i, d in enumerate(dims) if i != 1):
         return v.reshape(-1)
     return None
 
@@ -296,16 +331,21 @@ def activation_params(lo, hi):
     return scale, np.uint8(np.clip(np.round(-lo / float(scale)), 0, 255))
 
 
-def weight_params(w, axis):
+def weight_params(w, axis, min_scale=None):
     """int8 symmetric: (quantized w, scales) per slice along `axis` (None:
-    per tensor)."""
+    per tensor), each scale at least `min_scale` (one value, or one per
+    slice) when given."""
     if axis is None:
         m = np.abs(w).max() if w.size else 0.0
-        scale = np.array(m / 127.0 if m > 0 else 1.0, np.float32)
+        scale = max(m / 127.0 if m > 0 else 1.0, float(np.max(min_scale)) if min_scale is not None else 0.0)
+        scale = np.array(scale, np.float32)
         return np.clip(np.round(w / scale), -127, 127).astype(np.int8), scale
     moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
     m = np.abs(moved).max(axis=1) if moved.size else np.zeros(w.shape[axis])
-    scale = np.where(m > 0, m / 127.0, 1.0).astype(np.float32)
+    scale = np.where(m > 0, m / 127.0, 1.0)
+    if min_scale is not None:
+        scale = np.maximum(scale, min_scale)
+    scale = scale.astype(np.float32)
     shape = [1] * w.ndim
     shape[axis] = -1
     return np.clip(np.round(w / scale.reshape(shape)), -127, 127).astype(np.int8), scale
@@ -344,9 +384,9 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
                 helper.make_node("DequantizeLinear", [name + "_quantized", s_, z], [name + "_dequantized"],
                                  name=name + "_DequantizeLinear")]
 
-    def dq_weight(name, axis):
+    def dq_weight(name, axis, min_scale=None):
         w = numpy_helper.to_array(inits[name]).astype(np.float32)
-        q, scale = weight_params(w, axis if per_channel and w.ndim >= 2 else None)
+        q, scale = weight_params(w, axis if per_channel and w.ndim >= 2 else None, min_scale)
         s_, z = name + "_scale", name + "_zero_point"
         new_inits.extend([numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(scale, s_),
                           numpy_helper.from_array(np.zeros(scale.shape, np.int8), z)])
@@ -394,9 +434,18 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
                     axis = 0 if next((a.i for a in node.attribute if a.name == "transB"), 0) else 1
                 elif node.op_type == "MatMul":
                     axis = 1
-                weight_nodes.append(dq_weight(w, axis))
-                node.input[1] = w + "_dequantized"
                 b = node.input[2] if len(node.input) > 2 else ""
+                # The int32 bias b / (x_scale * w_scale) must fit: a channel
+                # of tiny weights and a large bias (a folded
+                # BatchNormalization's shift) gets a larger weight scale,
+                # as ONNX Runtime's quantizer does.
+                min_scale = None
+                if node.op_type in ("Conv", "Gemm") and b in inits and inits[b].data_type == 1:
+                    bias_values = np.abs(numpy_helper.to_array(inits[b]).astype(np.float64)).reshape(-1)
+                    min_scale = bias_values / (act_scale[x] * 2.0 ** 30) if act_scale[x] > 0 else None
+                if w not in weight_scale:  # a weight shared by several nodes is quantized once
+                    weight_nodes.append(dq_weight(w, axis, min_scale))
+                node.input[1] = w + "_dequantized"
                 if node.op_type in ("Conv", "Gemm") and b in inits and inits[b].data_type == 1:
                     bias = dq_bias(b, x, w)
                     if bias is not None:
@@ -454,7 +503,7 @@ def main(argv=None):
         p.error("unknown --ops %s (known: %s)" % (unknown, ", ".join(QUANTIZABLE)))
     model = onnx.load(args.model)
     samples = load_samples(args.samples, _model_inputs(model))
-    model = upgrade_opset(model)
+    model = upgrade_opset(model, samples[0])
     folded = preprocess(model)
     # Calibrated on the pre-processed model (the same function) with its
     # activations: their outputs keep their names when they are removed.

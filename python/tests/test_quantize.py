@@ -152,6 +152,45 @@ def test_preprocess_folds_constants_batchnorm_and_affines_into_the_conv():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_a_vector_that_broadcasts_over_width_is_not_folded():
+    """Add of a 1-D [M] constant after a Conv of M channels broadcasts along
+    the last axis (width), not the channels: it stays an Add."""
+    rng = np.random.default_rng(5)
+    nodes = [helper.make_node("Conv", ["x", "W"], ["c"]), helper.make_node("Add", ["c", "v"], ["y"])]
+    inits = [numpy_helper.from_array(rng.standard_normal((4, 3, 1, 1)).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "v")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    assert quantize.preprocess(model) == 0
+    assert [n.op_type for n in model.graph.node] == ["Conv", "Add"]
+
+
+def test_a_large_bias_on_tiny_weights_widens_the_weight_scale(tmp_path):
+    """A channel whose weights are all tiny and whose bias is large (a
+    folded BatchNormalization's shift) would overflow the int32 bias at
+    x_scale * max|w| / 127: its weight scale grows so that the bias fits,
+    and the int8 model stays close to float."""
+    rng = np.random.default_rng(6)
+    w = (0.3 * rng.standard_normal((4, 3, 3, 3))).astype(np.float32)
+    w[2] = 1e-12
+    b = np.array([0.1, -0.2, 50.0, 0.3], np.float32)
+    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["y"], pads=[1, 1, 1, 1])]
+    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    samples = [{"x": rng.random((1, 3, 6, 6), dtype=np.float32)}]
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    ranges = quantize.calibrate(str(path), samples, ["x"])
+    q, _ = quantize.quantize_model(model, ranges)
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    assert np.all(np.abs(inits["B_quantized"].astype(np.int64)) < 2 ** 31 - 1)
+    (yf,), (yq,) = (loom.Session(m.SerializeToString()).run(None, samples[0]) for m in (model, q))
+    assert np.abs(yq[0, 2] - yf[0, 2]).max() < 0.01 * 50  # the channel that is all bias
+
+
 def test_old_opsets_get_per_tensor_weights(tmp_path):
     model, samples = write(tmp_path, 11)
     out = tmp_path / "q.onnx"

@@ -104,6 +104,15 @@ def _float_inputs(node, inits):
     return [n for n in names if n and n not in inits]
 
 
+def _quantized(node, ops, inits):
+    """Whether `node`'s inputs and output get quantized: an op of `ops`,
+    and for Add one of two activations (an Add of a constant, a bias, runs
+    float: no int8 Add takes it, and an activation after it stays)."""
+    if node.op_type not in ops:
+        return False
+    return node.op_type != "Add" or len(_float_inputs(node, inits)) == 2
+
+
 def upgrade_opset(model, sample=None):
     """`model` itself when it imports ONNX opset 10 or later (QuantizeLinear
     and DequantizeLinear exist from 10); else converted by
@@ -256,16 +265,20 @@ def remove_activations(model, ops):
     instead; `model` is changed in place. Returns how many were removed."""
     g = model.graph
     outputs = {o.name for o in g.output}
+    inits = {t.name for t in g.initializer}
     readers = {}
     for n in g.node:
         for i in n.input:
             readers.setdefault(i, []).append(n)
     drop = []
     for n in g.node:
-        if n.op_type not in ops or len(n.output) != 1 or n.output[0] in outputs:
+        if not _quantized(n, ops, inits) or len(n.output) != 1 or n.output[0] in outputs:
             continue
         r = readers.get(n.output[0], [])
-        if len(r) == 1 and r[0].op_type in _ACTIVATIONS and r[0].input[0] == n.output[0] and len(r[0].output) == 1:
+        # The activation's output must get quantized (no net output), or
+        # nothing would clamp in its place.
+        if (len(r) == 1 and r[0].op_type in _ACTIVATIONS and r[0].input[0] == n.output[0] and
+                len(r[0].output) == 1 and r[0].output[0] not in outputs):
             n.output[0] = r[0].output[0]
             drop.append(r[0])
     for a in drop:
@@ -281,10 +294,8 @@ def quantized_tensors(model, ops):
     outputs = {o.name for o in model.graph.output}
     names, same_as = [], {}
     for node in model.graph.node:
-        if node.op_type not in ops:
+        if not _quantized(node, ops, inits):
             continue
-        if node.op_type == "Add" and len(_float_inputs(node, inits)) != 2:
-            continue  # an Add of a constant (a bias) runs float: no int8 Add takes it
         for name in _float_inputs(node, inits) + [node.output[0]]:
             if name and name not in outputs and name not in names:
                 names.append(name)

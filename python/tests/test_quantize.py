@@ -166,6 +166,27 @@ def test_a_vector_that_broadcasts_over_width_is_not_folded():
     assert [n.op_type for n in model.graph.node] == ["Conv", "Add"]
 
 
+def test_an_activation_after_a_float_add_stays():
+    """HardSwish as x * Clip(x + 3, 0, 6) / 6: the Add of a constant is not
+    quantized, so nothing would clamp for the Clip: it stays. A Relu after
+    an Add of two activations goes, unless its output is a net output
+    (which stays float)."""
+    nodes = [helper.make_node("Add", ["x", "three"], ["a"]), helper.make_node("Clip", ["a", "lo", "hi"], ["c"]),
+             helper.make_node("Add", ["c", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+    inits = [numpy_helper.from_array(np.float32(v), n) for v, n in ((3, "three"), (0, "lo"), (6, "hi"))]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    assert quantize.remove_activations(model, quantize.QUANTIZABLE) == 0
+    nodes.append(helper.make_node("Neg", ["y"], ["z"]))
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    assert quantize.remove_activations(model, quantize.QUANTIZABLE) == 1
+    assert [n.op_type for n in model.graph.node] == ["Add", "Clip", "Add", "Neg"]
+    assert model.graph.node[2].output[0] == "y"
+
+
 def test_a_large_bias_on_tiny_weights_widens_the_weight_scale(tmp_path):
     """A channel whose weights are all tiny and whose bias is large (a
     folded BatchNormalization's shift) would overflow the int32 bias at

@@ -14,8 +14,9 @@ and its weights quantize as one op.
 What is quantized (--ops; ONNX Runtime's QDQ format, so that a runtime
 fuses each DequantizeLinear -> op -> QuantizeLinear into one int8 op and
 tensors stay int8 from one such op to the next): the float inputs and the
-output of Conv, MatMul, Gemm, Add (of two activations; an Add of a
-constant stays float) and MaxPool. A Relu or Clip that alone
+output of Conv, Add (of two activations; an Add of a constant stays float)
+and MaxPool by default, the ops Loom runs as int8; MatMul and Gemm on
+request (--ops Conv,Add,MaxPool,MatMul,Gemm). A Relu or Clip that alone
 reads such an op's output is removed and the op's output takes the
 activation's name and range (ONNX Runtime's removable activations): the
 QuantizeLinear's range starts at the activation's lower bound, so it clips
@@ -57,9 +58,14 @@ from .workspace import Workspace
 
 __all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "upgrade_opset", "preprocess",
            "remove_activations",
-           "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE"]
+           "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE", "DEFAULT_OPS"]
 
 QUANTIZABLE = ("Conv", "MatMul", "Gemm", "Add", "MaxPool")
+# What --ops quantizes by default: the ops Loom runs as int8 (fuse_qdq).
+# MatMul and Gemm quantize on request: Loom runs them in float32 between
+# their pairs, and the PP-OCRv4 recognizer's attention MatMuls, quantized,
+# made 2 of 20 rendered lines read differently (tools/bench/ocr_int8_lines.py).
+DEFAULT_OPS = ("Conv", "Add", "MaxPool")
 _WEIGHTED = ("Conv", "MatMul", "Gemm")
 _ACTIVATIONS = ("Relu", "Clip")
 
@@ -506,7 +512,8 @@ def main(argv=None):
     p.add_argument("--out", required=True, help="where to write the QDQ model")
     p.add_argument("--method", choices=["minmax", "percentile"], default="minmax")
     p.add_argument("--percentile", type=float, default=99.999)
-    p.add_argument("--ops", default=",".join(QUANTIZABLE), help="op types to quantize (of %s)" % ", ".join(QUANTIZABLE))
+    p.add_argument("--ops", default=",".join(DEFAULT_OPS),
+                   help="op types to quantize (of %s; default %s)" % (", ".join(QUANTIZABLE), ", ".join(DEFAULT_OPS)))
     args = p.parse_args(argv)
     ops = tuple(o for o in args.ops.split(",") if o)
     unknown = [o for o in ops if o not in QUANTIZABLE]

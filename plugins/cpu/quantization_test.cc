@@ -260,6 +260,11 @@ TEST(QLinearConv, BiasAndPerChannelScales) {
               {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}), Vec<int8_t>({M, C, k, k}, w8),
                F32({2}, {1, 1}), Vec<int8_t>({}, {0}), F32({}, {sy}), Vec<uint8_t>({}, {60})},
               {"w_scale has 2 elements", "output channel"});
+  ExpectError(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
+                                  input: "wz" input: "ys" input: "yz" output: "y")"),
+              {Vec<uint8_t>({N, C, H, W}, x8), F32({}, {sx}), Vec<uint8_t>({}, {128}), Vec<int8_t>({M, C, k, k}, w8),
+               F32({M}, sw), Vec<int8_t>({M}, {0, 0, 0}), F32({}, {0.0f}), Vec<uint8_t>({}, {60})},
+              {"y_scale must be a positive finite scale"});
 }
 
 // The requantize form inside oneDNN (W zero points 0) on a depthwise
@@ -377,6 +382,10 @@ TEST(QLinearAdd, HandComputedBroadcastAndSaturation) {
               {Vec<uint8_t>({2, 3}, {0, 0, 0, 0, 0, 0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0}), Vec<uint8_t>({2}, {0, 0}),
                F32({}, {1.0f}), Vec<uint8_t>({}, {0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0})},
               {"A [2, 3] and B [2] do not broadcast"});
+  ExpectError(testing::ParseOp(op),
+              {Vec<uint8_t>({2}, {0, 0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0}), Vec<uint8_t>({2}, {0, 0}),
+               F32({}, {1.0f}), Vec<uint8_t>({}, {0}), F32({}, {0.0f}), Vec<uint8_t>({}, {0})},
+              {"C_scale must be a positive finite scale"});
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // Add -> QuantizeLinear: int8 or uint8 A and B with numpy broadcasting,
 // each element one multiply-add per operand in float32 (as ONNX Runtime's
 // MLAS kernel), saturated and rounded half to even.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -27,7 +28,13 @@ Status Scalar(const std::string& label, const char* name, const Tensor& t, LoomD
   switch (want) {
     case LOOM_DTYPE_INT8: *out = *t.data<int8_t>(); break;
     case LOOM_DTYPE_UINT8: *out = *t.data<uint8_t>(); break;
-    default: *out = *t.data<float>(); break;
+    default:  // a scale: positive (0 or NaN would give undefined int8 values)
+      *out = *t.data<float>();
+      if (!(std::isfinite(*out) && *out > 0)) {
+        return sdk::InvalidArgument(label + ": " + name + " must be a positive finite scale; found " +
+                                    std::to_string(*out));
+      }
+      break;
   }
   return Status::Ok();
 }

@@ -206,7 +206,13 @@ Status ScalarOf(const std::string& label, const char* name, const Tensor& t, dou
                                 (t.present() ? ShapeStr(t.shape()) : std::string("none")));
   }
   switch (t.dtype()) {
-    case LOOM_DTYPE_FLOAT: *out = *t.data<float>(); break;
+    case LOOM_DTYPE_FLOAT:  // a scale: ONNX's are positive (0 or NaN would requantize to garbage)
+      *out = *t.data<float>();
+      if (!(std::isfinite(*out) && *out > 0)) {
+        return sdk::InvalidArgument(label + ": " + name + " must be a positive finite scale; found " +
+                                    std::to_string(*out));
+      }
+      break;
     case LOOM_DTYPE_INT8: *out = *t.data<int8_t>(); break;
     case LOOM_DTYPE_UINT8: *out = *t.data<uint8_t>(); break;
     default: return UnsupportedDtype(label + " " + name, t.dtype());

@@ -17,19 +17,6 @@ namespace loom {
 namespace transforms {
 namespace {
 
-// A constant initializer's value (not a net input), or nullopt.
-std::optional<Tensor> ConstantValue(const NetDef& net, const std::string& name) {
-  const TensorProto* t = name.empty() ? nullptr : ConstantInitializer(net, name);
-  if (t == nullptr) return std::nullopt;
-  auto v = TensorFromProto(*t);
-  if (!v.ok()) return std::nullopt;
-  return *std::move(v);
-}
-
-bool IsOnnx(const OperatorDef& op, const char* type) {
-  return op.type() == type && (op.domain().empty() || op.domain() == "ai.onnx");
-}
-
 // An int8/uint8 tensor's element i.
 int32_t IntAt(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
@@ -83,11 +70,11 @@ class Fuser {
     for (int i = 0; i < net_->op_size(); ++i) {
       if (removed_.count(i)) continue;
       const OperatorDef& op = net_->op(i);
-      if (IsOnnx(op, "Conv")) {
+      if (IsOnnxOp(op, "Conv")) {
         fused += FuseConv(i);
-      } else if (IsOnnx(op, "Add")) {
+      } else if (IsOnnxOp(op, "Add")) {
         fused += FuseAdd(i);
-      } else if (IsOnnx(op, "MaxPool")) {
+      } else if (IsOnnxOp(op, "MaxPool")) {
         fused += FuseMaxPool(i);
       }
     }
@@ -111,7 +98,7 @@ class Fuser {
     auto it = producer_.find(name);
     if (it == producer_.end() || removed_.count(it->second)) return nullptr;
     const OperatorDef& op = net_->op(it->second);
-    return IsOnnx(op, type) ? &op : nullptr;
+    return IsOnnxOp(op, type) ? &op : nullptr;
   }
 
   // The QuantizeLinear that alone reads `out` (op `from`'s output), through
@@ -121,14 +108,14 @@ class Fuser {
     int r = SoleReader(*net_, reads_, out);
     if (r <= from || removed_.count(r)) return std::nullopt;
     const OperatorDef* reader = &net_->op(r);
-    if ((IsOnnx(*reader, "Relu") || IsOnnx(*reader, "Clip")) && reader->output_size() == 1 &&
+    if ((IsOnnxOp(*reader, "Relu") || IsOnnxOp(*reader, "Clip")) && reader->output_size() == 1 &&
         reader->input(0) == out) {
       *act_index = r;
       r = SoleReader(*net_, reads_, reader->output(0));
       if (r <= *act_index || removed_.count(r)) return std::nullopt;
     }
     const OperatorDef& q = net_->op(r);
-    if (!IsOnnx(q, "QuantizeLinear")) return std::nullopt;
+    if (!IsOnnxOp(q, "QuantizeLinear")) return std::nullopt;
     auto p = ReadParams(*net_, q);
     if (!p || !p->per_tensor() || p->zero_point.num_elements() != 1) return std::nullopt;
     if (*act_index >= 0 && !ActivationRemovable(net_->op(*act_index), *p)) return std::nullopt;
@@ -275,7 +262,7 @@ class Fuser {
     }
     for (int i = 0; i < net_->op_size(); ++i) {
       const OperatorDef& op = net_->op(i);
-      if (removed_.count(i) || !IsOnnx(op, "DequantizeLinear") || op.output_size() != 1) continue;
+      if (removed_.count(i) || !IsOnnxOp(op, "DequantizeLinear") || op.output_size() != 1) continue;
       auto r = reads.find(op.output(0));
       if (r == reads.end() || r->second <= 0) removed_.insert(i);
     }

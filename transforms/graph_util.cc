@@ -30,6 +30,14 @@ const TensorProto* ConstantInitializer(const NetDef& net, const std::string& nam
   return FindInitializer(net, name);
 }
 
+std::optional<Tensor> ConstantValue(const NetDef& net, const std::string& name) {
+  const TensorProto* t = name.empty() ? nullptr : ConstantInitializer(net, name);
+  if (t == nullptr) return std::nullopt;
+  auto v = TensorFromProto(*t);
+  if (!v.ok()) return std::nullopt;
+  return *std::move(v);
+}
+
 void RemoveOps(NetDef* net, const std::set<int>& removed) {
   NetDef out = *net;
   out.clear_op();

@@ -53,6 +53,16 @@ inline bool HasNonZeroInt(const OperatorDef& op, const std::string& name) {
 // feed another value, so it is no constant); nullptr otherwise.
 const TensorProto* ConstantInitializer(const NetDef& net, const std::string& name);
 
+// Whether `op` is the ONNX op `type` (default domain, "" or "ai.onnx").
+inline bool IsOnnxOp(const OperatorDef& op, const std::string& type) {
+  return op.type() == type && (op.domain().empty() || op.domain() == "ai.onnx");
+}
+
+// The value of the initializer `name` unless it is also a net input (a
+// caller may feed another value); nullopt otherwise, for "" and for an
+// initializer that does not parse.
+std::optional<Tensor> ConstantValue(const NetDef& net, const std::string& name);
+
 // The value of a one-element float32 initializer named `name` of rank at most
 // `max_rank` (so broadcasting it changes no shape of that rank); nullopt
 // otherwise, and for an initializer that is also a net input (a caller may

@@ -43,17 +43,12 @@ OperatorDef Transpose(const std::string& in, const std::string& out, const std::
 // A QLinearConv oneDNN's int8 convolution takes channels-last: 2-D, W a
 // constant int8 initializer with zero points 0.
 bool ConvertibleConv(const NetDef& net, const OperatorDef& op) {
-  if (op.type() != "QLinearConv" || !(op.domain().empty() || op.domain() == "ai.onnx") || op.input_size() < 8 ||
-      op.output_size() != 1) {
-    return false;
-  }
+  if (!IsOnnxOp(op, "QLinearConv") || op.input_size() < 8 || op.output_size() != 1) return false;
   const TensorProto* w = ConstantInitializer(net, op.input(3));
   if (w == nullptr || w->data_type() != static_cast<int>(DataType::kInt8) || w->dims_size() != 4) return false;
   if (op.input(5).empty()) return true;
-  const TensorProto* zp = ConstantInitializer(net, op.input(5));
-  if (zp == nullptr) return false;
-  auto z = TensorFromProto(*zp);
-  if (!z.ok() || z->dtype() != DataType::kInt8) return false;
+  auto z = ConstantValue(net, op.input(5));
+  if (!z || z->dtype() != DataType::kInt8) return false;
   for (int64_t i = 0; i < z->num_elements(); ++i) {
     if (z->data<int8_t>()[i] != 0) return false;
   }
@@ -66,7 +61,7 @@ bool Elementwise(const OperatorDef& op) {
   static const std::set<std::string> kOps = {"Relu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Clip",
                                              "LeakyRelu", "Neg", "Abs", "Exp", "Identity", "Add", "Sub",
                                              "Mul", "Div", "Max", "Min", "QuantizeLinear", "DequantizeLinear"};
-  return (op.domain().empty() || op.domain() == "ai.onnx") && kOps.count(op.type()) && op.output_size() == 1;
+  return IsOnnxOp(op, op.type()) && kOps.count(op.type()) && op.output_size() == 1;
 }
 
 class Rewriter {
@@ -81,8 +76,7 @@ class Rewriter {
         op.set_input(0, ChannelsLast(op.input(0)));
         Convert(&op, "NhwcQLinearConv");
         ++converted;
-      } else if (op.type() == "MaxPool" && (op.domain().empty() || op.domain() == "ai.onnx") &&
-                 op.input_size() == 1 && op.output_size() == 1 && cl_.count(op.input(0))) {
+      } else if (IsOnnxOp(op, "MaxPool") && op.input_size() == 1 && op.output_size() == 1 && cl_.count(op.input(0))) {
         op.set_input(0, cl_[op.input(0)]);
         Convert(&op, "NhwcMaxPool");
         ++converted;

@@ -3,7 +3,6 @@
 // Add -> QuantizeLinear: int8 or uint8 A and B with numpy broadcasting,
 // each element one multiply-add per operand in float32 (as ONNX Runtime's
 // MLAS kernel), saturated and rounded half to even.
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -13,31 +12,12 @@
 #include "plugins/cpu/broadcast.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/quant_scalar.h"
 #include "plugins/cpu/vector_clones.h"
 
 namespace loom {
 namespace cpu {
 namespace {
-
-// A one-element scale (float32) or zero point (int8/uint8) as float.
-Status Scalar(const std::string& label, const char* name, const Tensor& t, LoomDataType want, float* out) {
-  if (!t.present() || t.num_elements() != 1 || t.dtype() != want) {
-    return sdk::InvalidArgument(label + ": " + name + " must be one " + sdk::DTypeName(want) + " element; found " +
-                                (t.present() ? sdk::DTypeName(t.dtype()) + ShapeStr(t.shape()) : std::string("none")));
-  }
-  switch (want) {
-    case LOOM_DTYPE_INT8: *out = *t.data<int8_t>(); break;
-    case LOOM_DTYPE_UINT8: *out = *t.data<uint8_t>(); break;
-    default:  // a scale: positive (0 or NaN would give undefined int8 values)
-      *out = *t.data<float>();
-      if (!(std::isfinite(*out) && *out > 0)) {
-        return sdk::InvalidArgument(label + ": " + name + " must be a positive finite scale; found " +
-                                    std::to_string(*out));
-      }
-      break;
-  }
-  return Status::Ok();
-}
 
 template <typename Q>
 inline Q AddOne(Q x, Q y, float ka, float kb, float offset) {
@@ -77,13 +57,21 @@ class QLinearAddKernel : public LabeledKernel {
       return sdk::InvalidArgument(label_ + ": A and B must have one type; found " + sdk::DTypeName(dt) + " and " +
                                   sdk::DTypeName(b.dtype()));
     }
-    float sa = 0, za = 0, sb = 0, zb = 0, sc = 0, zc = 0;
-    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "A_scale", ctx.Input(1), LOOM_DTYPE_FLOAT, &sa));
-    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "A_zero_point", ctx.Input(2), dt, &za));
-    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "B_scale", ctx.Input(4), LOOM_DTYPE_FLOAT, &sb));
-    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "B_zero_point", ctx.Input(5), dt, &zb));
-    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "C_scale", ctx.Input(6), LOOM_DTYPE_FLOAT, &sc));
-    LOOM_SDK_RETURN_IF_ERROR(Scalar(label_, "C_zero_point", ctx.Input(7), dt, &zc));
+    // Scales float32 and zero points A's type (the schema's constraints).
+    const char* names[] = {"A_scale", "A_zero_point", "B_scale", "B_zero_point", "C_scale", "C_zero_point"};
+    const size_t inputs[] = {1, 2, 4, 5, 6, 7};
+    double v[6];
+    for (int i = 0; i < 6; ++i) {
+      const Tensor t = ctx.Input(inputs[i]);
+      const LoomDataType want = i % 2 == 0 ? LOOM_DTYPE_FLOAT : dt;
+      if (t.present() && t.dtype() != want) {
+        return sdk::InvalidArgument(label_ + ": " + names[i] + " must be " + sdk::DTypeName(want) + "; found " +
+                                    sdk::DTypeName(t.dtype()));
+      }
+      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, names[i], t, &v[i]));
+    }
+    const float sa = static_cast<float>(v[0]), za = static_cast<float>(v[1]), sb = static_cast<float>(v[2]),
+                zb = static_cast<float>(v[3]), sc = static_cast<float>(v[4]), zc = static_cast<float>(v[5]);
     BroadcastPlan& plan = ThreadLocalPlan();
     if (!PlanBroadcast(a.shape().data(), a.shape().size(), b.shape().data(), b.shape().size(), &plan)) {
       return sdk::InvalidArgument(label_ + ": A " + ShapeStr(a.shape()) + " and B " + ShapeStr(b.shape()) +

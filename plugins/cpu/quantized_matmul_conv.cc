@@ -21,6 +21,7 @@
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/dnnl_int8_conv.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/quant_scalar.h"
 #include "plugins/cpu/vector_clones.h"
 #include "plugins/cpu/nn_conv_naive.h"
 #include "plugins/cpu/parallel_for.h"
@@ -197,27 +198,6 @@ void RequantizeMatrix(const std::vector<int32_t>& acc, int64_t rows, int64_t col
           in[c], semantics::RequantizeMultiplier(sa, col_scale[static_cast<size_t>(c)], y_scale), y_zp);
     }
   }, cols);
-}
-
-// A scalar parameter (y_scale, y_zero_point, QLinearConv's x parameters).
-Status ScalarOf(const std::string& label, const char* name, const Tensor& t, double* out) {
-  if (!t.present() || t.num_elements() != 1) {
-    return sdk::InvalidArgument(label + ": " + name + " must be one element; found " +
-                                (t.present() ? ShapeStr(t.shape()) : std::string("none")));
-  }
-  switch (t.dtype()) {
-    case LOOM_DTYPE_FLOAT:  // a scale: ONNX's are positive (0 or NaN would requantize to garbage)
-      *out = *t.data<float>();
-      if (!(std::isfinite(*out) && *out > 0)) {
-        return sdk::InvalidArgument(label + ": " + name + " must be a positive finite scale; found " +
-                                    std::to_string(*out));
-      }
-      break;
-    case LOOM_DTYPE_INT8: *out = *t.data<int8_t>(); break;
-    case LOOM_DTYPE_UINT8: *out = *t.data<uint8_t>(); break;
-    default: return UnsupportedDtype(label + " " + name, t.dtype());
-  }
-  return Status::Ok();
 }
 
 // Writes the requantized `acc` into y (int8 or uint8, y_zero_point's dtype).
@@ -399,9 +379,10 @@ class QLinearConvKernel : public IntConvKernel {
     semantics::Window win;
     if (!Shape(xs, w.shape(), &win, &ys).ok()) return Status::Ok();  // Compute reports it
     DnnlInt8Conv::Output out;
-    double xz = 0;
+    double xz = 0, yz = 0;
     const bool has_b = ctx.num_inputs() > 8 && !ctx.info().input_name(8).empty();
-    if (!Requantized(p[0], p[2], p[4], p[5], ws_count(w), &out).ok() || !ScalarOf(label_, "", p[1], &xz).ok() ||
+    if (!Requantized(p[0], p[2], p[4], p[5], ws_count(w), &out, &yz).ok() ||
+        !ScalarOf(label_, "x_zero_point", p[1], &xz).ok() ||
         !SymmetricWeights(w.dtype(), p[3]) ||
         !requantize_.Configure(label_, ctx.InputDType(0), xz != 0, xs, w.shape(), group_, win, has_b, out,
                                channels_last_, ctx.num_threads())) {
@@ -418,29 +399,31 @@ class QLinearConvKernel : public IntConvKernel {
     LOOM_SDK_RETURN_IF_ERROR(Shape(xs, w.shape(), &win, &ys));
     const int64_t M = ys[1];
     LOOM_SDK_RETURN_IF_ERROR(CheckBias(bias, M));
-    double x_scale = 0;
-    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", ctx.Input(1), &x_scale));
-    PerIndex<float> ws;
-    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_scale", ctx.Input(4), M, 1, "output channel", 1.0f, &ws));
     LOOM_SDK_RETURN_IF_ERROR(
         ctx.Output(0, y_zp.dtype(), channels_last_ ? std::vector<int64_t>{ys[0], ys[2], ys[3], ys[1]} : ys, &y));
     if (y.num_elements() == 0) return Status::Ok();
     DnnlInt8Conv::Output out;
     double xz = 0, yz = 0;
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_zero_point", ctx.Input(2), &xz));
+    // A parameter Requantized refuses is reported by the loops' path below.
     if (x.num_elements() > 0 && SymmetricWeights(w.dtype(), ctx.Input(5)) &&
-        Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out).ok() &&
+        Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out, &yz).ok() &&
         requantize_.Configure(label_, x.dtype(), xz != 0, xs, w.shape(), group_, win, bias.present(), out,
                               channels_last_, ctx.num_threads())) {
-      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, &yz));
       return requantize_.Run(ctx, label_, x.raw_data(), w.raw_data(), static_cast<int32_t>(xz),
                              bias.present() ? bias.data<int32_t>() : nullptr, static_cast<int32_t>(yz), y.raw_data());
     }
     if (channels_last_) {
+      // A bad parameter is named first; else oneDNN refused the shapes.
+      LOOM_SDK_RETURN_IF_ERROR(Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out, &yz));
       return sdk::FailedPrecondition(label_ + ": channels-last QLinearConv runs on oneDNN's int8 convolution only, "
                                               "which refused X " + ShapeStr(x.shape()) + " with W " +
                                      ShapeStr(w.shape()) + " (it takes int8 W with zero points 0)");
     }
+    double x_scale = 0;
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", ctx.Input(1), &x_scale));
+    PerIndex<float> ws;
+    LOOM_SDK_RETURN_IF_ERROR(ReadPerIndex(label_, "w_scale", ctx.Input(4), M, 1, "output channel", 1.0f, &ws));
     std::vector<int32_t> acc(static_cast<size_t>(y.num_elements()));
     LOOM_SDK_RETURN_IF_ERROR(Accumulate(ctx, bias, ys, win, acc.data()));
     // Y as rows of one output plane each: row r is channel r mod M, whose
@@ -469,9 +452,10 @@ class QLinearConvKernel : public IntConvKernel {
   }
 
   // The requantize form's output: y_zero_point's dtype and x_scale *
-  // w_scale[m] / y_scale per channel (one for a scalar w_scale).
+  // w_scale[m] / y_scale per channel (one for a scalar w_scale); y's zero
+  // point into *y_zero_point.
   Status Requantized(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale, const Tensor& y_zp,
-                     int64_t M, DnnlInt8Conv::Output* out) const {
+                     int64_t M, DnnlInt8Conv::Output* out, double* y_zero_point) const {
     double xs = 0, ys = 0;
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "x_scale", x_scale, &xs));
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_scale", y_scale, &ys));
@@ -480,10 +464,9 @@ class QLinearConvKernel : public IntConvKernel {
     if (!y_zp.present() || (y_zp.dtype() != LOOM_DTYPE_INT8 && y_zp.dtype() != LOOM_DTYPE_UINT8)) {
       return sdk::InvalidArgument(label_ + ": y_zero_point must be int8 or uint8");
     }
-    double yz = 0;
-    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, &yz));
+    LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, y_zero_point));
     out->dtype = y_zp.dtype();
-    out->zero_point = yz != 0;
+    out->zero_point = *y_zero_point != 0;
     out->scales.clear();
     for (float s : ws.values) out->scales.push_back(static_cast<float>(xs * static_cast<double>(s) / ys));
     return Status::Ok();

@@ -148,18 +148,10 @@ def upgrade_opset(model, sample=None):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "model.onnx")
         onnx.save(model, path)
-        net = NetBuilder.load(path, optimization_level=0)
+        values = next(_runs(path, [sample], wanted))
     for t in wanted:
-        net.add_output(t)
-    ws = Workspace()
-    ws.create_net(net, name="ranks", plan_memory=False)
-    for k, v in sample.items():
-        ws.feed_blob(k, v)
-    ws.run_net("ranks")
-    for t in wanted:
-        rank = ws.fetch_blob(t).ndim
         model.graph.value_info.append(helper.make_tensor_value_info(
-            t, 1, ["%s_d%d" % (t, i) for i in range(rank)]))
+            t, 1, ["%s_d%d" % (t, i) for i in range(values[t].ndim)]))
     try:
         return version_converter.convert_version(model, 13)
     except RuntimeError:
@@ -310,21 +302,28 @@ def quantized_tensors(model, ops):
     return names, same_as
 
 
-def calibrate(model_path, samples, tensors, method="minmax", percentile=99.999):
-    """{tensor: (lo, hi)} over the sample runs, the model run by Loom as
+def _runs(model_path, samples, tensors):
+    """For each sample run, {tensor: its value}: the model run by Loom as
     written (optimization level 0, every tensor kept)."""
     net = NetBuilder.load(model_path, optimization_level=0)
     for t in tensors:
         net.add_output(t)
     ws = Workspace()
     ws.create_net(net, name="calibrate", plan_memory=False)
-    ranges = {}
     for run in samples:
         for k, v in run.items():
             ws.feed_blob(k, v)
         ws.run_net("calibrate")
+        yield {t: ws.fetch_blob(t) for t in tensors}
+
+
+def calibrate(model_path, samples, tensors, method="minmax", percentile=99.999):
+    """{tensor: (lo, hi)} over the sample runs, the model run by Loom as
+    written (optimization level 0, every tensor kept)."""
+    ranges = {}
+    for values in _runs(model_path, samples, tensors):
         for t in tensors:
-            v = ws.fetch_blob(t).astype(np.float64).ravel()
+            v = values[t].astype(np.float64).ravel()
             if v.size == 0:
                 continue
             if method == "minmax":

@@ -3,7 +3,8 @@
 // opset 10, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv. The
 // rounding and saturation rules are ops/semantics/quantization.h's. And
 // Loom's QLinearAdd and NhwcQLinearConv (ONNX Runtime's com.microsoft ops
-// of those names), which the QDQ rewrites (transforms/fuse_qdq.h,
+// of those names) and QLinearLookup (a table, as ONNX Runtime's
+// QLinearSigmoid computes), which the QDQ rewrites (transforms/fuse_qdq.h,
 // transforms/int8_channels_last.h) make.
 #include <string>
 #include <vector>
@@ -72,6 +73,14 @@ sdk::Status QLinearAddInfer(sdk::InferenceContext& ctx) {
   std::vector<int64_t> a, b, y;
   // Shapes that do not broadcast are the kernel's error, with both shapes.
   if (ctx.InputShape(0, &a) && ctx.InputShape(3, &b) && Broadcast(a, b, &y)) ctx.SetOutputShape(0, y);
+  return sdk::Status::Ok();
+}
+
+// QLinearLookup: X's shape, the table's dtype.
+sdk::Status QLinearLookupInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(1));
+  std::vector<int64_t> x;
+  if (ctx.InputShape(0, &x)) ctx.SetOutputShape(0, x);
   return sdk::Status::Ok();
 }
 
@@ -162,6 +171,13 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
         "B_scale:tensor(float)|scalar", "B_zero_point:T|scalar", "C_scale:tensor(float)|scalar",
         "C_zero_point:T|scalar"},
        {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearAddInfer>(), false, LOOM_OPS_DOMAIN},
+      {"QLinearLookup", 1,
+       "Not an ONNX op: Y[i] = table[X[i] - lowest(T1)] (X[i] + 128 for int8, X[i] for uint8), made by Loom's QDQ "
+       "rewrite (transforms/fuse_qdq.h) from DequantizeLinear -> element-wise float ops -> QuantizeLinear, the "
+       "table holding the Q's output for each of the 256 input values (as ONNX Runtime computes its "
+       "com.microsoft QLinearSigmoid and QLinearLeakyRelu). Any layout: each element maps alone.",
+       {"X:T1|any shape", "table:T2|[256]"}, {"Y:T2|X's shape"}, {{"T1", q}, {"T2", q}}, {},
+       Fn<&QLinearLookupInfer>(), false, LOOM_OPS_DOMAIN},
       {"NhwcQLinearConv", 1,
        "Not an ONNX op: ONNX Runtime's com.microsoft NhwcQLinearConv, made by Loom's int8 channels-last rewrite "
        "(transforms/int8_channels_last.h) so that runs of int8 ops keep oneDNN's int8 layout between them. "

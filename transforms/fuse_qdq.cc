@@ -11,6 +11,8 @@
 #include "core/proto_io.h"
 #include "core/registry.h"
 #include "core/tensor.h"
+#include "ops/semantics/quantization.h"
+#include "transforms/elementwise_region.h"
 #include "transforms/graph_util.h"
 
 namespace loom {
@@ -76,6 +78,8 @@ class Fuser {
         fused += FuseAdd(i);
       } else if (IsOnnxOp(op, "MaxPool")) {
         fused += FuseMaxPool(i);
+      } else if (IsOnnxOp(op, "QuantizeLinear")) {
+        fused += FuseLookup(i);
       }
     }
     if (fused == 0) return 0;
@@ -248,6 +252,45 @@ class Fuser {
       return 0;
     }
     Rewrite(i, "MaxPool", "", {x->op->input(0)}, q_index, act_index);
+    return 1;
+  }
+
+  // DQ -> element-wise float ops -> Q (op i): a table of the Q's output for
+  // each of the 256 input values, computed with the float ops themselves.
+  int FuseLookup(int i) {
+    const OperatorDef& q = net_->op(i);
+    auto y = ReadParams(*net_, q);
+    if (!y || !y->per_tensor() || y->zero_point.num_elements() != 1) return 0;
+    auto region = ElementwiseRegion::Find(*net_, reads_, producer_, q.input(0));
+    if (!region) return 0;
+    for (int op : region->ops()) {
+      if (removed_.count(op)) return 0;
+    }
+    auto x = Dequantized(region->input());
+    if (!x) return 0;
+    const float xs = x->scale.data<float>()[0], ys = y->scale.data<float>()[0];
+    const int32_t xz = IntAt(x->zero_point, 0), yz = IntAt(y->zero_point, 0);
+    if (!(xs > 0) || !(ys > 0)) return 0;  // the kernels' rule; a bad scale stays the float ops' error
+    Tensor table = Tensor::Zeros(y->zero_point.dtype(), {256});
+    for (int32_t v = QMin(x->zero_point); v <= QMax(x->zero_point); ++v) {
+      const float out = region->Eval(static_cast<float>(v - xz) * xs);
+      const int64_t k = v - QMin(x->zero_point);
+      if (table.dtype() == DataType::kInt8) {
+        table.data<int8_t>()[k] = semantics::QuantizeValue<int8_t>(out, ys, yz);
+      } else {
+        table.data<uint8_t>()[k] = semantics::QuantizeValue<uint8_t>(out, ys, yz);
+      }
+    }
+    const std::string name = q.output(0) + "_table";
+    *net_->add_initializer() = TensorToProto(table, name);
+    OperatorDef* op = net_->mutable_op(i);
+    op->set_type("QLinearLookup");
+    op->set_domain(kLoomDomain);
+    op->clear_input();
+    op->add_input(x->op->input(0));
+    op->add_input(name);
+    op->clear_arg();
+    for (int r : region->ops()) removed_.insert(r);
     return 1;
   }
 

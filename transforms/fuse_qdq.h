@@ -9,6 +9,12 @@
 //   DQ(a), DQ(b) -> Add -> Q             => QLinearAdd (Loom's domain; ONNX
 //                                           Runtime's com.microsoft op)
 //   DQ(x) -> MaxPool -> Q, same params   => MaxPool on the int8 tensor
+//   DQ(x) -> element-wise float ops -> Q => QLinearLookup (Loom's domain):
+//                                           the Q's output for each of the
+//                                           256 values of x, computed once
+//                                           with the float ops
+//                                           (elementwise_region.h), as ONNX
+//                                           Runtime's QLinearSigmoid does
 // A Relu or Clip between the op and the Q fuses when it changes nothing the
 // Q can represent (ONNX Runtime's removable activations): Relu when the Q's
 // zero point is its type's lowest value, Clip when its bounds quantize
@@ -32,6 +38,13 @@ namespace transforms {
 //   - the op's output is read only by the Q (or the activation, read only
 //     by the Q) and is no net output; MaxPool has no Indices output and its
 //     Q's scale, zero point and type equal its DequantizeLinear's.
+//   - a lookup's ops form an ElementwiseRegion from the DequantizeLinear's
+//     output to the Q's input (its ops' other operands scalar constants,
+//     its values read by nothing else); its table is the initializer
+//     "<Q's output>_table" and it takes the Q's place. Its result is the
+//     float ops' on each dequantized value, quantized once: exactly the
+//     QDQ graph's, but for float ops whose kernels round otherwise (e.g. a
+//     vectorized exp).
 // The new op takes the op's attributes and place and writes the Q's output;
 // the Q, the activation and DequantizeLinear ops no longer read are
 // removed. Nested nets are left as they are. Returns how many ops were

@@ -43,6 +43,19 @@ struct Model {
     AddNode(&g, "DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name + "_dq"});
     return name + "_dq";
   }
+  // The same at an int8 zero point.
+  std::string QuantDequantS8(const std::string& name, float scale, int8_t zp) {
+    *g.add_initializer() = Initializer<float>(name + "_s", onnx::TensorProto::FLOAT, {}, {scale});
+    *g.add_initializer() = Initializer<int8_t>(name + "_z", onnx::TensorProto::INT8, {}, {zp});
+    AddNode(&g, "QuantizeLinear", {name, name + "_s", name + "_z"}, {name + "_q"});
+    AddNode(&g, "DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name + "_dq"});
+    return name + "_dq";
+  }
+  // A float scalar constant of shape [1] (as paddle2onnx writes them).
+  std::string Scalar(const std::string& name, float v) {
+    *g.add_initializer() = Initializer<float>(name, onnx::TensorProto::FLOAT, {1}, {v});
+    return name;
+  }
 };
 
 // x -> Q/DQ -> Conv (int8 W per channel, int32 B) -> Relu -> Q/DQ -> MaxPool
@@ -154,6 +167,68 @@ TEST(FuseQdq, UnabsorbableReluAndMismatchedBiasStayFloat) {
     ASSERT_EQ(y.num_elements(), ref.num_elements());
     for (int64_t i = 0; i < y.num_elements(); ++i) EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.0501f) << i;
   }
+}
+
+// x -> Q/DQ (uint8) -> HardSwish as paddle2onnx spells it (y * Clip(y + 3,
+// 0, 6) / 6) -> Mul(0.7) -> Add(0.1) -> Sub(0.5 - v) -> Q/DQ (int8) ->
+// Sigmoid -> Q/DQ (uint8) -> y. With `clip_is_output` the Clip's value is
+// also a net output, so the first region is read outside and stays float.
+std::string LookupModel(bool clip_is_output) {
+  Model m;
+  onnx::GraphProto& g = m.g;
+  AddInput(&g, "x", {1, 4, 6, 6});
+  AddOutput(&g, "y");
+  const std::string xd = m.QuantDequant("x", 0.05f, 128);
+  AddNode(&g, "Add", {xd, m.Scalar("three", 3.0f)}, {"p3"});
+  AddNode(&g, "Clip", {"p3", m.Scalar("zero", 0.0f), m.Scalar("six", 6.0f)}, {"c"});
+  if (clip_is_output) AddOutput(&g, "c");
+  AddNode(&g, "Mul", {xd, "c"}, {"m"});
+  AddNode(&g, "Div", {"m", "six"}, {"hs"});
+  AddNode(&g, "Mul", {"hs", m.Scalar("k", 0.7f)}, {"a1"});
+  AddNode(&g, "Add", {"a1", m.Scalar("b", 0.1f)}, {"a2"});
+  AddNode(&g, "Sub", {m.Scalar("half", 0.5f), "a2"}, {"v"});
+  const std::string vd = m.QuantDequantS8("v", 0.02f, -10);
+  AddNode(&g, "Sigmoid", {vd}, {"s"});
+  const std::string sd = m.QuantDequant("s", 1.0f / 255, 0);
+  AddNode(&g, "Identity", {sd}, {"y"});
+  return Serialize(g, 13);
+}
+
+TEST(FuseQdq, ElementwiseChainsBetweenDqAndQBecomeTables) {
+  const std::string model = LookupModel(false);
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "QLinearLookup", "QLinearLookup", "DequantizeLinear",
+                                             "Identity"}));
+  ASSERT_EQ(y.num_elements(), ref.num_elements());
+  ASSERT_GT(y.num_elements(), 0);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    // The table holds the float ops' results; only a kernel that rounds
+    // otherwise (Sigmoid's vectorized exp) may move a value by one step.
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 1.001f / 255) << i;
+    exact += y.data<float>()[i] == ref.data<float>()[i];
+  }
+  EXPECT_GE(exact, y.num_elements() * 95 / 100);
+  // The inputs span both ends of the table (saturated and not).
+  float lo = 1, hi = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) lo = std::min(lo, y.data<float>()[i]), hi = std::max(hi, y.data<float>()[i]);
+  EXPECT_LT(lo, 0.2f);
+  EXPECT_GT(hi, 0.6f);
+}
+
+TEST(FuseQdq, ChainReadElsewhereStaysFloat) {
+  const std::string model = LookupModel(true);
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  // The HardSwish region stays float (fused into HardSwish); the Sigmoid's
+  // is still a table.
+  EXPECT_EQ(std::count(fused.begin(), fused.end(), "QLinearLookup"), 1);
+  EXPECT_EQ(std::count(fused.begin(), fused.end(), "Clip") + std::count(fused.begin(), fused.end(), "HardSwish"), 1);
+  ASSERT_EQ(y.num_elements(), ref.num_elements());
+  for (int64_t i = 0; i < y.num_elements(); ++i) EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 1.001f / 255) << i;
 }
 
 }  // namespace

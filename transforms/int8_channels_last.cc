@@ -86,6 +86,11 @@ class Rewriter {
         op.set_input(3, cl_[op.input(3)]);
         Convert(&op, nullptr);
         ++converted;
+      } else if (op.type() == "QLinearLookup" && op.domain() == kLoomDomain && op.input_size() == 2 &&
+                 cl_.count(op.input(0))) {
+        op.set_input(0, cl_[op.input(0)]);  // each element maps alone: any layout
+        Convert(&op, nullptr);
+        ++converted;
       } else if (ElementwiseOnChannelsLast(op)) {
         for (int i = 0; i < op.input_size(); ++i) {
           if (cl_.count(op.input(i))) op.set_input(i, cl_[op.input(i)]);

@@ -15,9 +15,10 @@ namespace transforms {
 //   - a 2-D QLinearConv (W a constant int8 initializer of rank 4 whose zero
 //     point is absent or all 0: what oneDNN's int8 convolution takes)
 //     becomes NhwcQLinearConv (Loom's domain) writing "<y>_nhwc";
-//   - a MaxPool and a QLinearAdd whose inputs are all channels-last (made
-//     so above) become NhwcMaxPool / stay QLinearAdd (elementwise; both
-//     operands transposed alike broadcast alike) on them;
+//   - a MaxPool, a QLinearAdd and a QLinearLookup whose tensor inputs are
+//     all channels-last (made so above) become NhwcMaxPool / stay
+//     QLinearAdd, QLinearLookup (elementwise; both operands transposed
+//     alike broadcast alike) on them;
 //   - an elementwise op (a unary activation, Add, Sub, Mul, Div, Max, Min,
 //     a per-tensor QuantizeLinear or DequantizeLinear) with a
 //     channels-last input, whose other inputs are channels-last or scalar

@@ -71,6 +71,8 @@ sdk::Status RegisterQuantizationKernels(sdk::Registrar& reg);
 sdk::Status RegisterQuantizedMatMulConvKernels(sdk::Registrar& reg);
 // quantized_add.cc: QLinearAdd (Loom's domain)
 sdk::Status RegisterQuantizedAddKernels(sdk::Registrar& reg);
+// quantized_lookup.cc: QLinearLookup (Loom's domain)
+sdk::Status RegisterQuantizedLookupKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

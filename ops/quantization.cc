@@ -2,10 +2,11 @@
 // DequantizeLinear-13, DynamicQuantizeLinear-11, and the integer ops of
 // opset 10, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv. The
 // rounding and saturation rules are ops/semantics/quantization.h's. And
-// Loom's QLinearAdd and NhwcQLinearConv (ONNX Runtime's com.microsoft ops
-// of those names) and QLinearLookup (a table, as ONNX Runtime's
-// QLinearSigmoid computes), which the QDQ rewrites (transforms/fuse_qdq.h,
-// transforms/int8_channels_last.h) make.
+// Loom's QLinearAdd, QLinearGlobalAveragePool and NhwcQLinearConv (ONNX
+// Runtime's com.microsoft ops of those names), QLinearLookup (a table, as
+// ONNX Runtime's QLinearSigmoid computes) and QLinearFloatMul, which the
+// QDQ rewrites (transforms/fuse_qdq.h, transforms/int8_channels_last.h)
+// make.
 #include <string>
 #include <vector>
 
@@ -81,6 +82,31 @@ sdk::Status QLinearLookupInfer(sdk::InferenceContext& ctx) {
   ctx.SetOutputDType(0, ctx.InputDType(1));
   std::vector<int64_t> x;
   if (ctx.InputShape(0, &x)) ctx.SetOutputShape(0, x);
+  return sdk::Status::Ok();
+}
+
+// QLinearGlobalAveragePool: [N, C, 1, ...] from X [N, C, D...], or with
+// channels_last [N, 1, ..., C] from X [N, D..., C]; X's dtype.
+sdk::Status QLinearGlobalAveragePoolInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(0));
+  std::vector<int64_t> x;
+  if (!ctx.InputShape(0, &x) || x.size() < 3) return sdk::Status::Ok();
+  std::vector<int64_t> y(x.size(), 1);
+  y[0] = x[0];
+  if (ctx.info().IntOr("channels_last", 0) != 0) {
+    y.back() = x.back();
+  } else {
+    y[1] = x[1];
+  }
+  ctx.SetOutputShape(0, y);
+  return sdk::Status::Ok();
+}
+
+// QLinearFloatMul: the numpy broadcast of A and B, A's dtype.
+sdk::Status QLinearFloatMulInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(0));
+  std::vector<int64_t> a, b, y;
+  if (ctx.InputShape(0, &a) && ctx.InputShape(3, &b) && Broadcast(a, b, &y)) ctx.SetOutputShape(0, y);
   return sdk::Status::Ok();
 }
 
@@ -178,6 +204,25 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
        "com.microsoft QLinearSigmoid and QLinearLeakyRelu). Any layout: each element maps alone.",
        {"X:T1|any shape", "table:T2|[256]"}, {"Y:T2|X's shape"}, {{"T1", q}, {"T2", q}}, {},
        Fn<&QLinearLookupInfer>(), false, LOOM_OPS_DOMAIN},
+      {"QLinearGlobalAveragePool", 1,
+       "Not an ONNX op: ONNX Runtime's com.microsoft QLinearGlobalAveragePool, made by Loom's QDQ rewrite "
+       "(transforms/fuse_qdq.h) from DequantizeLinear -> GlobalAveragePool -> QuantizeLinear. Y = saturate("
+       "round_half_even(mean(X - x_zero_point) * x_scale / y_scale) + y_zero_point), the sum exact in integers. "
+       "channels_last 1: X [N, D..., C] and Y [N, 1, ..., C] (the int8 channels-last rewrite sets it).",
+       {"X:T|[N, C, D1, ..., Dn], or [N, D1, ..., Dn, C]", "x_scale:tensor(float)|scalar", "x_zero_point:T|scalar",
+        "y_scale:tensor(float)|scalar", "y_zero_point:T|scalar"},
+       {"Y:T|[N, C, 1, ..., 1], or [N, 1, ..., 1, C]"}, {{"T", q}},
+       {"channels_last:int=0|1: X and Y channels-last"}, Fn<&QLinearGlobalAveragePoolInfer>(), false,
+       LOOM_OPS_DOMAIN},
+      {"QLinearFloatMul", 1,
+       "Not an ONNX op: C = QuantizeLinear(DequantizeLinear(A) * B) with B float32, made by Loom's QDQ rewrite "
+       "(transforms/fuse_qdq.h) from DequantizeLinear(A) -> Mul (B a float tensor: a squeeze-and-excitation "
+       "block's per-channel gate) -> QuantizeLinear. C = saturate(round_half_even((A - A_zero_point) * B * "
+       "(A_scale / C_scale)) + C_zero_point) in float32 (the QDQ graph's rounding may differ by one step). A and "
+       "B broadcast (numpy rules); every scale and zero point is a scalar.",
+       {"A:T|any shape", "A_scale:tensor(float)|scalar", "A_zero_point:T|scalar", "B:tensor(float)|broadcasts with A",
+        "C_scale:tensor(float)|scalar", "C_zero_point:T|scalar"},
+       {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearFloatMulInfer>(), false, LOOM_OPS_DOMAIN},
       {"NhwcQLinearConv", 1,
        "Not an ONNX op: ONNX Runtime's com.microsoft NhwcQLinearConv, made by Loom's int8 channels-last rewrite "
        "(transforms/int8_channels_last.h) so that runs of int8 ops keep oneDNN's int8 layout between them. "

@@ -78,6 +78,10 @@ class Fuser {
         fused += FuseAdd(i);
       } else if (IsOnnxOp(op, "MaxPool")) {
         fused += FuseMaxPool(i);
+      } else if (IsOnnxOp(op, "GlobalAveragePool")) {
+        fused += FuseGlobalAveragePool(i);
+      } else if (IsOnnxOp(op, "Mul")) {
+        fused += FuseFloatMul(i);
       } else if (IsOnnxOp(op, "QuantizeLinear")) {
         fused += FuseLookup(i);
       }
@@ -252,6 +256,41 @@ class Fuser {
       return 0;
     }
     Rewrite(i, "MaxPool", "", {x->op->input(0)}, q_index, act_index);
+    return 1;
+  }
+
+  int FuseGlobalAveragePool(int i) {
+    const OperatorDef& pool = net_->op(i);
+    if (pool.input_size() != 1 || pool.output_size() != 1) return 0;
+    auto x = Dequantized(pool.input(0));
+    if (!x) return 0;
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, pool.output(0), &q_index, &act_index);
+    if (!y || act_index >= 0 || y->zero_point.dtype() != x->zero_point.dtype()) return 0;
+    Rewrite(i, "QLinearGlobalAveragePool", kLoomDomain,
+            {x->op->input(0), x->op->input(1), x->op->input(2), y->op->input(1), y->op->input(2)}, q_index, act_index);
+    return 1;
+  }
+
+  // DQ(a) * b -> Q, b a float tensor that is no DequantizeLinear's output
+  // (both dequantized is a QLinearMul, not this).
+  int FuseFloatMul(int i) {
+    const OperatorDef& mul = net_->op(i);
+    if (mul.input_size() != 2 || mul.output_size() != 1) return 0;
+    int side = 0;
+    auto a = Dequantized(mul.input(0));
+    if (!a) {
+      side = 1;
+      a = Dequantized(mul.input(1));
+    }
+    const std::string& b = mul.input(1 - side);
+    if (!a || Producer(b, "DequantizeLinear") != nullptr) return 0;
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, mul.output(0), &q_index, &act_index);
+    if (!y || act_index >= 0 || y->zero_point.dtype() != a->zero_point.dtype()) return 0;
+    Rewrite(i, "QLinearFloatMul", kLoomDomain,
+            {a->op->input(0), a->op->input(1), a->op->input(2), b, y->op->input(1), y->op->input(2)}, q_index,
+            act_index);
     return 1;
   }
 

@@ -9,6 +9,11 @@
 //   DQ(a), DQ(b) -> Add -> Q             => QLinearAdd (Loom's domain; ONNX
 //                                           Runtime's com.microsoft op)
 //   DQ(x) -> MaxPool -> Q, same params   => MaxPool on the int8 tensor
+//   DQ(x) -> GlobalAveragePool -> Q      => QLinearGlobalAveragePool (Loom's
+//                                           domain; ONNX Runtime's
+//                                           com.microsoft op)
+//   DQ(a) * b -> Q, b float               => QLinearFloatMul (Loom's domain):
+//                                           a squeeze-and-excitation gate
 //   DQ(x) -> element-wise float ops -> Q => QLinearLookup (Loom's domain):
 //                                           the Q's output for each of the
 //                                           256 values of x, computed once
@@ -37,7 +42,9 @@ namespace transforms {
 //     whose scale is x_scale * w_scale (relative 1e-4) and zero point 0;
 //   - the op's output is read only by the Q (or the activation, read only
 //     by the Q) and is no net output; MaxPool has no Indices output and its
-//     Q's scale, zero point and type equal its DequantizeLinear's.
+//     Q's scale, zero point and type equal its DequantizeLinear's;
+//     GlobalAveragePool's, the Mul's and the Add's Q is of their
+//     DequantizeLinears' type; the Mul's b is no DequantizeLinear's output;
 //   - a lookup's ops form an ElementwiseRegion from the DequantizeLinear's
 //     output to the Q's input (its ops' other operands scalar constants,
 //     its values read by nothing else); its table is the initializer

@@ -213,7 +213,10 @@ TEST(FuseQdq, ElementwiseChainsBetweenDqAndQBecomeTables) {
   EXPECT_GE(exact, y.num_elements() * 95 / 100);
   // The inputs span both ends of the table (saturated and not).
   float lo = 1, hi = 0;
-  for (int64_t i = 0; i < y.num_elements(); ++i) lo = std::min(lo, y.data<float>()[i]), hi = std::max(hi, y.data<float>()[i]);
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    lo = std::min(lo, y.data<float>()[i]);
+    hi = std::max(hi, y.data<float>()[i]);
+  }
   EXPECT_LT(lo, 0.2f);
   EXPECT_GT(hi, 0.6f);
 }
@@ -228,7 +231,61 @@ TEST(FuseQdq, ChainReadElsewhereStaysFloat) {
   EXPECT_EQ(std::count(fused.begin(), fused.end(), "QLinearLookup"), 1);
   EXPECT_EQ(std::count(fused.begin(), fused.end(), "Clip") + std::count(fused.begin(), fused.end(), "HardSwish"), 1);
   ASSERT_EQ(y.num_elements(), ref.num_elements());
-  for (int64_t i = 0; i < y.num_elements(); ++i) EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 1.001f / 255) << i;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 1.001f / 255) << i;
+  }
+}
+
+// x -> Q/DQ -> Conv (int8 W, int32 B) -> Q/DQ -> a squeeze-and-excitation
+// block: GlobalAveragePool -> Q/DQ -> HardSigmoid (the gate, float) ->
+// Mul(conv output, gate) -> Q/DQ -> y.
+std::string SqueezeExciteModel() {
+  Model m;
+  onnx::GraphProto& g = m.g;
+  const int64_t C = 4, M = 8;
+  AddInput(&g, "x", {1, C, 6, 6});
+  AddOutput(&g, "y");
+  const float sx = 0.05f;
+  const std::string xd = m.QuantDequant("x", sx, 128);
+  std::vector<int8_t> w;
+  for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 53) % 255 - 127));
+  std::vector<int32_t> b;
+  for (int64_t o = 0; o < M; ++o) b.push_back(static_cast<int32_t>(o * 211) - 600);
+  *g.add_initializer() = Initializer<int8_t>("w_q", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
+  *g.add_initializer() = Initializer<float>("w_s", onnx::TensorProto::FLOAT, {}, {0.003f});
+  *g.add_initializer() = Initializer<int32_t>("b_q", onnx::TensorProto::INT32, {M}, b);
+  *g.add_initializer() = Initializer<float>("b_s", onnx::TensorProto::FLOAT, {}, {sx * 0.003f});
+  AddNode(&g, "DequantizeLinear", {"w_q", "w_s"}, {"w"});
+  AddNode(&g, "DequantizeLinear", {"b_q", "b_s"}, {"b"});
+  IntsAttr(AddNode(&g, "Conv", {xd, "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  const std::string cd = m.QuantDequant("c", 0.04f, 120);
+  AddNode(&g, "GlobalAveragePool", {cd}, {"p"});
+  const std::string pd = m.QuantDequant("p", 0.01f, 100);
+  AddNode(&g, "HardSigmoid", {pd}, {"gate"});
+  AddNode(&g, "Mul", {cd, "gate"}, {"se"});
+  const std::string sd = m.QuantDequant("se", 0.03f, 110);
+  AddNode(&g, "Identity", {sd}, {"y"});
+  return Serialize(g, 13);
+}
+
+TEST(FuseQdq, SqueezeExciteRunsOnInt8ChannelsLast) {
+  const std::string model = SqueezeExciteModel();
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  // The pool reads the conv's int8 output; the gate (float, from the
+  // pool's int8 output) scales it without a DequantizeLinear.
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv",
+                                             "QLinearGlobalAveragePool", "DequantizeLinear", "HardSigmoid",
+                                             "QLinearFloatMul", "DequantizeLinear", "Identity", "Transpose"}));
+  ASSERT_EQ(y.num_elements(), ref.num_elements());
+  ASSERT_GT(y.num_elements(), 0);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.03f * 1.001f) << i;
+    exact += y.data<float>()[i] == ref.data<float>()[i];
+  }
+  EXPECT_GE(exact, y.num_elements() * 9 / 10);
 }
 
 }  // namespace

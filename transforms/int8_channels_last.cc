@@ -86,6 +86,20 @@ class Rewriter {
         op.set_input(3, cl_[op.input(3)]);
         Convert(&op, nullptr);
         ++converted;
+      } else if (op.type() == "QLinearFloatMul" && op.domain() == kLoomDomain && op.input_size() == 6 &&
+                 cl_.count(op.input(0)) && cl_.count(op.input(3))) {
+        op.set_input(0, cl_[op.input(0)]);
+        op.set_input(3, cl_[op.input(3)]);
+        Convert(&op, nullptr);
+        ++converted;
+      } else if (op.type() == "QLinearGlobalAveragePool" && op.domain() == kLoomDomain && op.input_size() == 5 &&
+                 cl_.count(op.input(0))) {
+        op.set_input(0, cl_[op.input(0)]);
+        Argument* a = op.add_arg();
+        a->set_name("channels_last");
+        a->set_i(1);
+        Convert(&op, nullptr);
+        ++converted;
       } else if (op.type() == "QLinearLookup" && op.domain() == kLoomDomain && op.input_size() == 2 &&
                  cl_.count(op.input(0))) {
         op.set_input(0, cl_[op.input(0)]);  // each element maps alone: any layout

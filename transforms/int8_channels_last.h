@@ -15,10 +15,11 @@ namespace transforms {
 //   - a 2-D QLinearConv (W a constant int8 initializer of rank 4 whose zero
 //     point is absent or all 0: what oneDNN's int8 convolution takes)
 //     becomes NhwcQLinearConv (Loom's domain) writing "<y>_nhwc";
-//   - a MaxPool, a QLinearAdd and a QLinearLookup whose tensor inputs are
-//     all channels-last (made so above) become NhwcMaxPool / stay
-//     QLinearAdd, QLinearLookup (elementwise; both operands transposed
-//     alike broadcast alike) on them;
+//   - a MaxPool, a QLinearAdd, a QLinearFloatMul, a QLinearLookup and a
+//     QLinearGlobalAveragePool whose tensor inputs are all channels-last
+//     (made so above) become NhwcMaxPool / stay QLinearAdd, QLinearFloatMul,
+//     QLinearLookup (elementwise; both operands transposed alike broadcast
+//     alike) / QLinearGlobalAveragePool with channels_last 1 on them;
 //   - an elementwise op (a unary activation, Add, Sub, Mul, Div, Max, Min,
 //     a per-tensor QuantizeLinear or DequantizeLinear) with a
 //     channels-last input, whose other inputs are channels-last or scalar

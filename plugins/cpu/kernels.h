@@ -73,6 +73,10 @@ sdk::Status RegisterQuantizedMatMulConvKernels(sdk::Registrar& reg);
 sdk::Status RegisterQuantizedAddKernels(sdk::Registrar& reg);
 // quantized_lookup.cc: QLinearLookup (Loom's domain)
 sdk::Status RegisterQuantizedLookupKernels(sdk::Registrar& reg);
+// quantized_global_pool.cc: QLinearGlobalAveragePool (Loom's domain)
+sdk::Status RegisterQuantizedGlobalPoolKernels(sdk::Registrar& reg);
+// quantized_float_mul.cc: QLinearFloatMul (Loom's domain)
+sdk::Status RegisterQuantizedFloatMulKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

@@ -18,6 +18,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterNnConvTransposeGradientKernels, RegisterNnPoolGradientKernels, RegisterNnBatchNormGradientKernels,
     RegisterNnNormalizationGradientKernels, RegisterNnDropoutKernels,
     RegisterQuantizationKernels, RegisterQuantizedMatMulConvKernels, RegisterQuantizedAddKernels,
-    RegisterQuantizedLookupKernels,
+    RegisterQuantizedLookupKernels, RegisterQuantizedGlobalPoolKernels, RegisterQuantizedFloatMulKernels,
   });
 }

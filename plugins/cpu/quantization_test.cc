@@ -388,5 +388,83 @@ TEST(QLinearAdd, HandComputedBroadcastAndSaturation) {
               {"C_scale must be a positive finite scale"});
 }
 
+// ---- QLinearLookup (Loom's domain) ---------------------------------------------------------
+TEST(QLinearLookup, IndexesByValueMinusLowest) {
+  const std::string op = R"(type: "QLinearLookup" domain: "loom" input: "x" input: "t" output: "y")";
+  // table[i] = 255 - i: uint8 X maps to 255 - x; int8 X to 255 - (x + 128).
+  std::vector<uint8_t> table(256);
+  for (int i = 0; i < 256; ++i) table[static_cast<size_t>(i)] = static_cast<uint8_t>(255 - i);
+  // 150 elements: two 64-element blocks (the AVX-512 VBMI path, where the
+  // CPU has it) and a tail of 22 (the byte loop).
+  std::vector<int8_t> x(150);
+  std::vector<uint8_t> want(150);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 256) - 128);
+    want[i] = static_cast<uint8_t>(255 - (x[i] + 128));
+  }
+  Tensor y = Run1(testing::ParseOp(op), {Vec<int8_t>({3, 50}, x), Vec<uint8_t>({256}, table)});
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({3, 50}, want)));
+  std::vector<int8_t> signed_table(256);
+  for (int i = 0; i < 256; ++i) signed_table[static_cast<size_t>(i)] = static_cast<int8_t>(i / 2 - 64);
+  y = Run1(testing::ParseOp(op), {Vec<uint8_t>({4}, {0, 1, 200, 255}), Vec<int8_t>({256}, signed_table)});
+  EXPECT_TRUE(SameTensor(y, Vec<int8_t>({4}, {-64, -64, 36, 63})));
+  ExpectError(testing::ParseOp(op), {Vec<uint8_t>({1}, {0}), Vec<uint8_t>({255}, std::vector<uint8_t>(255))},
+              {"table must have 256 elements"});
+}
+
+// ---- QLinearGlobalAveragePool (Loom's domain) -------------------------------------------------
+TEST(QLinearGlobalAveragePool, HandComputedPlanarAndChannelsLast) {
+  const std::string op = R"(type: "QLinearGlobalAveragePool" domain: "loom" input: "x" input: "xs" input: "xz"
+                            input: "ys" input: "yz" output: "y")";
+  // X [1, 2, 2, 2], zero point 10, scale 0.5; Y scale 0.25, zero point 3:
+  // channel 0 (10, 11, 12, 13): mean - 10 = 1.5 -> 0.75 / 0.25 = 3 -> 6;
+  // channel 1 (0, 0, 250, 250): 115 * 2 = 230 + 3 -> 233.
+  const std::vector<uint8_t> planar = {10, 11, 12, 13, 0, 0, 250, 250};
+  auto params = [](Tensor x) {
+    return std::vector<Tensor>{x, F32({}, {0.5f}), Vec<uint8_t>({}, {10}), F32({}, {0.25f}), Vec<uint8_t>({}, {3})};
+  };
+  Tensor y = Run1(testing::ParseOp(op), params(Vec<uint8_t>({1, 2, 2, 2}, planar)));
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({1, 2, 1, 1}, {6, 233})));
+  // The same channels-last: X [1, 2, 2, 2] as [N, H, W, C].
+  const std::vector<uint8_t> nhwc = {10, 0, 11, 0, 12, 250, 13, 250};
+  y = Run1(testing::ParseOp(op + R"( arg { name: "channels_last" i: 1 })"), params(Vec<uint8_t>({1, 2, 2, 2}, nhwc)));
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({1, 1, 1, 2}, {6, 233})));
+  // A mean on .5 rounds half to even, and int8 saturates: x (-128, -127)
+  // mean -127.5 at scale 1 / 1 -> -128 (even); (127, 127) + 5 -> 127.
+  y = Run1(testing::ParseOp(op), {Vec<int8_t>({1, 2, 2}, {-128, -127, 127, 127}), F32({}, {1.0f}),
+                                  Vec<int8_t>({}, {0}), F32({}, {1.0f}), Vec<int8_t>({}, {5})});
+  EXPECT_TRUE(SameTensor(y, Vec<int8_t>({1, 2, 1}, {-123, 127})));
+  ExpectError(testing::ParseOp(op), params(Vec<uint8_t>({2, 2}, {0, 0, 0, 0})), {"X must have rank >= 3"});
+}
+
+// ---- QLinearFloatMul (Loom's domain) ---------------------------------------------------------
+TEST(QLinearFloatMul, HandComputedGates) {
+  const std::string op = R"(type: "QLinearFloatMul" domain: "loom" input: "a" input: "as" input: "az" input: "b"
+                            input: "cs" input: "cz" output: "c")";
+  // C = (A - 4) * 0.5 * B / 0.25 + 1 = (A - 4) * B * 2 + 1.
+  auto run = [&](Tensor a, Tensor b) {
+    return Run1(testing::ParseOp(op),
+                {a, F32({}, {0.5f}), Vec<uint8_t>({}, {4}), b, F32({}, {0.25f}), Vec<uint8_t>({}, {1})});
+  };
+  const std::vector<uint8_t> a = {4, 5, 6, 7, 8, 9, 10, 200};
+  // Planar gate [1, 2, 1, 1] on A [1, 2, 2, 2]: channel 0 by 0.5, channel 1
+  // by 0.25: A - 4 = 4, 5, 6, 196 gives 2, 2.5 (rounds to even 2), 3, 98,
+  // plus the zero point.
+  Tensor c = run(Vec<uint8_t>({1, 2, 2, 2}, a), F32({1, 2, 1, 1}, {0.5f, 0.25f}));
+  EXPECT_TRUE(SameTensor(c, Vec<uint8_t>({1, 2, 2, 2}, {1, 2, 3, 4, 3, 3, 4, 99})));
+  // Channels-last gate [1, 1, 1, 2] on A [1, 2, 2, 2]: even elements by
+  // 0.5, odd by 0.25: 0, 0.5, 2, 1.5, 4, 2.5, 6, 98 round (half to even) to 0, 0, 2, 2,
+  // 4, 2, 6, 98, plus the zero point.
+  c = run(Vec<uint8_t>({1, 2, 2, 2}, a), F32({1, 1, 1, 2}, {0.5f, 0.25f}));
+  EXPECT_TRUE(SameTensor(c, Vec<uint8_t>({1, 2, 2, 2}, {1, 1, 3, 3, 5, 3, 7, 99})));
+  // Numpy's general broadcast (B [2, 1] against A [4]) and saturation.
+  c = run(Vec<uint8_t>({4}, {4, 5, 100, 0}), F32({2, 1}, {1.0f, -1.0f}));
+  EXPECT_TRUE(SameTensor(c, Vec<uint8_t>({2, 4}, {1, 3, 193, 0, 1, 0, 0, 9})));
+  ExpectError(testing::ParseOp(op),
+              {Vec<uint8_t>({2}, {0, 0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0}), Vec<uint8_t>({2}, {0, 0}),
+               F32({}, {1.0f}), Vec<uint8_t>({}, {0})},
+              {"(B) must be float32, found uint8"});
+}
+
 }  // namespace
 }  // namespace loom

@@ -82,13 +82,25 @@ class Fuser {
         fused += FuseGlobalAveragePool(i);
       } else if (IsOnnxOp(op, "Mul")) {
         fused += FuseFloatMul(i);
+      } else if (IsOnnxOp(op, "Concat")) {
+        fused += FuseConcat(i);
+      } else if (MovesData(op)) {
+        fused += FuseDataMovement(i);
       } else if (IsOnnxOp(op, "QuantizeLinear")) {
         fused += FuseLookup(i);
       }
     }
     if (fused == 0) return 0;
     RemoveUnreadDequantize();
-    RemoveOps(net_, removed_);
+    // The ops in order, with those inserted before them, less the removed.
+    NetDef out = *net_;
+    out.clear_op();
+    for (int j = 0; j < net_->op_size(); ++j) {
+      for (OperatorDef& op : insert_before_[j]) *out.add_op() = std::move(op);
+      if (!removed_.count(j)) *out.add_op() = net_->op(j);
+    }
+    *net_ = std::move(out);
+    RemoveOps(net_, {});  // drops the initializers nothing reads now
     return fused;
   }
 
@@ -294,6 +306,149 @@ class Fuser {
     return 1;
   }
 
+  // Ops that only move or copy elements (Resize nearest): on the int8
+  // tensor they give exactly the values DQ -> op -> Q gives, requantized.
+  static bool MovesData(const OperatorDef& op) {
+    if (IsOnnxOp(op, "Resize")) {
+      const Argument* mode = FindArg(op, "mode");
+      const Argument* ctm = FindArg(op, "coordinate_transformation_mode");
+      return (mode == nullptr || mode->s() == "nearest") && (ctm == nullptr || ctm->s() != "tf_crop_and_resize");
+    }
+    return IsOnnxOp(op, "Transpose") || IsOnnxOp(op, "Reshape") || IsOnnxOp(op, "Flatten") ||
+           IsOnnxOp(op, "Squeeze") || IsOnnxOp(op, "Unsqueeze");
+  }
+
+  // Whether two per-tensor parameter sets are the same (type, scale, zero point).
+  static bool SameParams(const QParams& a, const QParams& b) {
+    return a.zero_point.dtype() == b.zero_point.dtype() && IntAt(a.zero_point, 0) == IntAt(b.zero_point, 0) &&
+           a.scale.data<float>()[0] == b.scale.data<float>()[0];
+  }
+
+  // The table of Q(f(DQ(v))) for each value v of x's type (f the identity
+  // without a region), as an initializer named `name`; false for a scale
+  // that is not positive (the float ops' error stays theirs).
+  bool AddTable(const QParams& x, const QParams& y, const ElementwiseRegion* region, const std::string& name) {
+    const float xs = x.scale.data<float>()[0], ys = y.scale.data<float>()[0];
+    const int32_t xz = IntAt(x.zero_point, 0), yz = IntAt(y.zero_point, 0);
+    if (!(xs > 0) || !(ys > 0)) return false;
+    Tensor table = Tensor::Zeros(y.zero_point.dtype(), {256});
+    for (int32_t v = QMin(x.zero_point); v <= QMax(x.zero_point); ++v) {
+      float out = static_cast<float>(v - xz) * xs;
+      if (region != nullptr) out = region->Eval(out);
+      const int64_t k = v - QMin(x.zero_point);
+      if (table.dtype() == DataType::kInt8) {
+        table.data<int8_t>()[k] = semantics::QuantizeValue<int8_t>(out, ys, yz);
+      } else {
+        table.data<uint8_t>()[k] = semantics::QuantizeValue<uint8_t>(out, ys, yz);
+      }
+    }
+    *net_->add_initializer() = TensorToProto(table, name);
+    return true;
+  }
+
+  // DQ(x) -> op (MovesData) -> Q: the op on x's int8 tensor, writing the
+  // Q's output when the parameters agree, else a tensor the Q's place
+  // requantizes by a table.
+  int FuseDataMovement(int i) {
+    const OperatorDef& op = net_->op(i);
+    if (op.input_size() < 1 || op.output_size() != 1) return 0;
+    auto x = Dequantized(op.input(0));
+    if (!x) return 0;
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, op.output(0), &q_index, &act_index);
+    if (!y || act_index >= 0) return 0;
+    const std::string y_name = net_->op(q_index).output(0);
+    if (!SameParams(*x, *y)) {
+      const std::string moved = y_name + "_moved", table = y_name + "_table";
+      if (!AddTable(*x, *y, nullptr, table)) return 0;
+      OperatorDef* q = net_->mutable_op(q_index);
+      q->set_type("QLinearLookup");
+      q->set_domain(kLoomDomain);
+      q->clear_input();
+      q->add_input(moved);
+      q->add_input(table);
+      q->clear_arg();
+      OperatorDef* m = net_->mutable_op(i);
+      m->set_input(0, x->op->input(0));
+      m->set_output(0, moved);
+      return 1;
+    }
+    OperatorDef* m = net_->mutable_op(i);
+    m->set_input(0, x->op->input(0));
+    m->set_output(0, y_name);
+    removed_.insert(q_index);
+    return 1;
+  }
+
+  // DQ(x_1), ..., DQ(x_n) -> Concat -> Q (one type): Concat of the int8
+  // inputs, each requantized to the Q's parameters by a table (inserted
+  // before the Concat) where its own differ. An input may also come from a
+  // DQ through an op that moves data (MovesData; read by the Concat alone,
+  // as a feature pyramid's upsampled levels are): that op then runs on
+  // the int8 tensor.
+  int FuseConcat(int i) {
+    const OperatorDef& concat = net_->op(i);
+    if (concat.input_size() < 1 || concat.output_size() != 1) return 0;
+    std::vector<QParams> xs;
+    std::vector<int> moves;  // per input: the data-moving op between DQ and Concat, or -1
+    for (const std::string& in : concat.input()) {
+      auto x = Dequantized(in);
+      int move = -1;
+      if (!x) {
+        auto p = producer_.find(in);
+        if (p == producer_.end() || removed_.count(p->second) || SoleReader(*net_, reads_, in) != i) return 0;
+        const OperatorDef& m = net_->op(p->second);
+        if (!MovesData(m) || m.input_size() < 1 || m.output_size() != 1) return 0;
+        x = Dequantized(m.input(0));
+        if (!x) return 0;
+        move = p->second;
+      }
+      xs.push_back(*x);
+      moves.push_back(move);
+    }
+    int q_index = -1, act_index = -1;
+    auto y = QuantizedOutput(i, concat.output(0), &q_index, &act_index);
+    if (!y || act_index >= 0) return 0;
+    // Checked before any rewrite: AddTable below then cannot fail.
+    for (const QParams& x : xs) {
+      if (x.zero_point.dtype() != y->zero_point.dtype() || !(x.scale.data<float>()[0] > 0)) return 0;
+    }
+    if (!(y->scale.data<float>()[0] > 0)) return 0;
+    const std::string y_name = net_->op(q_index).output(0);
+    std::vector<std::string> inputs;
+    std::vector<OperatorDef> lookups;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      std::string xq = xs[k].op->input(0);
+      if (moves[k] >= 0) {
+        OperatorDef* m = net_->mutable_op(moves[k]);
+        m->set_input(0, xq);
+        xq = m->output(0) + "_moved";
+        m->set_output(0, xq);
+      }
+      if (SameParams(xs[k], *y)) {
+        inputs.push_back(xq);
+        continue;
+      }
+      const std::string name = y_name + "_input" + std::to_string(k);
+      AddTable(xs[k], *y, nullptr, name + "_table");
+      OperatorDef lookup;
+      lookup.set_type("QLinearLookup");
+      lookup.set_domain(kLoomDomain);
+      lookup.set_name(name + "_QLinearLookup");
+      lookup.add_input(xq);
+      lookup.add_input(name + "_table");
+      lookup.add_output(name);
+      lookups.push_back(std::move(lookup));
+      inputs.push_back(name);
+    }
+    OperatorDef* op = net_->mutable_op(i);
+    for (size_t k = 0; k < inputs.size(); ++k) op->set_input(static_cast<int>(k), inputs[k]);
+    op->set_output(0, y_name);
+    removed_.insert(q_index);
+    for (OperatorDef& l : lookups) insert_before_[i].push_back(std::move(l));
+    return 1;
+  }
+
   // DQ -> element-wise float ops -> Q (op i): a table of the Q's output for
   // each of the 256 input values, computed with the float ops themselves.
   int FuseLookup(int i) {
@@ -307,21 +462,8 @@ class Fuser {
     }
     auto x = Dequantized(region->input());
     if (!x) return 0;
-    const float xs = x->scale.data<float>()[0], ys = y->scale.data<float>()[0];
-    const int32_t xz = IntAt(x->zero_point, 0), yz = IntAt(y->zero_point, 0);
-    if (!(xs > 0) || !(ys > 0)) return 0;  // the kernels' rule; a bad scale stays the float ops' error
-    Tensor table = Tensor::Zeros(y->zero_point.dtype(), {256});
-    for (int32_t v = QMin(x->zero_point); v <= QMax(x->zero_point); ++v) {
-      const float out = region->Eval(static_cast<float>(v - xz) * xs);
-      const int64_t k = v - QMin(x->zero_point);
-      if (table.dtype() == DataType::kInt8) {
-        table.data<int8_t>()[k] = semantics::QuantizeValue<int8_t>(out, ys, yz);
-      } else {
-        table.data<uint8_t>()[k] = semantics::QuantizeValue<uint8_t>(out, ys, yz);
-      }
-    }
     const std::string name = q.output(0) + "_table";
-    *net_->add_initializer() = TensorToProto(table, name);
+    if (!AddTable(*x, *y, &*region, name)) return 0;
     OperatorDef* op = net_->mutable_op(i);
     op->set_type("QLinearLookup");
     op->set_domain(kLoomDomain);
@@ -354,6 +496,7 @@ class Fuser {
   std::map<std::string, int> reads_;
   std::map<std::string, int> producer_;
   std::set<int> removed_;
+  std::map<int, std::vector<OperatorDef>> insert_before_;  // new ops, by the op they go before
 };
 
 }  // namespace

@@ -288,6 +288,59 @@ TEST(FuseQdq, SqueezeExciteRunsOnInt8ChannelsLast) {
   EXPECT_GE(exact, y.num_elements() * 9 / 10);
 }
 
+// x -> Q/DQ -> Conv (int8) -> Q/DQ (c) -> three nearest 2x Resizes of it, as a
+// feature pyramid's neck upsamples: one Q/DQ'd at c's parameters, one
+// read by the Concat directly, one Q/DQ'd at other parameters -> Concat
+// (axis 1) -> Q/DQ at c's parameters -> y.
+std::string ResizeConcatModel() {
+  Model m;
+  onnx::GraphProto& g = m.g;
+  const int64_t C = 4, M = 4;
+  AddInput(&g, "x", {1, C, 6, 6});
+  AddOutput(&g, "y");
+  const std::string xd = m.QuantDequant("x", 0.05f, 128);
+  std::vector<int8_t> w;
+  for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 29) % 255 - 127));
+  *g.add_initializer() = Initializer<int8_t>("w_q", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
+  *g.add_initializer() = Initializer<float>("w_s", onnx::TensorProto::FLOAT, {}, {0.004f});
+  AddNode(&g, "DequantizeLinear", {"w_q", "w_s"}, {"w"});
+  IntsAttr(AddNode(&g, "Conv", {xd, "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  const float sc = 0.06f;
+  const std::string cd = m.QuantDequant("c", sc, 125);
+  *g.add_initializer() = Initializer<float>("scales", onnx::TensorProto::FLOAT, {4}, {1, 1, 2, 2});
+  AddNode(&g, "Resize", {cd, "", "scales"}, {"r0"});
+  const std::string r0d = m.QuantDequant("r0", sc, 125);
+  AddNode(&g, "Resize", {cd, "", "scales"}, {"r1"});
+  AddNode(&g, "Resize", {cd, "", "scales"}, {"r2"});
+  const std::string r2d = m.QuantDequant("r2", 0.05f, 120);
+  IntAttr(AddNode(&g, "Concat", {r0d, "r1", r2d}, {"cat"}), "axis", 1);
+  const std::string catd = m.QuantDequant("cat", sc, 125);
+  AddNode(&g, "Identity", {catd}, {"y"});
+  return Serialize(g, 13);
+}
+
+TEST(FuseQdq, NearestResizeAndConcatMoveInt8Values) {
+  const std::string model = ResizeConcatModel();
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  // The Resizes and the Concat run on the int8 tensors, channels-last; the
+  // third Resize's Q at other parameters is a table, and so is its
+  // requantization back for the Concat.
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "Resize", "Resize",
+                                             "Resize", "QLinearLookup", "QLinearLookup", "Concat",
+                                             "DequantizeLinear", "Identity", "Transpose"}));
+  ASSERT_EQ(y.num_elements(), ref.num_elements());
+  ASSERT_EQ(y.num_elements(), 1 * 12 * 12 * 12);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    // Moving values is exact; the conv's int8 rounding may differ by a step.
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.06f * 1.001f) << i;
+    exact += y.data<float>()[i] == ref.data<float>()[i];
+  }
+  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace loom

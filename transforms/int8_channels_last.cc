@@ -1,5 +1,6 @@
 #include "transforms/int8_channels_last.h"
 
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -105,6 +106,14 @@ class Rewriter {
         op.set_input(0, cl_[op.input(0)]);  // each element maps alone: any layout
         Convert(&op, nullptr);
         ++converted;
+      } else if (ResizeOnChannelsLast(&op)) {
+        op.set_input(0, cl_[op.input(0)]);
+        Convert(&op, nullptr);
+        ++converted;
+      } else if (ConcatOnChannelsLast(&op)) {
+        for (int i = 0; i < op.input_size(); ++i) op.set_input(i, cl_[op.input(i)]);
+        Convert(&op, nullptr);
+        ++converted;
       } else if (ElementwiseOnChannelsLast(op)) {
         for (int i = 0; i < op.input_size(); ++i) {
           if (cl_.count(op.input(i))) op.set_input(i, cl_[op.input(i)]);
@@ -162,6 +171,56 @@ class Rewriter {
       if (n != 1) return false;
     }
     return any;
+  }
+
+  // A Resize (not tf_crop_and_resize) of a channels-last X whose scales or
+  // sizes are a constant of 4 values: their channels-last order in a new
+  // initializer "<name>_nhwc" (once), set as the op's input.
+  bool ResizeOnChannelsLast(OperatorDef* op) {
+    if (!IsOnnxOp(*op, "Resize") || op->input_size() < 2 || op->output_size() != 1 || !cl_.count(op->input(0))) {
+      return false;
+    }
+    const Argument* ctm = FindArg(*op, "coordinate_transformation_mode");
+    if (ctm != nullptr && ctm->s() == "tf_crop_and_resize") return false;
+    // Resize-10: (X, scales); 11+: (X, roi, scales, sizes), one of the last two given.
+    int given = -1;
+    for (int i = op->input_size() == 2 ? 1 : 2; i < op->input_size(); ++i) {
+      auto t = ConstantValue(*net_, op->input(i));
+      if (t && t->num_elements() == 4) given = i;
+      if (!op->input(i).empty() && !t) return false;
+    }
+    if (given < 0) return false;
+    const std::string name = op->input(given) + "_nhwc";
+    if (FindInitializer(*net_, name) == nullptr) {
+      Tensor t = *ConstantValue(*net_, op->input(given));
+      Tensor p = Tensor::Zeros(t.dtype(), {4});
+      const size_t bytes = t.nbytes() / 4;
+      const int from[] = {0, 2, 3, 1};
+      for (int k = 0; k < 4; ++k) {
+        std::memcpy(static_cast<char*>(p.raw_data()) + k * bytes,
+                    static_cast<const char*>(t.raw_data()) + from[k] * bytes, bytes);
+      }
+      *net_->add_initializer() = TensorToProto(p, name);
+    }
+    op->set_input(given, name);
+    return true;
+  }
+
+  // A Concat of channels-last inputs only: its axis in channels-last order.
+  bool ConcatOnChannelsLast(OperatorDef* op) const {
+    if (!IsOnnxOp(*op, "Concat") || op->input_size() < 1 || op->output_size() != 1) return false;
+    for (const std::string& in : op->input()) {
+      if (!cl_.count(in)) return false;
+    }
+    Argument* axis = nullptr;
+    for (Argument& a : *op->mutable_arg()) {
+      if (a.name() == "axis") axis = &a;
+    }
+    if (axis == nullptr || axis->i() < -4 || axis->i() > 3) return false;
+    const int64_t plain = (axis->i() + 4) % 4;
+    const int64_t to[] = {0, 3, 1, 2};  // NCHW axis -> NHWC axis
+    axis->set_i(to[plain]);
+    return true;
   }
 
   // The op writes its output channels-last, as `type` (Loom's domain)

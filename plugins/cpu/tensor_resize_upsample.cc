@@ -191,7 +191,43 @@ void GatherNearest(const Tensor& x, Tensor& y, const std::vector<AxisPlan>& plan
   const T ext = FromDouble<T>(extrapolation);
   const int64_t last = ys[r - 1], rows = y.num_elements() / last;
   const AxisPlan& lp = plans[r - 1];
-  const bool last_extrap = std::any_of(lp.extrap.begin(), lp.extrap.end(), [](char e) { return e != 0; });
+  auto extrapolates = [](const AxisPlan& p) {
+    return std::any_of(p.extrap.begin(), p.extrap.end(), [](char e) { return e != 0; });
+  };
+  const bool last_extrap = extrapolates(lp);
+  if (r >= 2 && lp.identity && !last_extrap && !extrapolates(plans[r - 2])) {
+    // The last axis kept whole (a channels-last tensor's C): rows of the
+    // last two axes, each pixel a copy of C contiguous values, rather than
+    // a row (and its index arithmetic) per pixel.
+    const AxisPlan& wp = plans[r - 2];
+    const int64_t W = ys[r - 2], row2 = W * last, rows2 = y.num_elements() / row2;
+    ParallelRange(rows2, y.num_elements(), threads, [&](int64_t lo, int64_t hi) {
+      int64_t prev = -1;
+      for (int64_t row = lo; row < hi; ++row) {
+        T* d = yp + row * row2;
+        int64_t off = 0, rem = row;
+        bool outside = false;
+        for (size_t k = r - 2; k-- > 0;) {
+          const int64_t j = rem % ys[k];
+          rem /= ys[k];
+          if (plans[k].extrap[j]) outside = true;
+          off += plans[k].idx[j] * in_strides[k];
+        }
+        if (outside) {
+          std::fill(d, d + row2, ext);
+          prev = -1;
+        } else if (off == prev) {
+          std::memcpy(d, d - row2, static_cast<size_t>(row2) * sizeof(T));
+        } else {
+          for (int64_t w = 0; w < W; ++w) {
+            std::memcpy(d + w * last, xp + off + wp.idx[w] * in_strides[r - 2], static_cast<size_t>(last) * sizeof(T));
+          }
+          prev = off;
+        }
+      }
+    });
+    return;
+  }
   // Rows in chunks: an output row reading the same source row as the one
   // before it in the chunk (every row but one of each group when
   // upsampling) is a copy of it (PP-OCR's 4x upsampling of 24 channels to

@@ -195,6 +195,10 @@ TEST(Resize, MatchesNaiveEveryModeAndTransform) {
       {{2, 3, 5}, {}, {2, 3, 8}},               // sizes, 3-D, last axis only
       {{1, 1, 4, 4}, {}, {1, 1, 3, 1}},         // sizes down to 1
       {{3, 4}, {}, {7, 2}},                     // rank 2, both axes
+      // Channels-last (the last axis kept whole: rows of the last two axes).
+      {{1, 4, 5, 3}, {1, 2.0f, 1.5f, 1}, {}},
+      {{1, 6, 7, 2}, {1, 0.6f, 0.5f, 1}, {}},
+      {{2, 5, 3}, {}, {3, 8, 3}},
   };
   uint32_t seed = 10;
   for (const std::string& mode : modes) {

@@ -3,6 +3,7 @@
 // QuantizeLinear: the gate of a squeeze-and-excitation block applied to an
 // int8 tensor without dequantizing it. Numpy broadcasting (the gate
 // [N, C, 1, 1], or [N, 1, 1, C] channels-last, against A).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,8 +25,8 @@ inline Q MulOne(Q x, float g, float za, float k, int32_t zc) {
 }
 
 // Rows as their own functions with the parameters as values, so that GCC
-// vectorizes them (see quantized_add.cc): a row of A against a row of
-// gates (channels-last), or against one gate (a plane of NCHW).
+// vectorizes them (see quantized_add.cc): a row of A against a row of as
+// many gates, or against one gate (a plane of NCHW).
 template <typename Q>
 LOOM_VECTOR_CLONES void MulRow(const Q* a, const float* g, int64_t n, float za, float k, int32_t zc, Q* c) {
   for (int64_t i = 0; i < n; ++i) c[i] = MulOne(a[i], g[i], za, k, zc);
@@ -66,17 +67,32 @@ void MulQuantized(const BroadcastPlan& plan, const std::vector<int64_t>& as, con
   const int64_t rows = row > 0 ? plan.size / row : 0, rows_per_image = row > 0 ? per_image / row : 0;
   const int64_t gates_per_image = gate == Gate::kChannelsLast ? as.back() : as[1];
   const int64_t b_image = bs[0] == 1 ? 0 : gates_per_image;
-  ParallelRange(rows, plan.size, threads, [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) {
-      const int64_t n = r / rows_per_image;
-      const float* g = b + n * b_image;
-      if (gate == Gate::kChannelsLast) {
-        MulRow(a + r * row, g, row, za, k, zc, c + r * row);
-      } else {
+  if (gate == Gate::kPlanar) {
+    ParallelRange(rows, plan.size, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const float* g = b + (r / rows_per_image) * b_image;
         MulRowByOne(a + r * row, g[r % rows_per_image], row, za, k, zc, c + r * row);
       }
-    }
-  });
+    });
+    return;
+  }
+  // Channels-last: a pixel's row of C values is too short a loop (its
+  // vector remainder runs scalar), so the gates are repeated over a span
+  // of pixels and each span is one loop.
+  const int64_t span = std::max<int64_t>(1, 4096 / row);
+  std::vector<float> repeated(static_cast<size_t>(span * row));
+  for (int64_t n = 0; n < N; ++n) {
+    const float* g = b + n * b_image;
+    for (int64_t p = 0; p < span; ++p) std::copy(g, g + row, repeated.begin() + p * row);
+    const int64_t spans = (rows_per_image + span - 1) / span;
+    ParallelRange(spans, per_image, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t s = lo; s < hi; ++s) {
+        const int64_t first = n * rows_per_image + s * span;
+        const int64_t count = std::min(span, rows_per_image - s * span);
+        MulRow(a + first * row, repeated.data(), count * row, za, k, zc, c + first * row);
+      }
+    });
+  }
 }
 
 class QLinearFloatMulKernel : public LabeledKernel {

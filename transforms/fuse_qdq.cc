@@ -456,7 +456,8 @@ class Fuser {
     auto y = ReadParams(*net_, q);
     if (!y || !y->per_tensor() || y->zero_point.num_elements() != 1) return 0;
     auto region = ElementwiseRegion::Find(*net_, reads_, producer_, q.input(0));
-    if (!region) return 0;
+    // The region's ops go: its output must be the Q's alone.
+    if (!region || (!region->ops().empty() && SoleReader(*net_, reads_, q.input(0)) != i)) return 0;
     for (int op : region->ops()) {
       if (removed_.count(op)) return 0;
     }

@@ -171,9 +171,10 @@ TEST(FuseQdq, UnabsorbableReluAndMismatchedBiasStayFloat) {
 
 // x -> Q/DQ (uint8) -> HardSwish as paddle2onnx spells it (y * Clip(y + 3,
 // 0, 6) / 6) -> Mul(0.7) -> Add(0.1) -> Sub(0.5 - v) -> Q/DQ (int8) ->
-// Sigmoid -> Q/DQ (uint8) -> y. With `clip_is_output` the Clip's value is
-// also a net output, so the first region is read outside and stays float.
-std::string LookupModel(bool clip_is_output) {
+// Sigmoid -> Q/DQ (uint8) -> y. With `v_is_output` v, the first region's
+// output, is also a net output: that region is read outside its Q and
+// stays float.
+std::string LookupModel(bool v_is_output) {
   Model m;
   onnx::GraphProto& g = m.g;
   AddInput(&g, "x", {1, 4, 6, 6});
@@ -181,12 +182,12 @@ std::string LookupModel(bool clip_is_output) {
   const std::string xd = m.QuantDequant("x", 0.05f, 128);
   AddNode(&g, "Add", {xd, m.Scalar("three", 3.0f)}, {"p3"});
   AddNode(&g, "Clip", {"p3", m.Scalar("zero", 0.0f), m.Scalar("six", 6.0f)}, {"c"});
-  if (clip_is_output) AddOutput(&g, "c");
   AddNode(&g, "Mul", {xd, "c"}, {"m"});
   AddNode(&g, "Div", {"m", "six"}, {"hs"});
   AddNode(&g, "Mul", {"hs", m.Scalar("k", 0.7f)}, {"a1"});
   AddNode(&g, "Add", {"a1", m.Scalar("b", 0.1f)}, {"a2"});
   AddNode(&g, "Sub", {m.Scalar("half", 0.5f), "a2"}, {"v"});
+  if (v_is_output) AddOutput(&g, "v");
   const std::string vd = m.QuantDequantS8("v", 0.02f, -10);
   AddNode(&g, "Sigmoid", {vd}, {"s"});
   const std::string sd = m.QuantDequant("s", 1.0f / 255, 0);

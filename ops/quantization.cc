@@ -201,8 +201,10 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
        "Not an ONNX op: Y[i] = table[X[i] - lowest(T1)] (X[i] + 128 for int8, X[i] for uint8), made by Loom's QDQ "
        "rewrite (transforms/fuse_qdq.h) from DequantizeLinear -> element-wise float ops -> QuantizeLinear, the "
        "table holding the Q's output for each of the 256 input values (as ONNX Runtime computes its "
-       "com.microsoft QLinearSigmoid and QLinearLeakyRelu). Any layout: each element maps alone.",
-       {"X:T1|any shape", "table:T2|[256]"}, {"Y:T2|X's shape"}, {{"T1", q}, {"T2", q}}, {},
+       "com.microsoft QLinearSigmoid and QLinearLeakyRelu); or, without the Q (float ops read the result), a "
+       "float32 table of the float ops' results: Y float32. Any layout: each element maps alone.",
+       {"X:T1|any shape", "table:T2|[256]"}, {"Y:T2|X's shape"},
+       {{"T1", q}, {"T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8, LOOM_DTYPE_FLOAT}}}, {},
        Fn<&QLinearLookupInfer>(), false, LOOM_OPS_DOMAIN},
       {"QLinearGlobalAveragePool", 1,
        "Not an ONNX op: ONNX Runtime's com.microsoft QLinearGlobalAveragePool, made by Loom's QDQ rewrite "

@@ -61,6 +61,10 @@ std::optional<float> ScalarConstant(const NetDef& net, const std::map<std::strin
 
 }  // namespace
 
+bool ElementwiseRegion::Evaluates(const OperatorDef& op) {
+  return IsOnnxOp(op, op.type()) && (UnaryOps().count(op.type()) > 0 || BinaryOps().count(op.type()) > 0);
+}
+
 std::optional<ElementwiseRegion> ElementwiseRegion::Find(const NetDef& net, const std::map<std::string, int>& reads,
                                                          const std::map<std::string, int>& producer,
                                                          const std::string& output, int max_ops) {

@@ -40,6 +40,9 @@ class ElementwiseRegion {
                                                const std::map<std::string, int>& producer, const std::string& output,
                                                int max_ops = 32);
 
+  // Whether `op` is of a type a region may hold (the list above).
+  static bool Evaluates(const OperatorDef& op);
+
   // The tensor the region computes from.
   const std::string& input() const { return input_; }
   // Its ops' indices in `net`, ascending.

@@ -90,6 +90,7 @@ class Fuser {
         fused += FuseLookup(i);
       }
     }
+    fused += FuseFloatLookups();
     if (fused == 0) return 0;
     RemoveUnreadDequantize();
     // The ops in order, with those inserted before them, less the removed.
@@ -474,6 +475,58 @@ class Fuser {
     op->clear_arg();
     for (int r : region->ops()) removed_.insert(r);
     return 1;
+  }
+
+  // DQ -> element-wise float ops whose result float ops read (no Q takes
+  // it over): a float32 table of the result for each of the 256 values,
+  // one op in place of the DQ and the region. Last ops first, so that a
+  // chain is taken whole.
+  int FuseFloatLookups() {
+    std::map<std::string, std::vector<int>> readers;
+    for (int j = 0; j < net_->op_size(); ++j) {
+      for (const std::string& in : net_->op(j).input()) {
+        if (!in.empty()) readers[in].push_back(j);
+      }
+    }
+    const std::set<std::string> outputs(net_->external_output().begin(), net_->external_output().end());
+    int fused = 0;
+    for (int j = net_->op_size() - 1; j >= 0; --j) {
+      const OperatorDef& op = net_->op(j);
+      if (removed_.count(j) || !ElementwiseRegion::Evaluates(op) || op.output_size() != 1) continue;
+      const std::string& b = op.output(0);
+      bool ends_here = outputs.count(b) > 0;
+      for (int r : readers[b]) ends_here = ends_here || removed_.count(r) || !ElementwiseRegion::Evaluates(net_->op(r));
+      if (!ends_here) continue;  // a later op of the chain ends it
+      auto region = ElementwiseRegion::Find(*net_, reads_, producer_, b);
+      if (!region || region->ops().empty()) continue;
+      bool free = true, computes = false;  // a region of Identity ops only is no gain over the DQ
+      for (int r : region->ops()) {
+        free = free && !removed_.count(r);
+        computes = computes || net_->op(r).type() != "Identity";
+      }
+      auto x = Dequantized(region->input());
+      if (!free || !computes || !x || !(x->scale.data<float>()[0] > 0)) continue;
+      const float xs = x->scale.data<float>()[0];
+      const int32_t xz = IntAt(x->zero_point, 0);
+      Tensor table = Tensor::Zeros(DataType::kFloat32, {256});
+      for (int32_t v = QMin(x->zero_point); v <= QMax(x->zero_point); ++v) {
+        table.data<float>()[v - QMin(x->zero_point)] = region->Eval(static_cast<float>(v - xz) * xs);
+      }
+      const std::string name = b + "_table";
+      *net_->add_initializer() = TensorToProto(table, name);
+      OperatorDef* last = net_->mutable_op(j);
+      last->set_type("QLinearLookup");
+      last->set_domain(kLoomDomain);
+      last->clear_input();
+      last->add_input(x->op->input(0));
+      last->add_input(name);
+      last->clear_arg();
+      for (int r : region->ops()) {
+        if (r != j) removed_.insert(r);
+      }
+      ++fused;
+    }
+    return fused;
   }
 
   // DequantizeLinear ops whose outputs nothing reads any more.

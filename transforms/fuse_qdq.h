@@ -20,6 +20,10 @@
 //                                           with the float ops
 //                                           (elementwise_region.h), as ONNX
 //                                           Runtime's QLinearSigmoid does
+//   DQ(x) -> element-wise float ops,     => QLinearLookup with a float32
+//   read as float                           table: one op for the DQ and
+//                                           the ops (no Identity-only
+//                                           region)
 // A Relu or Clip between the op and the Q fuses when it changes nothing the
 // Q can represent (ONNX Runtime's removable activations): Relu when the Q's
 // zero point is its type's lowest value, Clip when its bounds quantize

@@ -408,6 +408,13 @@ TEST(QLinearLookup, IndexesByValueMinusLowest) {
   for (int i = 0; i < 256; ++i) signed_table[static_cast<size_t>(i)] = static_cast<int8_t>(i / 2 - 64);
   y = Run1(testing::ParseOp(op), {Vec<uint8_t>({4}, {0, 1, 200, 255}), Vec<int8_t>({256}, signed_table)});
   EXPECT_TRUE(SameTensor(y, Vec<int8_t>({4}, {-64, -64, 36, 63})));
+  // A float32 table gives float32 Y: table[i] = i * 0.5 - 1 on int8 X.
+  std::vector<float> float_table(256);
+  for (int i = 0; i < 256; ++i) float_table[static_cast<size_t>(i)] = static_cast<float>(i) * 0.5f - 1.0f;
+  std::vector<float> want_float(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want_float[i] = static_cast<float>(x[i] + 128) * 0.5f - 1.0f;
+  y = Run1(testing::ParseOp(op), {Vec<int8_t>({150}, x), F32({256}, float_table)});
+  EXPECT_TRUE(SameTensor(y, F32({150}, want_float)));
   ExpectError(testing::ParseOp(op), {Vec<uint8_t>({1}, {0}), Vec<uint8_t>({255}, std::vector<uint8_t>(255))},
               {"table must have 256 elements"});
 }

@@ -1,8 +1,10 @@
 // Loom's QLinearLookup (ops/quantization.cc), made by the QDQ rewrite
 // (transforms/fuse_qdq.h) from DequantizeLinear -> element-wise float ops ->
-// QuantizeLinear: Y[i] = table[X[i] - lowest(T1)], int8 or uint8 each side.
-// With AVX-512 VBMI the 256-entry table is four 64-byte registers and 64
-// elements map in two byte permutes and a blend; elsewhere a byte loop.
+// QuantizeLinear: Y[i] = table[X[i] - lowest(T1)], int8 or uint8 each side;
+// or from DequantizeLinear -> element-wise float ops read as float: a
+// float32 table and Y. With AVX-512 VBMI a 256-entry byte table is four
+// 64-byte registers and 64 elements map in two byte permutes and a blend;
+// elsewhere, and for float tables, a loop.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -22,6 +24,10 @@ namespace {
 // idx[i] ^ flip indexes the table: flip 0x80 maps int8's -128..127 to
 // 0..255, 0 leaves uint8 as it is.
 void LookupScalar(const uint8_t* x, int64_t n, const uint8_t* table, uint8_t flip, uint8_t* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i] ^ flip];
+}
+
+void LookupFloat(const uint8_t* x, int64_t n, const float* table, uint8_t flip, float* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = table[x[i] ^ flip];
 }
 
@@ -69,10 +75,15 @@ class QLinearLookupKernel : public LabeledKernel {
     const auto* t = static_cast<const uint8_t*>(table.raw_data());
     auto* out = static_cast<uint8_t*>(y.raw_data());
     const int64_t n = x.num_elements();
-    // Whole 64-byte blocks per thread.
+    const bool to_float = table.dtype() == LOOM_DTYPE_FLOAT;
+    // Whole 64-element blocks per thread.
     ParallelRange((n + 63) / 64, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
       const int64_t begin = lo * 64, end = hi * 64 < n ? hi * 64 : n;
-      Lookup(in + begin, end - begin, t, flip, out + begin);
+      if (to_float) {
+        LookupFloat(in + begin, end - begin, table.data<float>(), flip, y.data<float>() + begin);
+      } else {
+        Lookup(in + begin, end - begin, t, flip, out + begin);
+      }
     });
     return Status::Ok();
   }
@@ -83,7 +94,10 @@ class QLinearLookupKernel : public LabeledKernel {
 Status RegisterQuantizedLookupKernels(sdk::Registrar& reg) {
   return reg.Kernel<QLinearLookupKernel>(
       "QLinearLookup",
-      {"CPU", "", 0, {{"T1", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}, {"T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}}});
+      {"CPU",
+       "",
+       0,
+       {{"T1", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8}}, {"T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8, LOOM_DTYPE_FLOAT}}}});
 }
 
 }  // namespace cpu

@@ -229,10 +229,12 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
        "Not an ONNX op: ONNX Runtime's com.microsoft NhwcQLinearConv, made by Loom's int8 channels-last rewrite "
        "(transforms/int8_channels_last.h) so that runs of int8 ops keep oneDNN's int8 layout between them. "
        "QLinearConv-10 (same inputs, attributes and rounding) on channels-last tensors: x [N, H, W, C] to y [N, "
-       "H', W', M]; 2-D only; W int8 with zero points 0 (the pass converts no other).",
+       "H', W', M]; 2-D only; W int8 with zero points 0 (the pass converts no other). With output_table, y maps "
+       "through it after the requantization, as a QLinearLookup reading y would (the pass fuses that op).",
        {"x:T1|[N, H, W, C]", "x_scale:tensor(float)|scalar", "x_zero_point:T1|scalar",
         "w:T2|[M, C / group, kH, kW]", "w_scale:tensor(float)|scalar, or [M]", "w_zero_point:T2|scalar, or [M]",
-        "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar", "B:tensor(int32)?|[M]"},
+        "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar", "B:tensor(int32)?|[M]",
+        "output_table:T3?|[256]; y[i] = output_table[y[i] - lowest(T3)]"},
        {"y:T3|[N, H', W', M]"}, {{"T1", q}, {"T2", q}, {"T3", q}}, ConvAttrsWithGroup(),
        Fn<&NhwcQLinearConvInfer>(), false, LOOM_OPS_DOMAIN},
   };

@@ -343,6 +343,42 @@ TEST(FuseQdq, NearestResizeAndConcatMoveInt8Values) {
   EXPECT_GE(exact, y.num_elements() * 9 / 10);
 }
 
+// x -> Q/DQ -> Conv (int8) -> Q/DQ -> HardSwish -> Q/DQ (int8) -> y: the
+// HardSwish's table is applied by the conv itself.
+TEST(FuseQdq, TableAfterAConvIsTheConvsOutputTable) {
+  Model m;
+  onnx::GraphProto& g = m.g;
+  const int64_t C = 4, M = 5;
+  AddInput(&g, "x", {1, C, 6, 6});
+  AddOutput(&g, "y");
+  const std::string xd = m.QuantDequant("x", 0.05f, 128);
+  std::vector<int8_t> w;
+  for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 41) % 255 - 127));
+  *g.add_initializer() = Initializer<int8_t>("w_q", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
+  *g.add_initializer() = Initializer<float>("w_s", onnx::TensorProto::FLOAT, {}, {0.004f});
+  AddNode(&g, "DequantizeLinear", {"w_q", "w_s"}, {"w"});
+  IntsAttr(AddNode(&g, "Conv", {xd, "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  const std::string cd = m.QuantDequant("c", 0.05f, 128);
+  AddNode(&g, "HardSwish", {cd}, {"h"});
+  const std::string hd = m.QuantDequant("h", 0.03f, 28);
+  AddNode(&g, "Identity", {hd}, {"y"});
+  const std::string model = Serialize(g, 14);
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "DequantizeLinear",
+                                             "Identity", "Transpose"}));
+  ASSERT_EQ(y.num_elements(), ref.num_elements());
+  ASSERT_GT(y.num_elements(), 0);
+  int64_t exact = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    // The conv's int8 rounding may move c by a step, h by what that moves.
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.05f * 1.001f) << i;
+    exact += y.data<float>()[i] == ref.data<float>()[i];
+  }
+  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace loom

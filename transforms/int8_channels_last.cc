@@ -71,10 +71,22 @@ class Rewriter {
 
   int Run() {
     int converted = 0;
-    for (const OperatorDef& original : net_->op()) {
-      OperatorDef op = original;
+    std::map<std::string, int> reads;
+    CollectReads(*net_, &reads);
+    std::set<int> fused_lookups;  // QLinearLookups a conv before them applies
+    for (int index = 0; index < net_->op_size(); ++index) {
+      if (fused_lookups.count(index)) continue;
+      OperatorDef op = net_->op(index);
       if (ConvertibleConv(*net_, op)) {
         op.set_input(0, ChannelsLast(op.input(0)));
+        const int lookup = FusableLookup(reads, index);
+        if (lookup >= 0) {
+          const OperatorDef& l = net_->op(lookup);
+          while (op.input_size() < 9) op.add_input("");
+          op.add_input(l.input(1));
+          op.set_output(0, l.output(0));
+          fused_lookups.insert(lookup);
+        }
         Convert(&op, "NhwcQLinearConv");
         ++converted;
       } else if (IsOnnxOp(op, "MaxPool") && op.input_size() == 1 && op.output_size() == 1 && cl_.count(op.input(0))) {
@@ -171,6 +183,23 @@ class Rewriter {
       if (n != 1) return false;
     }
     return any;
+  }
+
+  // The QLinearLookup that alone reads conv `index`'s output (no net
+  // output), with an int8/uint8 table of the conv's output type: the conv
+  // applies it (NhwcQLinearConv's output_table); -1 if none.
+  int FusableLookup(const std::map<std::string, int>& reads, int index) const {
+    const OperatorDef& conv = net_->op(index);
+    const int r = SoleReader(*net_, reads, conv.output(0));
+    if (r <= index) return -1;
+    const OperatorDef& l = net_->op(r);
+    if (l.type() != "QLinearLookup" || l.domain() != kLoomDomain || l.input_size() != 2 || l.output_size() != 1 ||
+        l.input(0) != conv.output(0)) {
+      return -1;
+    }
+    const TensorProto* table = ConstantInitializer(*net_, l.input(1));
+    const TensorProto* y_zp = ConstantInitializer(*net_, conv.input(7));
+    return table != nullptr && y_zp != nullptr && table->data_type() == y_zp->data_type() ? r : -1;
   }
 
   // A Resize (not tf_crop_and_resize) of a channels-last X whose scales or

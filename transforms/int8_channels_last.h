@@ -14,7 +14,9 @@ namespace transforms {
 // At the top level, in order:
 //   - a 2-D QLinearConv (W a constant int8 initializer of rank 4 whose zero
 //     point is absent or all 0: what oneDNN's int8 convolution takes)
-//     becomes NhwcQLinearConv (Loom's domain) writing "<y>_nhwc";
+//     becomes NhwcQLinearConv (Loom's domain) writing "<y>_nhwc"; a
+//     QLinearLookup that alone reads its output (a table of its output
+//     type) becomes its output_table, the conv writing the lookup's output;
 //   - a MaxPool, a QLinearAdd, a QLinearFloatMul, a QLinearLookup and a
 //     QLinearGlobalAveragePool whose tensor inputs are all channels-last
 //     (made so above) become NhwcMaxPool / stay QLinearAdd, QLinearFloatMul,

@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #endif
 
+#include "plugins/cpu/byte_lookup.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
@@ -54,12 +55,17 @@ bool HasVbmi() {
 }
 #endif
 
-void Lookup(const uint8_t* x, int64_t n, const uint8_t* table, uint8_t flip, uint8_t* y) {
+
+}  // namespace
+
+void LookupBytes(const uint8_t* x, int64_t n, const uint8_t* table, uint8_t flip, uint8_t* y) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (HasVbmi()) return LookupVbmi(x, n, table, flip, y);
 #endif
   LookupScalar(x, n, table, flip, y);
 }
+
+namespace {
 
 class QLinearLookupKernel : public LabeledKernel {
  public:
@@ -82,7 +88,7 @@ class QLinearLookupKernel : public LabeledKernel {
       if (to_float) {
         LookupFloat(in + begin, end - begin, table.data<float>(), flip, y.data<float>() + begin);
       } else {
-        Lookup(in + begin, end - begin, t, flip, out + begin);
+        LookupBytes(in + begin, end - begin, t, flip, out + begin);
       }
     });
     return Status::Ok();

@@ -18,6 +18,7 @@
 #include "ops/semantics/quantization.h"
 #include "ops/semantics/shape_math.h"
 #include "ops/semantics/window.h"
+#include "plugins/cpu/byte_lookup.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/dnnl_int8_conv.h"
 #include "plugins/cpu/kernels.h"
@@ -410,8 +411,10 @@ class QLinearConvKernel : public IntConvKernel {
         Requantized(ctx.Input(1), ctx.Input(4), ctx.Input(6), y_zp, M, &out, &yz).ok() &&
         requantize_.Configure(label_, x.dtype(), xz != 0, xs, w.shape(), group_, win, bias.present(), out,
                               channels_last_, ctx.num_threads())) {
-      return requantize_.Run(ctx, label_, x.raw_data(), w.raw_data(), static_cast<int32_t>(xz),
-                             bias.present() ? bias.data<int32_t>() : nullptr, static_cast<int32_t>(yz), y.raw_data());
+      LOOM_SDK_RETURN_IF_ERROR(requantize_.Run(ctx, label_, x.raw_data(), w.raw_data(), static_cast<int32_t>(xz),
+                                               bias.present() ? bias.data<int32_t>() : nullptr,
+                                               static_cast<int32_t>(yz), y.raw_data()));
+      return ApplyOutputTable(ctx, &y);
     }
     if (channels_last_) {
       // A bad parameter is named first; else oneDNN refused the shapes.
@@ -437,6 +440,25 @@ class QLinearConvKernel : public IntConvKernel {
 
  private:
   static int64_t ws_count(const Tensor& w) { return w.shape().empty() ? 0 : w.shape()[0]; }
+
+  // NhwcQLinearConv's output_table (input 9), applied to Y in place.
+  Status ApplyOutputTable(KernelContext& ctx, Tensor* y) const {
+    if (ctx.num_inputs() <= 9) return Status::Ok();
+    const Tensor table = ctx.Input(9);
+    if (!table.present()) return Status::Ok();
+    if (table.num_elements() != 256) {
+      return sdk::InvalidArgument(label_ + ": output_table must have 256 elements; found " + ShapeStr(table.shape()));
+    }
+    auto* p = static_cast<uint8_t*>(y->raw_data());
+    const auto* t = static_cast<const uint8_t*>(table.raw_data());
+    const uint8_t flip = y->dtype() == LOOM_DTYPE_INT8 ? 0x80 : 0;
+    const int64_t n = y->num_elements();
+    ParallelRange((n + 63) / 64, n, ctx.num_threads(), [&](int64_t lo, int64_t hi) {
+      const int64_t begin = lo * 64, end = hi * 64 < n ? hi * 64 : n;
+      LookupBytes(p + begin, end - begin, t, flip, p + begin);
+    });
+    return Status::Ok();
+  }
 
   // X's dims as [N, C, D...] (a channels-last X is [N, H, W, C]).
   Status Plain(const std::vector<int64_t>& x, std::vector<int64_t>* plain) const {

@@ -38,11 +38,12 @@ CALIBRATION = [("DejaVu-Sans", "Calibration line one"), ("DejaVu-Serif", "Anothe
                ("DejaVu-Serif-Italic", "italic serif text"), ("DejaVu-Sans-Condensed", "condensed, short")]
 
 
-def render(font, text):
-    """[1, 3, 48, 320] float32 of `text`, as PaddleOCR prepares a line."""
+def render(font, text, width=320):
+    """[1, 3, 48, width] float32 of `text`, as PaddleOCR prepares a line for
+    its recognizer (width 320) or its direction classifier (192)."""
     ppm = subprocess.run(["convert", "-background", "white", "-fill", "black", "-font", font, "-pointsize", "40",
                           "label:" + text, "-bordercolor", "white", "-border", "8", "-resize", "x48", "-resize",
-                          "320x48>!", "-depth", "8", "ppm:-"], check=True, capture_output=True).stdout
+                          "%dx48>!" % width, "-depth", "8", "ppm:-"], check=True, capture_output=True).stdout
     fields, pos = [], 0
     while len(fields) < 4:  # P6 width height maxval, whitespace-separated
         while ppm[pos:pos + 1].isspace():
@@ -54,7 +55,7 @@ def render(font, text):
         pos = end
     w, h = int(fields[1]), int(fields[2])
     img = np.frombuffer(ppm[pos + 1:pos + 1 + w * h * 3], np.uint8).reshape(h, w, 3)[:, :, ::-1]  # BGR
-    x = np.zeros((1, 3, 48, 320), np.float32)  # padding: 0 after normalization, as PaddleOCR pads
+    x = np.zeros((1, 3, 48, width), np.float32)  # padding: 0 after normalization, as PaddleOCR pads
     x[0, :, :, :w] = (img.transpose(2, 0, 1).astype(np.float32) / 255.0 - 0.5) / 0.5
     return x
 

@@ -110,6 +110,28 @@ sdk::Status QLinearFloatMulInfer(sdk::InferenceContext& ctx) {
   return sdk::Status::Ok();
 }
 
+// QLinearConvTranspose: ConvTranspose's shape rule (semantics::
+// ConvTransposeAttrs), on the channels-last view with channels_last.
+sdk::Status QLinearConvTransposeInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(7));
+  std::vector<int64_t> x, w, out;
+  if (!ctx.InputShape(0, &x) || !ctx.InputShape(3, &w) || x.size() < 3 || w.size() != x.size()) {
+    return sdk::Status::Ok();
+  }
+  const sdk::KernelInfo info = ctx.info();
+  const bool channels_last = info.IntOr("channels_last", 0) != 0;
+  if (channels_last) {
+    if (x.size() != 4) return sdk::Status::Ok();
+    x = {x[0], x[3], x[1], x[2]};
+  }
+  semantics::ConvTransposeAttrs attrs;
+  if (!attrs.Read(info, "").ok() || !attrs.InferOutputShape(x, w, info.IntOr("group", 1), &out)) {
+    return sdk::Status::Ok();
+  }
+  ctx.SetOutputShape(0, channels_last ? std::vector<int64_t>{out[0], out[2], out[3], out[1]} : out);
+  return sdk::Status::Ok();
+}
+
 // NhwcQLinearConv: QLinearConv's shape rule on the channels-last view:
 // x [N, H, W, C], w [M, C / group, kH, kW] -> y [N, H', W', M].
 sdk::Status NhwcQLinearConvInfer(sdk::InferenceContext& ctx) {
@@ -122,6 +144,13 @@ sdk::Status NhwcQLinearConvInfer(sdk::InferenceContext& ctx) {
     ctx.SetOutputShape(0, {out[0], out[2], out[3], out[1]});
   }
   return sdk::Status::Ok();
+}
+
+std::vector<std::string> ConvTransposeAttrsWithLayout() {
+  std::vector<std::string> attrs = ConvTransposeWindowAttrs();
+  attrs.push_back("group:int=1|number of groups; C and M divisible by it");
+  attrs.push_back("channels_last:int=0|1: x and y channels-last (2-D)");
+  return attrs;
 }
 
 std::vector<std::string> ConvAttrsWithGroup() {
@@ -225,6 +254,20 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
        {"A:T|any shape", "A_scale:tensor(float)|scalar", "A_zero_point:T|scalar", "B:tensor(float)|broadcasts with A",
         "C_scale:tensor(float)|scalar", "C_zero_point:T|scalar"},
        {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearFloatMulInfer>(), false, LOOM_OPS_DOMAIN},
+      {"QLinearConvTranspose", 1,
+       "Not an ONNX op: ConvTranspose-11's geometry (attributes and output size as ConvTranspose) over (x - "
+       "x_zero_point) and (w - w_zero_point), accumulated in int32, plus B, requantized as QLinearConv: y = "
+       "saturate(round_half_even((acc + B) * x_scale * w_scale[m] / y_scale) + y_zero_point). Made by Loom's QDQ "
+       "rewrite (transforms/fuse_qdq.h) from DequantizeLinear -> ConvTranspose -> QuantizeLinear, as ONNX "
+       "Runtime's QDQ format quantizes ConvTranspose (W per tensor, or per output channel: W's axis 1, one "
+       "group). channels_last 1: x [N, H, W, C] and y [N, H', W', M] (2-D; the int8 channels-last rewrite sets "
+       "it).",
+       {"x:T1|[N, C, D1, ..., Dn]", "x_scale:tensor(float)|scalar", "x_zero_point:T1|scalar",
+        "w:T2|[C, M / group, k1, ..., kn]", "w_scale:tensor(float)|scalar, or [M]",
+        "w_zero_point:T2|scalar, or [M]", "y_scale:tensor(float)|scalar", "y_zero_point:T3|scalar",
+        "B:tensor(int32)?|[M]"},
+       {"y:T3|[N, M, D1', ..., Dn']"}, {{"T1", q}, {"T2", q}, {"T3", q}}, ConvTransposeAttrsWithLayout(),
+       Fn<&QLinearConvTransposeInfer>(), false, LOOM_OPS_DOMAIN},
       {"NhwcQLinearConv", 1,
        "Not an ONNX op: ONNX Runtime's com.microsoft NhwcQLinearConv, made by Loom's int8 channels-last rewrite "
        "(transforms/int8_channels_last.h) so that runs of int8 ops keep oneDNN's int8 layout between them. "

@@ -6,6 +6,9 @@
 // on the quantized tensors themselves, so tensors stay int8 from one such op
 // to the next:
 //   DQ(x), DQ(W), [DQ(B)] -> Conv -> Q   => QLinearConv (ONNX, opset 10)
+//   DQ(x), DQ(W), [DQ(B)] -> ConvTranspose -> Q
+//                                        => QLinearConvTranspose (Loom's
+//                                           domain)
 //   DQ(a), DQ(b) -> Add -> Q             => QLinearAdd (Loom's domain; ONNX
 //                                           Runtime's com.microsoft op)
 //   DQ(x) -> MaxPool -> Q, same params   => MaxPool on the int8 tensor
@@ -41,8 +44,9 @@ namespace transforms {
 //   - every DequantizeLinear and the QuantizeLinear have constant scalar
 //     scales and zero points (initializers that are not net inputs; the
 //     zero point given), except W's, which may be per output channel (axis
-//     0) with or without a zero point, over a constant int8/uint8 W;
-//   - Conv's B, when given, is the DequantizeLinear of a constant int32 [M]
+//     0; ConvTranspose's axis 1, one group) with or without a zero point,
+//     over a constant int8/uint8 W;
+//   - Conv's (ConvTranspose's) B, when given, is the DequantizeLinear of a constant int32 [M]
 //     whose scale is x_scale * w_scale (relative 1e-4) and zero point 0;
 //   - the op's output is read only by the Q (or the activation, read only
 //     by the Q) and is no net output; MaxPool has no Indices output and its

@@ -379,6 +379,88 @@ TEST(FuseQdq, TableAfterAConvIsTheConvsOutputTable) {
   EXPECT_GE(exact, y.num_elements() * 9 / 10);
 }
 
+// x -> Q/DQ -> [Conv (int8) -> Q/DQ] -> ConvTranspose (kernel 2, stride 2,
+// int8 W per output channel or per tensor, int32 B) -> Q/DQ -> y, as the
+// PP-OCR detector's head upsamples. `after_conv`: the ConvTranspose reads a
+// channels-last int8 conv output (oneDNN's int8 deconvolution); else it
+// reads x with `group` groups and `output_padding` (the int32 loops).
+std::string ConvTransposeModel(bool after_conv, int64_t group, int64_t output_padding) {
+  Model m;
+  onnx::GraphProto& g = m.g;
+  const int64_t C = 4, M = 6;
+  AddInput(&g, "x", {1, C, 6, 6});
+  AddOutput(&g, "y");
+  const float sx = 0.05f;
+  std::string in = m.QuantDequant("x", sx, 128);
+  float s_in = sx;
+  if (after_conv) {
+    std::vector<int8_t> w;
+    for (int64_t i = 0; i < C * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 23) % 255 - 127));
+    *g.add_initializer() = Initializer<int8_t>("cw_q", onnx::TensorProto::INT8, {C, C, 3, 3}, w);
+    *g.add_initializer() = Initializer<float>("cw_s", onnx::TensorProto::FLOAT, {}, {0.004f});
+    AddNode(&g, "DequantizeLinear", {"cw_q", "cw_s"}, {"cw"});
+    IntsAttr(AddNode(&g, "Conv", {in, "cw"}, {"c"}), "pads", {1, 1, 1, 1});
+    in = m.QuantDequant("c", 0.04f, 110);
+    s_in = 0.04f;
+  }
+  const int64_t Mg = M / group;
+  std::vector<int8_t> w;
+  for (int64_t i = 0; i < C * Mg * 4; ++i) w.push_back(static_cast<int8_t>((i * 31) % 255 - 127));
+  *g.add_initializer() = Initializer<int8_t>("tw_q", onnx::TensorProto::INT8, {C, Mg, 2, 2}, w);
+  std::vector<float> ws, bs;
+  std::vector<int32_t> b;
+  const int64_t scales = group == 1 ? M : 1;
+  for (int64_t o = 0; o < scales; ++o) ws.push_back(0.003f + 0.0005f * static_cast<float>(o));
+  for (float v : ws) bs.push_back(s_in * v);
+  for (int64_t o = 0; o < M; ++o) b.push_back(static_cast<int32_t>(o * 150) - 400);
+  *g.add_initializer() = Initializer<float>("tw_s", onnx::TensorProto::FLOAT, group == 1 ? std::vector<int64_t>{M}
+                                                                                        : std::vector<int64_t>{}, ws);
+  *g.add_initializer() = Initializer<int32_t>("tb_q", onnx::TensorProto::INT32, {M}, b);
+  *g.add_initializer() = Initializer<float>("tb_s", onnx::TensorProto::FLOAT, group == 1 ? std::vector<int64_t>{M}
+                                                                                        : std::vector<int64_t>{}, bs);
+  onnx::NodeProto* dq = AddNode(&g, "DequantizeLinear", {"tw_q", "tw_s"}, {"tw"});
+  if (group == 1) IntAttr(dq, "axis", 1);
+  onnx::NodeProto* bdq = AddNode(&g, "DequantizeLinear", {"tb_q", "tb_s"}, {"tb"});
+  if (group == 1) IntAttr(bdq, "axis", 0);
+  onnx::NodeProto* t = AddNode(&g, "ConvTranspose", {in, "tw", "tb"}, {"t"});
+  IntsAttr(t, "strides", {2, 2});
+  IntAttr(t, "group", group);
+  if (output_padding > 0) IntsAttr(t, "output_padding", {output_padding, output_padding});
+  const std::string td = m.QuantDequant("t", 0.05f, 100);
+  AddNode(&g, "Identity", {td}, {"y"});
+  return Serialize(g, 13);
+}
+
+TEST(FuseQdq, ConvTransposeRunsAsInt8WithinOneStep) {
+  struct Case {
+    bool after_conv;
+    int64_t group, output_padding;
+    std::vector<std::string> ops;
+  };
+  const Case cases[] = {
+      {true, 1, 0, {"QuantizeLinear", "Transpose", "NhwcQLinearConv", "QLinearConvTranspose", "DequantizeLinear",
+                    "Identity", "Transpose"}},
+      {false, 2, 1, {"QuantizeLinear", "QLinearConvTranspose", "DequantizeLinear", "Identity"}},
+      {false, 1, 0, {"QuantizeLinear", "QLinearConvTranspose", "DequantizeLinear", "Identity"}},
+  };
+  for (const Case& c : cases) {
+    const std::string model = ConvTransposeModel(c.after_conv, c.group, c.output_padding);
+    std::vector<std::string> fused, plain;
+    const Tensor y = RunAt(model, 1, &fused);
+    const Tensor ref = RunAt(model, 0, &plain);
+    EXPECT_EQ(fused, c.ops) << "group " << c.group;
+    ASSERT_EQ(y.num_elements(), ref.num_elements());
+    const int64_t side = 12 + c.output_padding;
+    ASSERT_EQ(y.num_elements(), 6 * side * side);
+    int64_t exact = 0;
+    for (int64_t i = 0; i < y.num_elements(); ++i) {
+      EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.05f * 1.001f) << "group " << c.group << " at " << i;
+      exact += y.data<float>()[i] == ref.data<float>()[i];
+    }
+    EXPECT_GE(exact, y.num_elements() * 9 / 10) << "group " << c.group;
+  }
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace loom

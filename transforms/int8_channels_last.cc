@@ -89,6 +89,14 @@ class Rewriter {
         }
         Convert(&op, "NhwcQLinearConv");
         ++converted;
+      } else if (op.type() == "QLinearConvTranspose" && op.domain() == kLoomDomain && op.input_size() >= 8 &&
+                 cl_.count(op.input(0)) && Rank4Weights(op.input(3))) {
+        op.set_input(0, cl_[op.input(0)]);
+        Argument* a = op.add_arg();
+        a->set_name("channels_last");
+        a->set_i(1);
+        Convert(&op, nullptr);
+        ++converted;
       } else if (IsOnnxOp(op, "MaxPool") && op.input_size() == 1 && op.output_size() == 1 && cl_.count(op.input(0))) {
         op.set_input(0, cl_[op.input(0)]);
         Convert(&op, "NhwcMaxPool");
@@ -183,6 +191,12 @@ class Rewriter {
       if (n != 1) return false;
     }
     return any;
+  }
+
+  // A constant W of rank 4: a 2-D convolution's.
+  bool Rank4Weights(const std::string& name) const {
+    const TensorProto* w = ConstantInitializer(*net_, name);
+    return w != nullptr && w->dims_size() == 4;
   }
 
   // The QLinearLookup that alone reads conv `index`'s output (no net

@@ -17,11 +17,13 @@ namespace transforms {
 //     becomes NhwcQLinearConv (Loom's domain) writing "<y>_nhwc"; a
 //     QLinearLookup that alone reads its output (a table of its output
 //     type) becomes its output_table, the conv writing the lookup's output;
-//   - a MaxPool, a QLinearAdd, a QLinearFloatMul, a QLinearLookup and a
-//     QLinearGlobalAveragePool whose tensor inputs are all channels-last
-//     (made so above) become NhwcMaxPool / stay QLinearAdd, QLinearFloatMul,
-//     QLinearLookup (elementwise; both operands transposed alike broadcast
-//     alike) / QLinearGlobalAveragePool with channels_last 1 on them;
+//   - a MaxPool, a QLinearAdd, a QLinearFloatMul, a QLinearLookup, a
+//     QLinearGlobalAveragePool and a 2-D QLinearConvTranspose whose tensor
+//     inputs are all channels-last (made so above) become NhwcMaxPool /
+//     stay QLinearAdd, QLinearFloatMul, QLinearLookup (elementwise; both
+//     operands transposed alike broadcast alike) /
+//     QLinearGlobalAveragePool and QLinearConvTranspose with channels_last
+//     1 on them;
 //   - an elementwise op (a unary activation, Add, Sub, Mul, Div, Max, Min,
 //     a per-tensor QuantizeLinear or DequantizeLinear) with a
 //     channels-last input, whose other inputs are channels-last or scalar

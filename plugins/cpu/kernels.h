@@ -77,6 +77,8 @@ sdk::Status RegisterQuantizedLookupKernels(sdk::Registrar& reg);
 sdk::Status RegisterQuantizedGlobalPoolKernels(sdk::Registrar& reg);
 // quantized_float_mul.cc: QLinearFloatMul (Loom's domain)
 sdk::Status RegisterQuantizedFloatMulKernels(sdk::Registrar& reg);
+// quantized_conv_transpose.cc: QLinearConvTranspose (Loom's domain)
+sdk::Status RegisterQuantizedConvTransposeKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

@@ -8,15 +8,15 @@ Loom, and the error against float32 printed per output.
 
 First, as ONNX Runtime's quantization pre-processing does (preprocess):
 Constant nodes become initializers, and BatchNormalization, and Mul or Add by
-a per-channel constant, after a Conv fold into its weights, so that the Conv
-and its weights quantize as one op.
+a per-channel constant, after a Conv (or a ConvTranspose of one group) fold
+into its weights, so that the op and its weights quantize as one op.
 
 What is quantized (--ops; ONNX Runtime's QDQ format, so that a runtime
 fuses each DequantizeLinear -> op -> QuantizeLinear into one int8 op and
 tensors stay int8 from one such op to the next): the float inputs and the
-output of Conv, Add (of two activations; an Add of a constant stays float)
-and MaxPool by default, the ops Loom runs as int8; MatMul and Gemm on
-request (--ops Conv,Add,MaxPool,MatMul,Gemm). A Relu or Clip that alone
+output of Conv, ConvTranspose, Add (of two activations; an Add of a
+constant stays float) and MaxPool by default, the ops Loom runs as int8;
+MatMul and Gemm on request (--ops Conv,ConvTranspose,Add,MaxPool,MatMul,Gemm). A Relu or Clip that alone
 reads such an op's output is removed and the op's output takes the
 activation's name and range (ONNX Runtime's removable activations): the
 QuantizeLinear's range starts at the activation's lower bound, so it clips
@@ -28,10 +28,10 @@ commutes with quantization). Net outputs stay float32.
   all samples; percentile the --percentile-th and (100 - p)-th percentiles
   of each sample's values, averaged over the samples (outliers clipped).
 - Weights (initializers): int8, symmetric (zero point 0), scale =
-  max|w| / 127, per output channel (Conv's W axis 0, MatMul's and Gemm's
-  B along N) where the model's opset is 13 or later (per-axis
-  DequantizeLinear), else per tensor.
-- Biases of Conv and Gemm: int32 with scale input_scale * weight_scale and
+  max|w| / 127, per output channel (Conv's W axis 0, ConvTranspose's axis 1
+  with one group, MatMul's and Gemm's B along N) where the model's opset is
+  13 or later (per-axis DequantizeLinear), else per tensor.
+- Biases of Conv, ConvTranspose and Gemm: int32 with scale input_scale * weight_scale and
   zero point 0, as ONNX Runtime quantizes them.
 The graph keeps float32 between the pairs, so any runtime that loads QDQ
 models runs it (Loom's fuse_qdq pass and ONNX Runtime's QDQ transformers run
@@ -60,13 +60,14 @@ __all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "u
            "remove_activations",
            "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE", "DEFAULT_OPS"]
 
-QUANTIZABLE = ("Conv", "MatMul", "Gemm", "Add", "MaxPool")
+QUANTIZABLE = ("Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "MaxPool")
 # What --ops quantizes by default: the ops Loom runs as int8 (fuse_qdq).
 # MatMul and Gemm quantize on request: Loom runs them in float32 between
 # their pairs, and the PP-OCRv4 recognizer's attention MatMuls, quantized,
 # made 2 of 20 rendered lines read differently (tools/bench/ocr_int8_lines.py).
-DEFAULT_OPS = ("Conv", "Add", "MaxPool")
-_WEIGHTED = ("Conv", "MatMul", "Gemm")
+DEFAULT_OPS = ("Conv", "ConvTranspose", "Add", "MaxPool")
+_WEIGHTED = ("Conv", "ConvTranspose", "MatMul", "Gemm")
+_BIASED = ("Conv", "ConvTranspose", "Gemm")
 _ACTIVATIONS = ("Relu", "Clip")
 
 
@@ -99,7 +100,7 @@ def _model_inputs(model):
 def _float_inputs(node, inits):
     """The activation inputs of `node` that get quantized (not initializers;
     Gemm's C and Conv's B are biases)."""
-    if node.op_type in ("Conv", "Gemm"):
+    if node.op_type in ("Conv", "ConvTranspose", "Gemm"):
         names = list(node.input[:1])
     elif node.op_type == "MatMul":
         names = list(node.input[:2])
@@ -164,8 +165,8 @@ def preprocess(model):
     initializers (weights given as Constant nodes are weights too), and a
     BatchNormalization, or a Mul or Add by a constant scalar or per-channel
     tensor ([C], [C, 1, 1], [1, C, 1, 1]), that alone reads a Conv's output
-    folds into the Conv's W and B (the Conv then writes the folded op's
-    output). Returns how many ops were folded."""
+    (or a ConvTranspose's of one group) folds into its W and B (it then
+    writes the folded op's output). Returns how many ops were folded."""
     from onnx import numpy_helper
 
     g = model.graph
@@ -184,13 +185,18 @@ def preprocess(model):
             for i in n.input:
                 readers.setdefault(i, []).append(n)
         for conv in g.node:
-            if conv.op_type != "Conv" or len(conv.input) < 2 or conv.input[1] not in inits:
+            if conv.op_type not in ("Conv", "ConvTranspose") or len(conv.input) < 2 or conv.input[1] not in inits:
+                continue
+            # ConvTranspose's W is [C, M / group, k...]: one group only, whose
+            # output channels are W's axis 1.
+            axis = 0 if conv.op_type == "Conv" else 1
+            if axis == 1 and _group(conv) != 1:
                 continue
             if conv.output[0] in outputs or len(readers.get(conv.output[0], [])) != 1:
                 continue
             nxt = readers[conv.output[0]][0]
             w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float64)
-            m = w.shape[0]
+            m = w.shape[axis]
             b = (numpy_helper.to_array(inits[conv.input[2]]).astype(np.float64) if len(conv.input) > 2 and
                  conv.input[2] in inits else np.zeros(m))
             scale = shift = None
@@ -206,7 +212,7 @@ def preprocess(model):
                     scale, shift = (c, np.zeros(m)) if nxt.op_type == "Mul" else (np.ones(m), c)
             if scale is None:
                 continue
-            w = w * scale.reshape((m,) + (1,) * (w.ndim - 1))
+            w = w * scale.reshape((1,) * axis + (m,) + (1,) * (w.ndim - 1 - axis))
             b = b * scale + shift
             wn, bn = conv.name + "_folded_W%d" % folded, conv.name + "_folded_B%d" % folded
             g.initializer.extend([numpy_helper.from_array(w.astype(np.float32), wn),
@@ -227,6 +233,10 @@ def preprocess(model):
     del g.initializer[:]
     g.initializer.extend(kept)
     return folded
+
+
+def _group(node):
+    return next((a.i for a in node.attribute if a.name == "group"), 1)
 
 
 def _tensor_copy(t, name):
@@ -450,19 +460,21 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
                     axis = 0 if next((a.i for a in node.attribute if a.name == "transB"), 0) else 1
                 elif node.op_type == "MatMul":
                     axis = 1
+                elif node.op_type == "ConvTranspose":
+                    axis = 1 if _group(node) == 1 else None  # W [C, M / group, k...]: per tensor when grouped
                 b = node.input[2] if len(node.input) > 2 else ""
                 # The int32 bias b / (x_scale * w_scale) must fit: a channel
                 # of tiny weights and a large bias (a folded
                 # BatchNormalization's shift) gets a larger weight scale,
                 # as ONNX Runtime's quantizer does.
                 min_scale = None
-                if node.op_type in ("Conv", "Gemm") and b in inits and inits[b].data_type == 1:
+                if node.op_type in _BIASED and b in inits and inits[b].data_type == 1:
                     bias_values = np.abs(numpy_helper.to_array(inits[b]).astype(np.float64)).reshape(-1)
                     min_scale = bias_values / (act_scale[x] * 2.0 ** 30) if act_scale[x] > 0 else None
                 if w not in weight_scale:  # a weight shared by several nodes is quantized once
                     weight_nodes.append(dq_weight(w, axis, min_scale))
                 node.input[1] = w + "_dequantized"
-                if node.op_type in ("Conv", "Gemm") and b in inits and inits[b].data_type == 1:
+                if node.op_type in _BIASED and b in inits and inits[b].data_type == 1:
                     bias = dq_bias(b, x, w)
                     if bias is not None:
                         weight_nodes.append(bias)

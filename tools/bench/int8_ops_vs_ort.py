@@ -94,6 +94,18 @@ def case(kind, rng):
         up = q_dq(nodes, inits, "up", 0.05, 128)
         nodes.append(helper.make_node("Concat", [up, "upx"], ["cat"], axis=1))
         y, s = "cat", 0.06
+    elif kind == "conv transpose":
+        c = q_dq(nodes, inits, conv(nodes, inits, x, "c", C, M, rng, 0.02), 0.05, 128)
+        w = rng.integers(-127, 128, (M, C, 2, 2)).astype(np.int8)
+        ws = (0.002 + 0.001 * rng.random(C)).astype(np.float32)
+        b = rng.integers(-2000, 2000, C).astype(np.int32)
+        inits += [numpy_helper.from_array(w, "t_wq"), numpy_helper.from_array(ws, "t_ws"),
+                  numpy_helper.from_array(np.zeros(C, np.int8), "t_wz"), numpy_helper.from_array(b, "t_bq"),
+                  numpy_helper.from_array(ws * np.float32(0.05), "t_bs")]
+        nodes += [helper.make_node("DequantizeLinear", ["t_wq", "t_ws", "t_wz"], ["t_w"], axis=1),
+                  helper.make_node("DequantizeLinear", ["t_bq", "t_bs"], ["t_b"], axis=0),
+                  helper.make_node("ConvTranspose", [c, "t_w", "t_b"], ["t"], strides=[2, 2])]
+        y, s = "t", 0.05
     else:
         raise ValueError(kind)
     out = q_dq(nodes, inits, y, s, 100)
@@ -113,7 +125,7 @@ def main(argv=None):
     import onnx
     runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js")
     kinds = ["conv+relu", "add", "maxpool", "hardswish chain (table)", "sigmoid (table)", "global average pool",
-             "squeeze-excite gate", "resize nearest + concat"]
+             "squeeze-excite gate", "resize nearest + concat", "conv transpose"]
     worst = 0.0
     with tempfile.TemporaryDirectory() as d:
         for i, kind in enumerate(kinds):

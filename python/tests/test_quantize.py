@@ -153,6 +153,49 @@ def test_preprocess_folds_constants_batchnorm_and_affines_into_the_conv():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_a_conv_transpose_folds_its_bias_and_batchnorm_and_quantizes_per_output_channel(tmp_path):
+    """PP-OCR's detection head: ConvTranspose (W [C, M, 2, 2], kernel 2, stride
+    2) -> Add of a per-channel bias -> BatchNormalization -> Relu. The Add
+    and the BatchNormalization fold into W's axis 1 (the output channels)
+    and B; W quantizes per output channel along axis 1; the QDQ model runs
+    in Loom (QLinearConvTranspose) close to the float one."""
+    rng = np.random.default_rng(6)
+    C, M = 3, 5
+    bn = [rng.random(M).astype(np.float32) + 0.5 for _ in range(4)]
+    nodes = [helper.make_node("ConvTranspose", ["x", "W"], ["t"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Add", ["t", "bias"], ["tb"]),
+             helper.make_node("BatchNormalization", ["tb", "g", "b", "m", "v"], ["n"]),
+             helper.make_node("Relu", ["n"], ["y"])]
+    inits = [numpy_helper.from_array((0.3 * rng.standard_normal((C, M, 2, 2))).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal((M, 1, 1)).astype(np.float32), "bias")]
+    inits += [numpy_helper.from_array(a, n) for a, n in zip(bn, "gbmv")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, C, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, M, 12, 12])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = rng.random((1, C, 6, 6)).astype(np.float32)
+    (want,) = loom.Session(model.SerializeToString()).run(None, {"x": x})
+    folded = onnx.ModelProto.FromString(model.SerializeToString())
+    assert quantize.preprocess(folded) == 2
+    assert [n.op_type for n in folded.graph.node] == ["ConvTranspose", "Relu"]
+    (got,) = loom.Session(folded.SerializeToString()).run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    path, samples, out = tmp_path / "t.onnx", tmp_path / "samples", tmp_path / "t_int8.onnx"
+    onnx.save(model, str(path))
+    samples.mkdir()
+    for i in range(4):
+        np.save(samples / ("s%d.npy" % i), rng.random((1, C, 6, 6)).astype(np.float32))
+    assert quantize.main(["--model", str(path), "--samples", str(samples), "--out", str(out)]) == 0
+    q = onnx.load(str(out))
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    w_name = next(n.input[1] for n in q.graph.node if n.op_type == "ConvTranspose").replace("_dequantized", "")
+    assert inits[w_name + "_quantized"].dtype == np.int8 and inits[w_name + "_scale"].shape == (M,)
+    w_dq = next(n for n in q.graph.node if n.op_type == "DequantizeLinear" and n.output[0] == w_name + "_dequantized")
+    assert next(a.i for a in w_dq.attribute if a.name == "axis") == 1
+    (yq,) = loom.Session(str(out)).run(None, {"x": x})
+    assert np.abs(yq - want).max() < 0.05 * np.abs(want).max()
+    assert not np.array_equal(yq, want)
+
+
 def test_a_vector_that_broadcasts_over_width_is_not_folded():
     """Add of a 1-D [M] constant after a Conv of M channels broadcasts along
     the last axis (width), not the channels: it stays an Add."""

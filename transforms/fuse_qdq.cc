@@ -72,10 +72,8 @@ class Fuser {
     for (int i = 0; i < net_->op_size(); ++i) {
       if (removed_.count(i)) continue;
       const OperatorDef& op = net_->op(i);
-      if (IsOnnxOp(op, "Conv")) {
-        fused += FuseConv(i);
-      } else if (IsOnnxOp(op, "ConvTranspose")) {
-        fused += FuseConvTranspose(i);
+      if (IsOnnxOp(op, "Conv") || IsOnnxOp(op, "ConvTranspose")) {
+        fused += FuseConvLike(i, op.type() == "ConvTranspose");
       } else if (IsOnnxOp(op, "Add")) {
         fused += FuseAdd(i);
       } else if (IsOnnxOp(op, "MaxPool")) {
@@ -171,41 +169,11 @@ class Fuser {
     if (act_index >= 0) removed_.insert(act_index);
   }
 
-  int FuseConv(int i) {
-    const OperatorDef& conv = net_->op(i);
-    if (conv.input_size() < 2 || conv.output_size() != 1) return 0;
-    auto x = Dequantized(conv.input(0));
-    const OperatorDef* w_dq = Producer(conv.input(1), "DequantizeLinear");
-    if (!x || w_dq == nullptr) return 0;
-    auto w = ReadParams(*net_, *w_dq);
-    auto wq = ConstantValue(*net_, w_dq->input(0));
-    if (!w || !wq || (wq->dtype() != DataType::kInt8 && wq->dtype() != DataType::kUInt8) || wq->dims().empty()) {
-      return 0;
-    }
-    const int64_t M = wq->dims()[0];
-    if (w->scale.num_elements() != 1) {  // per output channel: axis 0 of W
-      const Argument* axis = FindArg(*w_dq, "axis");
-      const int64_t a = axis == nullptr ? 1 : axis->i();
-      if (w->scale.num_elements() != M || (a != 0 && a != -static_cast<int64_t>(wq->dims().size()))) return 0;
-    }
-    std::string bias;
-    if (conv.input_size() > 2 && !conv.input(2).empty()) {
-      if (!Int32Bias(conv.input(2), *x, *w, M, &bias)) return 0;
-    }
-    int q_index = -1, act_index = -1;
-    auto y = QuantizedOutput(i, conv.output(0), &q_index, &act_index);
-    if (!y) return 0;
-    std::string w_zp = w->zero_point.num_elements() > 0 ? w_dq->input(2) : ZeroPoint(w_dq->input(0), *wq);
-    std::vector<std::string> in = {x->op->input(0), x->op->input(1), x->op->input(2), w_dq->input(0), w_dq->input(1),
-                                   w_zp, y->op->input(1), y->op->input(2)};
-    if (!bias.empty()) in.push_back(bias);
-    Rewrite(i, "QLinearConv", "", in, q_index, act_index);
-    return 1;
-  }
-
-  // DQ(x), DQ(W), [DQ(B)] -> ConvTranspose -> Q: W [C, M / group, k...] per
-  // tensor, or per output channel (axis 1) with one group.
-  int FuseConvTranspose(int i) {
+  // DQ(x), DQ(W), [DQ(B)] -> Conv / ConvTranspose (`transpose`) -> Q:
+  // QLinearConv (ONNX) or Loom's QLinearConvTranspose. W per tensor, or per
+  // output channel: Conv's W [M, C / group, k...] along axis 0,
+  // ConvTranspose's W [C, M / group, k...] along axis 1 with one group.
+  int FuseConvLike(int i, bool transpose) {
     const OperatorDef& conv = net_->op(i);
     if (conv.input_size() < 2 || conv.output_size() != 1) return 0;
     auto x = Dequantized(conv.input(0));
@@ -217,11 +185,12 @@ class Fuser {
       return 0;
     }
     const Argument* group = FindArg(conv, "group");
-    const int64_t G = group == nullptr ? 1 : group->i(), M = wq->dims()[1] * G;
-    if (w->scale.num_elements() != 1) {  // per output channel: axis 1 of W, one group
+    const int64_t G = group == nullptr ? 1 : group->i(), channel_axis = transpose ? 1 : 0;
+    const int64_t M = transpose ? wq->dims()[1] * G : wq->dims()[0];
+    if (w->scale.num_elements() != 1) {  // per output channel
       const Argument* axis = FindArg(*w_dq, "axis");
-      const int64_t a = axis == nullptr ? 1 : axis->i();
-      if (G != 1 || w->scale.num_elements() != M || (a != 1 && a != 1 - static_cast<int64_t>(wq->dims().size()))) {
+      const int64_t a = axis == nullptr ? 1 : axis->i(), rank = static_cast<int64_t>(wq->dims().size());
+      if ((transpose && G != 1) || w->scale.num_elements() != M || (a != channel_axis && a != channel_axis - rank)) {
         return 0;
       }
     }
@@ -236,7 +205,8 @@ class Fuser {
     std::vector<std::string> in = {x->op->input(0), x->op->input(1), x->op->input(2), w_dq->input(0), w_dq->input(1),
                                    w_zp, y->op->input(1), y->op->input(2)};
     if (!bias.empty()) in.push_back(bias);
-    Rewrite(i, "QLinearConvTranspose", kLoomDomain, in, q_index, act_index);
+    Rewrite(i, transpose ? "QLinearConvTranspose" : "QLinearConv", transpose ? kLoomDomain : "", in, q_index,
+            act_index);
     return 1;
   }
 

@@ -101,14 +101,10 @@ class Rewriter {
         op.set_input(0, cl_[op.input(0)]);
         Convert(&op, "NhwcMaxPool");
         ++converted;
-      } else if (op.type() == "QLinearAdd" && op.domain() == kLoomDomain && op.input_size() == 8 &&
-                 cl_.count(op.input(0)) && cl_.count(op.input(3))) {
-        op.set_input(0, cl_[op.input(0)]);
-        op.set_input(3, cl_[op.input(3)]);
-        Convert(&op, nullptr);
-        ++converted;
-      } else if (op.type() == "QLinearFloatMul" && op.domain() == kLoomDomain && op.input_size() == 6 &&
-                 cl_.count(op.input(0)) && cl_.count(op.input(3))) {
+      } else if (op.domain() == kLoomDomain &&
+                 ((op.type() == "QLinearAdd" && op.input_size() == 8) ||
+                  (op.type() == "QLinearFloatMul" && op.input_size() == 6)) &&
+                 cl_.count(op.input(0)) && cl_.count(op.input(3))) {  // operands A (0) and B (3)
         op.set_input(0, cl_[op.input(0)]);
         op.set_input(3, cl_[op.input(3)]);
         Convert(&op, nullptr);

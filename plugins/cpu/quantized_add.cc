@@ -61,15 +61,7 @@ class QLinearAddKernel : public LabeledKernel {
     const char* names[] = {"A_scale", "A_zero_point", "B_scale", "B_zero_point", "C_scale", "C_zero_point"};
     const size_t inputs[] = {1, 2, 4, 5, 6, 7};
     double v[6];
-    for (int i = 0; i < 6; ++i) {
-      const Tensor t = ctx.Input(inputs[i]);
-      const LoomDataType want = i % 2 == 0 ? LOOM_DTYPE_FLOAT : dt;
-      if (t.present() && t.dtype() != want) {
-        return sdk::InvalidArgument(label_ + ": " + names[i] + " must be " + sdk::DTypeName(want) + "; found " +
-                                    sdk::DTypeName(t.dtype()));
-      }
-      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, names[i], t, &v[i]));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(ScaleZeroPointPairs(ctx, label_, names, inputs, dt, v));
     const float sa = static_cast<float>(v[0]), za = static_cast<float>(v[1]), sb = static_cast<float>(v[2]),
                 zb = static_cast<float>(v[3]), sc = static_cast<float>(v[4]), zc = static_cast<float>(v[5]);
     BroadcastPlan& plan = ThreadLocalPlan();

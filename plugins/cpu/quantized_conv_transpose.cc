@@ -61,6 +61,7 @@ class QLinearConvTransposeKernel : public LabeledKernel {
     double v[4];
     const char* names[] = {"x_scale", "x_zero_point", "y_scale", "y_zero_point"};
     const size_t inputs[] = {1, 2, 6, 7};
+    // (Their dtypes are the schema's: float32 scales, x's and y's types.)
     for (int i = 0; i < 4; ++i) LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, names[i], ctx.Input(inputs[i]), &v[i]));
     std::vector<float> w_scale;
     std::vector<int32_t> w_zero;

@@ -104,15 +104,7 @@ class QLinearFloatMulKernel : public LabeledKernel {
     const char* names[] = {"A_scale", "A_zero_point", "C_scale", "C_zero_point"};
     const size_t inputs[] = {1, 2, 4, 5};
     double v[4];
-    for (int i = 0; i < 4; ++i) {
-      const Tensor t = ctx.Input(inputs[i]);
-      const LoomDataType want = i % 2 == 0 ? LOOM_DTYPE_FLOAT : dt;
-      if (t.present() && t.dtype() != want) {
-        return sdk::InvalidArgument(label_ + ": " + names[i] + " must be " + sdk::DTypeName(want) + "; found " +
-                                    sdk::DTypeName(t.dtype()));
-      }
-      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, names[i], t, &v[i]));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(ScaleZeroPointPairs(ctx, label_, names, inputs, dt, v));
     BroadcastPlan& plan = ThreadLocalPlan();
     if (!PlanBroadcast(a.shape().data(), a.shape().size(), b.shape().data(), b.shape().size(), &plan)) {
       return sdk::InvalidArgument(label_ + ": A " + ShapeStr(a.shape()) + " and B " + ShapeStr(b.shape()) +

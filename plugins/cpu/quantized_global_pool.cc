@@ -58,16 +58,9 @@ class QLinearGlobalAveragePoolKernel : public LabeledKernel {
       return sdk::InvalidArgument(label_ + ": X must have rank >= 3 ([N, C, D...]); found " + ShapeStr(xs));
     }
     const char* names[] = {"x_scale", "x_zero_point", "y_scale", "y_zero_point"};
+    const size_t inputs[] = {1, 2, 3, 4};
     double v[4];
-    for (int i = 0; i < 4; ++i) {
-      const Tensor t = ctx.Input(static_cast<size_t>(i + 1));
-      const LoomDataType want = i % 2 == 0 ? LOOM_DTYPE_FLOAT : x.dtype();
-      if (t.present() && t.dtype() != want) {
-        return sdk::InvalidArgument(label_ + ": " + names[i] + " must be " + sdk::DTypeName(want) + "; found " +
-                                    sdk::DTypeName(t.dtype()));
-      }
-      LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, names[i], t, &v[i]));
-    }
+    LOOM_SDK_RETURN_IF_ERROR(ScaleZeroPointPairs(ctx, label_, names, inputs, x.dtype(), v));
     const int64_t N = xs[0], C = channels_last_ ? xs.back() : xs[1];
     int64_t pixels = 1;
     for (size_t d = channels_last_ ? 1 : 2; d < xs.size() - (channels_last_ ? 1 : 0); ++d) pixels *= xs[d];

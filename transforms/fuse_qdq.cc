@@ -266,31 +266,35 @@ class Fuser {
     return 1;
   }
 
+  // Op i's input 0 from a per-tensor DQ (*x) and its one output read by a Q
+  // alone (*y, its index *q_index; no activation between); false otherwise.
+  bool DequantizedInOut(int i, std::optional<QParams>* x, std::optional<QParams>* y, int* q_index) {
+    const OperatorDef& op = net_->op(i);
+    if (op.input_size() < 1 || op.output_size() != 1) return false;
+    *x = Dequantized(op.input(0));
+    if (!*x) return false;
+    int act_index = -1;
+    *y = QuantizedOutput(i, op.output(0), q_index, &act_index);
+    return *y && act_index < 0;
+  }
+
   int FuseMaxPool(int i) {
-    const OperatorDef& pool = net_->op(i);
-    if (pool.input_size() != 1 || pool.output_size() != 1) return 0;
-    auto x = Dequantized(pool.input(0));
-    if (!x) return 0;
-    int q_index = -1, act_index = -1;
-    auto y = QuantizedOutput(i, pool.output(0), &q_index, &act_index);
-    if (!y || act_index >= 0 || y->zero_point.dtype() != x->zero_point.dtype() ||
-        IntAt(y->zero_point, 0) != IntAt(x->zero_point, 0) || y->scale.data<float>()[0] != x->scale.data<float>()[0]) {
-      return 0;
-    }
-    Rewrite(i, "MaxPool", "", {x->op->input(0)}, q_index, act_index);
+    std::optional<QParams> x, y;
+    int q_index = -1;
+    if (net_->op(i).input_size() != 1 || !DequantizedInOut(i, &x, &y, &q_index) || !SameParams(*x, *y)) return 0;
+    Rewrite(i, "MaxPool", "", {x->op->input(0)}, q_index, -1);
     return 1;
   }
 
   int FuseGlobalAveragePool(int i) {
-    const OperatorDef& pool = net_->op(i);
-    if (pool.input_size() != 1 || pool.output_size() != 1) return 0;
-    auto x = Dequantized(pool.input(0));
-    if (!x) return 0;
-    int q_index = -1, act_index = -1;
-    auto y = QuantizedOutput(i, pool.output(0), &q_index, &act_index);
-    if (!y || act_index >= 0 || y->zero_point.dtype() != x->zero_point.dtype()) return 0;
+    std::optional<QParams> x, y;
+    int q_index = -1;
+    if (net_->op(i).input_size() != 1 || !DequantizedInOut(i, &x, &y, &q_index) ||
+        y->zero_point.dtype() != x->zero_point.dtype()) {
+      return 0;
+    }
     Rewrite(i, "QLinearGlobalAveragePool", kLoomDomain,
-            {x->op->input(0), x->op->input(1), x->op->input(2), y->op->input(1), y->op->input(2)}, q_index, act_index);
+            {x->op->input(0), x->op->input(1), x->op->input(2), y->op->input(1), y->op->input(2)}, q_index, -1);
     return 1;
   }
 
@@ -360,13 +364,9 @@ class Fuser {
   // Q's output when the parameters agree, else a tensor the Q's place
   // requantizes by a table.
   int FuseDataMovement(int i) {
-    const OperatorDef& op = net_->op(i);
-    if (op.input_size() < 1 || op.output_size() != 1) return 0;
-    auto x = Dequantized(op.input(0));
-    if (!x) return 0;
-    int q_index = -1, act_index = -1;
-    auto y = QuantizedOutput(i, op.output(0), &q_index, &act_index);
-    if (!y || act_index >= 0) return 0;
+    std::optional<QParams> x, y;
+    int q_index = -1;
+    if (!DequantizedInOut(i, &x, &y, &q_index)) return 0;
     const std::string y_name = net_->op(q_index).output(0);
     if (!SameParams(*x, *y)) {
       const std::string moved = y_name + "_moved", table = y_name + "_table";

@@ -51,6 +51,18 @@ struct Model {
     AddNode(&g, "DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name + "_dq"});
     return name + "_dq";
   }
+  // A 3x3 Conv (pads 1, no bias) named `name` of dequantized `in` with an
+  // int8 W [M, C, 3, 3] (values from `step`) at per-tensor scale 0.004:
+  // its output's name.
+  std::string Int8Conv(const std::string& name, const std::string& in, int64_t C, int64_t M, int64_t step) {
+    std::vector<int8_t> w;
+    for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * step) % 255 - 127));
+    *g.add_initializer() = Initializer<int8_t>(name + "_wq", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
+    *g.add_initializer() = Initializer<float>(name + "_ws", onnx::TensorProto::FLOAT, {}, {0.004f});
+    AddNode(&g, "DequantizeLinear", {name + "_wq", name + "_ws"}, {name + "_w"});
+    IntsAttr(AddNode(&g, "Conv", {in, name + "_w"}, {name}), "pads", {1, 1, 1, 1});
+    return name;
+  }
   // A float scalar constant of shape [1] (as paddle2onnx writes them).
   std::string Scalar(const std::string& name, float v) {
     *g.add_initializer() = Initializer<float>(name, onnx::TensorProto::FLOAT, {1}, {v});
@@ -104,6 +116,19 @@ Tensor Input() {
   return x;
 }
 
+// y within one quantization step (`step`) of ref everywhere, and equal to
+// it at 90% of the elements or more.
+void ExpectWithinOneStep(const Tensor& y, const Tensor& ref, float step, const std::string& what = "") {
+  ASSERT_EQ(y.num_elements(), ref.num_elements()) << what;
+  ASSERT_GT(y.num_elements(), 0) << what;
+  int64_t exact = 0;
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], step * 1.001f) << what << " at " << i;
+    exact += y.data<float>()[i] == ref.data<float>()[i];
+  }
+  EXPECT_GE(exact, y.num_elements() * 9 / 10) << what;
+}
+
 // The model's y at optimization `level`, and its ops.
 Tensor RunAt(const std::string& model, int level, std::vector<std::string>* types) {
   transforms::OptimizeOptions o;
@@ -135,16 +160,9 @@ TEST(FuseQdq, ConvReluPoolAddRunAsInt8WithinOneStep) {
   // Identity after them are elementwise: channels-last too).
   EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "NhwcMaxPool",
                                              "QLinearAdd", "DequantizeLinear", "Identity", "Transpose"}));
-  ASSERT_EQ(y.num_elements(), ref.num_elements());
-  ASSERT_GT(y.num_elements(), 0);
-  int64_t exact = 0;
-  for (int64_t i = 0; i < y.num_elements(); ++i) {
-    // One step of y's scale (0.05); the int8 path rounds once where the
-    // float path rounded at every Q.
-    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.05f * 1.001f) << i;
-    exact += y.data<float>()[i] == ref.data<float>()[i];
-  }
-  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+  // One step of y's scale (0.05); the int8 path rounds once where the
+  // float path rounded at every Q.
+  ExpectWithinOneStep(y, ref, 0.05f);
 }
 
 // A Relu before a Q whose zero point is not 0 clips what the Q could
@@ -280,14 +298,7 @@ TEST(FuseQdq, SqueezeExciteRunsOnInt8ChannelsLast) {
   EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv",
                                              "QLinearGlobalAveragePool", "QLinearLookup", "QLinearFloatMul",
                                              "DequantizeLinear", "Identity", "Transpose"}));
-  ASSERT_EQ(y.num_elements(), ref.num_elements());
-  ASSERT_GT(y.num_elements(), 0);
-  int64_t exact = 0;
-  for (int64_t i = 0; i < y.num_elements(); ++i) {
-    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.03f * 1.001f) << i;
-    exact += y.data<float>()[i] == ref.data<float>()[i];
-  }
-  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+  ExpectWithinOneStep(y, ref, 0.03f);
 }
 
 // x -> Q/DQ -> Conv (int8) -> Q/DQ (c) -> three nearest 2x Resizes of it, as a
@@ -300,13 +311,7 @@ std::string ResizeConcatModel() {
   const int64_t C = 4, M = 4;
   AddInput(&g, "x", {1, C, 6, 6});
   AddOutput(&g, "y");
-  const std::string xd = m.QuantDequant("x", 0.05f, 128);
-  std::vector<int8_t> w;
-  for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 29) % 255 - 127));
-  *g.add_initializer() = Initializer<int8_t>("w_q", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
-  *g.add_initializer() = Initializer<float>("w_s", onnx::TensorProto::FLOAT, {}, {0.004f});
-  AddNode(&g, "DequantizeLinear", {"w_q", "w_s"}, {"w"});
-  IntsAttr(AddNode(&g, "Conv", {xd, "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.Int8Conv("c", m.QuantDequant("x", 0.05f, 128), C, M, 29);
   const float sc = 0.06f;
   const std::string cd = m.QuantDequant("c", sc, 125);
   *g.add_initializer() = Initializer<float>("scales", onnx::TensorProto::FLOAT, {4}, {1, 1, 2, 2});
@@ -334,13 +339,8 @@ TEST(FuseQdq, NearestResizeAndConcatMoveInt8Values) {
                                              "DequantizeLinear", "Identity", "Transpose"}));
   ASSERT_EQ(y.num_elements(), ref.num_elements());
   ASSERT_EQ(y.num_elements(), 1 * 12 * 12 * 12);
-  int64_t exact = 0;
-  for (int64_t i = 0; i < y.num_elements(); ++i) {
-    // Moving values is exact; the conv's int8 rounding may differ by a step.
-    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.06f * 1.001f) << i;
-    exact += y.data<float>()[i] == ref.data<float>()[i];
-  }
-  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+  // Moving values is exact; the conv's int8 rounding may differ by a step.
+  ExpectWithinOneStep(y, ref, 0.06f);
 }
 
 // x -> Q/DQ -> Conv (int8) -> Q/DQ -> HardSwish -> Q/DQ (int8) -> y: the
@@ -351,13 +351,7 @@ TEST(FuseQdq, TableAfterAConvIsTheConvsOutputTable) {
   const int64_t C = 4, M = 5;
   AddInput(&g, "x", {1, C, 6, 6});
   AddOutput(&g, "y");
-  const std::string xd = m.QuantDequant("x", 0.05f, 128);
-  std::vector<int8_t> w;
-  for (int64_t i = 0; i < M * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 41) % 255 - 127));
-  *g.add_initializer() = Initializer<int8_t>("w_q", onnx::TensorProto::INT8, {M, C, 3, 3}, w);
-  *g.add_initializer() = Initializer<float>("w_s", onnx::TensorProto::FLOAT, {}, {0.004f});
-  AddNode(&g, "DequantizeLinear", {"w_q", "w_s"}, {"w"});
-  IntsAttr(AddNode(&g, "Conv", {xd, "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.Int8Conv("c", m.QuantDequant("x", 0.05f, 128), C, M, 41);
   const std::string cd = m.QuantDequant("c", 0.05f, 128);
   AddNode(&g, "HardSwish", {cd}, {"h"});
   const std::string hd = m.QuantDequant("h", 0.03f, 28);
@@ -368,15 +362,8 @@ TEST(FuseQdq, TableAfterAConvIsTheConvsOutputTable) {
   const Tensor ref = RunAt(model, 0, &plain);
   EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "DequantizeLinear",
                                              "Identity", "Transpose"}));
-  ASSERT_EQ(y.num_elements(), ref.num_elements());
-  ASSERT_GT(y.num_elements(), 0);
-  int64_t exact = 0;
-  for (int64_t i = 0; i < y.num_elements(); ++i) {
-    // The conv's int8 rounding may move c by a step, h by what that moves.
-    EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.05f * 1.001f) << i;
-    exact += y.data<float>()[i] == ref.data<float>()[i];
-  }
-  EXPECT_GE(exact, y.num_elements() * 9 / 10);
+  // The conv's int8 rounding may move c by a step, h by what that moves.
+  ExpectWithinOneStep(y, ref, 0.05f);
 }
 
 // x -> Q/DQ -> [Conv (int8) -> Q/DQ] -> ConvTranspose (kernel 2, stride 2,
@@ -394,13 +381,7 @@ std::string ConvTransposeModel(bool after_conv, int64_t group, int64_t output_pa
   std::string in = m.QuantDequant("x", sx, 128);
   float s_in = sx;
   if (after_conv) {
-    std::vector<int8_t> w;
-    for (int64_t i = 0; i < C * C * 9; ++i) w.push_back(static_cast<int8_t>((i * 23) % 255 - 127));
-    *g.add_initializer() = Initializer<int8_t>("cw_q", onnx::TensorProto::INT8, {C, C, 3, 3}, w);
-    *g.add_initializer() = Initializer<float>("cw_s", onnx::TensorProto::FLOAT, {}, {0.004f});
-    AddNode(&g, "DequantizeLinear", {"cw_q", "cw_s"}, {"cw"});
-    IntsAttr(AddNode(&g, "Conv", {in, "cw"}, {"c"}), "pads", {1, 1, 1, 1});
-    in = m.QuantDequant("c", 0.04f, 110);
+    in = m.QuantDequant(m.Int8Conv("c", in, C, C, 23), 0.04f, 110);
     s_in = 0.04f;
   }
   const int64_t Mg = M / group;
@@ -449,15 +430,9 @@ TEST(FuseQdq, ConvTransposeRunsAsInt8WithinOneStep) {
     const Tensor y = RunAt(model, 1, &fused);
     const Tensor ref = RunAt(model, 0, &plain);
     EXPECT_EQ(fused, c.ops) << "group " << c.group;
-    ASSERT_EQ(y.num_elements(), ref.num_elements());
     const int64_t side = 12 + c.output_padding;
     ASSERT_EQ(y.num_elements(), 6 * side * side);
-    int64_t exact = 0;
-    for (int64_t i = 0; i < y.num_elements(); ++i) {
-      EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 0.05f * 1.001f) << "group " << c.group << " at " << i;
-      exact += y.data<float>()[i] == ref.data<float>()[i];
-    }
-    EXPECT_GE(exact, y.num_elements() * 9 / 10) << "group " << c.group;
+    ExpectWithinOneStep(y, ref, 0.05f, "group " + std::to_string(c.group));
   }
 }
 

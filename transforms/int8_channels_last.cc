@@ -89,9 +89,10 @@ class Rewriter {
         }
         Convert(&op, "NhwcQLinearConv");
         ++converted;
-      } else if (op.type() == "QLinearConvTranspose" && op.domain() == kLoomDomain && op.input_size() >= 8 &&
-                 cl_.count(op.input(0)) && Rank4Weights(op.input(3))) {
-        op.set_input(0, cl_[op.input(0)]);
+      } else if (op.domain() == kLoomDomain && cl_.count(op.input_size() > 0 ? op.input(0) : "") &&
+                 ((op.type() == "QLinearConvTranspose" && op.input_size() >= 8 && Rank4Weights(op.input(3))) ||
+                  (op.type() == "QLinearGlobalAveragePool" && op.input_size() == 5))) {
+        op.set_input(0, cl_[op.input(0)]);  // their channels_last attribute
         Argument* a = op.add_arg();
         a->set_name("channels_last");
         a->set_i(1);
@@ -107,14 +108,6 @@ class Rewriter {
                  cl_.count(op.input(0)) && cl_.count(op.input(3))) {  // operands A (0) and B (3)
         op.set_input(0, cl_[op.input(0)]);
         op.set_input(3, cl_[op.input(3)]);
-        Convert(&op, nullptr);
-        ++converted;
-      } else if (op.type() == "QLinearGlobalAveragePool" && op.domain() == kLoomDomain && op.input_size() == 5 &&
-                 cl_.count(op.input(0))) {
-        op.set_input(0, cl_[op.input(0)]);
-        Argument* a = op.add_arg();
-        a->set_name("channels_last");
-        a->set_i(1);
         Convert(&op, nullptr);
         ++converted;
       } else if (op.type() == "QLinearLookup" && op.domain() == kLoomDomain && op.input_size() == 2 &&

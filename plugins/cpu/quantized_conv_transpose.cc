@@ -50,7 +50,7 @@ class QLinearConvTransposeKernel : public LabeledKernel {
       xs = {xs[0], xs[3], xs[1], xs[2]};
     }
     LOOM_SDK_RETURN_IF_ERROR(semantics::CheckConvTransposeOperands(label_, group_, xs, ws, Tensor()));
-    const int64_t N = xs[0], C = xs[1], M = ws[1] * group_;
+    const int64_t N = xs[0], M = ws[1] * group_;
     if (b.present() && (b.shape().size() != 1 || b.shape()[0] != M)) {
       return sdk::InvalidArgument(label_ + ": B must be [" + std::to_string(M) + "]; found " + ShapeStr(b.shape()));
     }

@@ -122,22 +122,35 @@ struct IntMatMul {
     return Status::Ok();
   }
 
+  // Row by row, each output row accumulated over B's rows (k outer, n
+  // inner: a contiguous, vectorized loop; the column-wise dot products
+  // this replaced read B with stride N).
   void Run(const std::vector<int32_t>& a, const std::vector<int32_t>& b, const PerIndex<int32_t>& a_zp,
            const PerIndex<int32_t>& b_zp, int threads, int32_t* acc) const {
     const int64_t nb = static_cast<int64_t>(a_batch.size());
-    ParallelFor(nb * M, threads, [&](int64_t row) {
-      const int64_t o = row / M, m = row % M, ia = a_batch[static_cast<size_t>(o)], ib = b_batch[static_cast<size_t>(o)];
-      const int32_t* ar = a.data() + (ia * M + m) * K;
-      const int32_t* bm = b.data() + ib * K * N;
-      const int32_t za = a_zp.At(ia, m);
-      int32_t* out = acc + row * N;
-      for (int64_t n = 0; n < N; ++n) {
-        const int32_t zb = b_zp.At(ib, n);
-        int32_t s = 0;
-        for (int64_t k = 0; k < K; ++k) s += (ar[k] - za) * (bm[k * N + n] - zb);
-        out[n] = s;
+    ParallelRange(nb * M, nb * M * K * N, threads, [&](int64_t lo, int64_t hi) {
+      std::vector<int32_t> zb(static_cast<size_t>(N));
+      for (int64_t row = lo; row < hi; ++row) {
+        const int64_t o = row / M, m = row % M, ia = a_batch[static_cast<size_t>(o)],
+                      ib = b_batch[static_cast<size_t>(o)];
+        const int32_t* ar = a.data() + (ia * M + m) * K;
+        const int32_t* bm = b.data() + ib * K * N;
+        const int32_t za = a_zp.At(ia, m);
+        for (int64_t n = 0; n < N; ++n) zb[static_cast<size_t>(n)] = b_zp.At(ib, n);
+        int32_t* out = acc + row * N;
+        std::fill(out, out + N, 0);
+        for (int64_t k = 0; k < K; ++k) {
+          const int32_t av = ar[k] - za;
+          if (av != 0) MultiplyAddRow(bm + k * N, zb.data(), N, av, out);
+        }
       }
-    }, K * N);
+    });
+  }
+
+  // out[n] += av * (b[n] - zb[n]).
+  static LOOM_VECTOR_CLONES void MultiplyAddRow(const int32_t* b, const int32_t* zb, int64_t n, int32_t av,
+                                                int32_t* out) {
+    for (int64_t i = 0; i < n; ++i) out[i] += av * (b[i] - zb[i]);
   }
 };
 

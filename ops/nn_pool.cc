@@ -30,6 +30,14 @@ sdk::Status NhwcPoolInfer(sdk::InferenceContext& ctx) {
   return sdk::Status::Ok();
 }
 
+// NhwcGlobalAveragePool: [N, 1, 1, C] from X [N, H, W, C].
+sdk::Status NhwcGlobalPoolInfer(sdk::InferenceContext& ctx) {
+  ctx.SetOutputDType(0, ctx.InputDType(0));
+  std::vector<int64_t> x;
+  if (ctx.InputShape(0, &x) && x.size() == 4) ctx.SetOutputShape(0, {x[0], 1, 1, x[3]});
+  return sdk::Status::Ok();
+}
+
 }  // namespace
 
 sdk::Status RegisterNnPoolSchemas(sdk::Registrar& reg) {
@@ -53,7 +61,15 @@ sdk::Status RegisterNnPoolSchemas(sdk::Registrar& reg) {
   nhwc.outputs[0] = "Y:T|[N, H', W', C]";
   nhwc.infer = Fn<&NhwcPoolInfer>();
   nhwc.domain = LOOM_OPS_DOMAIN;
-  std::vector<OpSpec> specs = {max, avg, nhwc};
+  OpSpec nhwc_gap = {"NhwcGlobalAveragePool", 1,
+                     "Not an ONNX op: GlobalAveragePool-1 on a channels-last float32 tensor, X [N, H, W, C] to Y "
+                     "[N, 1, 1, C] (the bytes of GlobalAveragePool's [N, C, 1, 1]), made by Loom's int8 channels-last "
+                     "rewrite (transforms/int8_channels_last.h) for the float pools between int8 ops (a "
+                     "squeeze-and-excitation block's), so that X is not transposed back first.",
+                     {"X:T|[N, H, W, C]"}, {"Y:T|[N, 1, 1, C]"}, {{"T", {LOOM_DTYPE_FLOAT}}}, {},
+                     Fn<&NhwcGlobalPoolInfer>()};
+  nhwc_gap.domain = LOOM_OPS_DOMAIN;
+  std::vector<OpSpec> specs = {max, avg, nhwc, nhwc_gap};
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
     const std::string doc =
         std::string("ONNX ") + op + "-1: pools all spatial dims of X [N, C, D...] to Y [N, C, 1, ...].";

@@ -65,6 +65,16 @@ bool ElementwiseRegion::Evaluates(const OperatorDef& op) {
   return IsOnnxOp(op, op.type()) && (UnaryOps().count(op.type()) > 0 || BinaryOps().count(op.type()) > 0);
 }
 
+bool ElementwiseRegion::Extends(const NetDef& net, const std::map<std::string, int>& producer,
+                                const OperatorDef& reader, const std::string& value) {
+  if (!Evaluates(reader)) return false;
+  const int operands = BinaryOps().count(reader.type()) ? 2 : 1;  // Clip's bounds are parameters
+  for (int i = 0; i < operands && i < reader.input_size(); ++i) {
+    if (reader.input(i) != value && !ScalarConstant(net, producer, reader.input(i))) return false;
+  }
+  return true;
+}
+
 std::optional<ElementwiseRegion> ElementwiseRegion::Find(const NetDef& net, const std::map<std::string, int>& reads,
                                                          const std::map<std::string, int>& producer,
                                                          const std::string& output, int max_ops) {

@@ -42,6 +42,10 @@ class ElementwiseRegion {
 
   // Whether `op` is of a type a region may hold (the list above).
   static bool Evaluates(const OperatorDef& op);
+  // Whether `reader`, reading `value`, may extend a region computing
+  // `value`: it Evaluates and its other operands are scalar constants.
+  static bool Extends(const NetDef& net, const std::map<std::string, int>& producer, const OperatorDef& reader,
+                      const std::string& value);
 
   // The tensor the region computes from.
   const std::string& input() const { return input_; }

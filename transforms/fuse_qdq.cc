@@ -504,7 +504,9 @@ class Fuser {
       if (removed_.count(j) || !ElementwiseRegion::Evaluates(op) || op.output_size() != 1) continue;
       const std::string& b = op.output(0);
       bool ends_here = outputs.count(b) > 0;
-      for (int r : readers[b]) ends_here = ends_here || removed_.count(r) || !ElementwiseRegion::Evaluates(net_->op(r));
+      for (int r : readers[b]) {
+        ends_here = ends_here || removed_.count(r) || !ElementwiseRegion::Extends(*net_, producer_, net_->op(r), b);
+      }
       if (!ends_here) continue;  // a later op of the chain ends it
       auto region = ElementwiseRegion::Find(*net_, reads_, producer_, b);
       if (!region || region->ops().empty()) continue;

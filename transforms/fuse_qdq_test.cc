@@ -257,8 +257,10 @@ TEST(FuseQdq, ChainReadElsewhereStaysFloat) {
 
 // x -> Q/DQ -> Conv (int8 W, int32 B) -> Q/DQ -> a squeeze-and-excitation
 // block: GlobalAveragePool -> Q/DQ -> HardSigmoid (the gate, float) ->
-// Mul(conv output, gate) -> Q/DQ -> y.
-std::string SqueezeExciteModel() {
+// Mul(conv output, gate) -> Q/DQ -> y. With `hardswish_first` the block
+// reads HardSwish(conv output), a float tensor no Q follows (as in the
+// PP-OCRv4 recognizer).
+std::string SqueezeExciteModel(bool hardswish_first = false) {
   Model m;
   onnx::GraphProto& g = m.g;
   const int64_t C = 4, M = 8;
@@ -277,7 +279,11 @@ std::string SqueezeExciteModel() {
   AddNode(&g, "DequantizeLinear", {"w_q", "w_s"}, {"w"});
   AddNode(&g, "DequantizeLinear", {"b_q", "b_s"}, {"b"});
   IntsAttr(AddNode(&g, "Conv", {xd, "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
-  const std::string cd = m.QuantDequant("c", 0.04f, 120);
+  std::string cd = m.QuantDequant("c", 0.04f, 120);
+  if (hardswish_first) {
+    AddNode(&g, "HardSwish", {cd}, {"h"});
+    cd = "h";
+  }
   AddNode(&g, "GlobalAveragePool", {cd}, {"p"});
   const std::string pd = m.QuantDequant("p", 0.01f, 100);
   AddNode(&g, "HardSigmoid", {pd}, {"gate"});
@@ -298,6 +304,19 @@ TEST(FuseQdq, SqueezeExciteRunsOnInt8ChannelsLast) {
   EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv",
                                              "QLinearGlobalAveragePool", "QLinearLookup", "QLinearFloatMul",
                                              "DequantizeLinear", "Identity", "Transpose"}));
+  ExpectWithinOneStep(y, ref, 0.03f);
+}
+
+// The block on a float tensor (HardSwish of the conv's output): the pool
+// runs on it channels-last (NhwcGlobalAveragePool), no Transpose between.
+TEST(FuseQdq, SqueezeExciteOnAFloatActivationPoolsChannelsLast) {
+  const std::string model = SqueezeExciteModel(true);
+  std::vector<std::string> fused, plain;
+  const Tensor y = RunAt(model, 1, &fused);
+  const Tensor ref = RunAt(model, 0, &plain);
+  EXPECT_EQ(fused, (std::vector<std::string>{"QuantizeLinear", "Transpose", "NhwcQLinearConv", "QLinearLookup",
+                                             "NhwcGlobalAveragePool", "QuantizeLinear", "QLinearLookup", "Mul",
+                                             "QuantizeLinear", "DequantizeLinear", "Identity", "Transpose"}));
   ExpectWithinOneStep(y, ref, 0.03f);
 }
 

@@ -98,6 +98,13 @@ class Rewriter {
         a->set_i(1);
         Convert(&op, nullptr);
         ++converted;
+      } else if (IsOnnxOp(op, "GlobalAveragePool") && op.input_size() == 1 && op.output_size() == 1 &&
+                 cl_.count(op.input(0))) {
+        // A float32 tensor: what the DequantizeLinears and the element-wise
+        // ops after them make channels-last (ONNX's pool takes no int8).
+        op.set_input(0, cl_[op.input(0)]);
+        Convert(&op, "NhwcGlobalAveragePool");
+        ++converted;
       } else if (IsOnnxOp(op, "MaxPool") && op.input_size() == 1 && op.output_size() == 1 && cl_.count(op.input(0))) {
         op.set_input(0, cl_[op.input(0)]);
         Convert(&op, "NhwcMaxPool");

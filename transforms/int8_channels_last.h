@@ -17,6 +17,9 @@ namespace transforms {
 //     becomes NhwcQLinearConv (Loom's domain) writing "<y>_nhwc"; a
 //     QLinearLookup that alone reads its output (a table of its output
 //     type) becomes its output_table, the conv writing the lookup's output;
+//   - a (float32) GlobalAveragePool of a channels-last tensor becomes
+//     NhwcGlobalAveragePool (Loom's domain), its [N, 1, 1, C] output
+//     channels-last;
 //   - a MaxPool, a QLinearAdd, a QLinearFloatMul, a QLinearLookup, a
 //     QLinearGlobalAveragePool and a 2-D QLinearConvTranspose whose tensor
 //     inputs are all channels-last (made so above) become NhwcMaxPool /

@@ -393,19 +393,29 @@ class GlobalPoolKernel {
 // NchwcGlobalAveragePool (ops/nn_nchwc.cc), float32: X [N, G, H, W, b]
 // (any block b; channels-last is G = 1, b = C) -> Y [N, G, 1, 1, b], the
 // mean over H and W of each channel, summed in double as GlobalAveragePool
-// does. Errors: X not 5-D.
+// does. NhwcGlobalAveragePool (ops/nn_pool.cc): the same on X [N, H, W, C]
+// -> Y [N, 1, 1, C]. Errors: X not 5-D (4-D).
 class NchwcGlobalAveragePoolKernel {
  public:
   Status Init(const KernelInfo& info) {
     label_ = OpLabel(info);
+    nhwc_ = info.op_type() == "NhwcGlobalAveragePool";
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
-    const std::vector<int64_t> xs = x.shape();
-    if (xs.size() != 5) return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / b, H, W, b]; found " + ShapeStr(xs));
-    LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {xs[0], xs[1], 1, 1, xs[4]}, &y));
+    std::vector<int64_t> xs = x.shape();
+    if (nhwc_) {
+      if (xs.size() != 4) return sdk::InvalidArgument(label_ + ": X must be [N, H, W, C]; found " + ShapeStr(xs));
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {xs[0], 1, 1, xs[3]}, &y));
+      xs = {xs[0], 1, xs[1], xs[2], xs[3]};  // one block of all C channels
+    } else {
+      if (xs.size() != 5) {
+        return sdk::InvalidArgument(label_ + ": X must be blocked [N, C / b, H, W, b]; found " + ShapeStr(xs));
+      }
+      LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, {xs[0], xs[1], 1, 1, xs[4]}, &y));
+    }
     const int64_t blocks = xs[0] * xs[1], size = xs[2] * xs[3], b = xs[4];
     const float* in = x.data<float>();
     float* out = y.data<float>();
@@ -422,6 +432,7 @@ class NchwcGlobalAveragePoolKernel {
 
  private:
   std::string label_;
+  bool nhwc_ = false;
 };
 
 }  // namespace
@@ -439,6 +450,8 @@ sdk::Status RegisterNnPoolKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GlobalPoolKernel<false>>("GlobalAveragePool", f32_f64));
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<NchwcGlobalAveragePoolKernel>("NchwcGlobalAveragePool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<NchwcGlobalAveragePoolKernel>("NhwcGlobalAveragePool", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT}}}}));
   return reg.Kernel<GlobalPoolKernel<true>>("GlobalMaxPool", f32_f64);
 }
 

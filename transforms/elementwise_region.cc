@@ -131,15 +131,7 @@ std::optional<ElementwiseRegion> ElementwiseRegion::Find(const NetDef& net, cons
     }
     std::vector<float> params;
     std::string error;
-    if (op.type() == "LeakyRelu") {
-      params = {FloatArg(op, "alpha", 0.01f)};
-    } else if (op.type() == "HardSigmoid") {
-      params = {FloatArg(op, "alpha", 0.2f), FloatArg(op, "beta", 0.5f)};
-    } else if (op.type() == "Clip") {
-      float lo = 0, hi = 0;
-      if (!ClipBounds(net, op, &lo, &hi)) return std::nullopt;
-      params = {lo, hi};
-    }
+    if (!ActivationParams(net, op, &params)) return std::nullopt;
     if (step.activation.Parse(op.type(), params, &error)) {
       step.type.clear();  // evaluated by the activation
     }

@@ -38,17 +38,8 @@ int FuseConvActivation(NetDef* net, bool training) {
       continue;
     }
     std::vector<float> params;
-    if (act.type() == "LeakyRelu") {
-      params = {FloatArg(act, "alpha", 0.01f)};
-    } else if (act.type() == "HardSigmoid") {
-      params = {FloatArg(act, "alpha", 0.2f), FloatArg(act, "beta", 0.5f)};
-    } else if (act.type() == "Clip") {
-      float lo = 0, hi = 0;
-      if (!ClipBounds(*net, act, &lo, &hi)) continue;
-      params = {lo, hi};
-    } else if (act.input_size() != 1) {
-      continue;
-    }
+    if (!ActivationParams(*net, act, &params)) continue;
+    if (params.empty() && act.input_size() != 1) continue;  // a parameterless activation of one input
     if (training) {
       semantics::FusedActivation f;
       std::string error;

@@ -339,18 +339,21 @@ class Fuser {
   }
 
   // The table of Q(f(DQ(v))) for each value v of x's type (f the identity
-  // without a region), as an initializer named `name`; false for a scale
-  // that is not positive (the float ops' error stays theirs).
-  bool AddTable(const QParams& x, const QParams& y, const ElementwiseRegion* region, const std::string& name) {
-    const float xs = x.scale.data<float>()[0], ys = y.scale.data<float>()[0];
-    const int32_t xz = IntAt(x.zero_point, 0), yz = IntAt(y.zero_point, 0);
+  // without a region; without y, a float32 table of f(DQ(v))), as an
+  // initializer named `name`; false for a scale that is not positive (the
+  // float ops' error stays theirs).
+  bool AddTable(const QParams& x, const QParams* y, const ElementwiseRegion* region, const std::string& name) {
+    const float xs = x.scale.data<float>()[0], ys = y != nullptr ? y->scale.data<float>()[0] : 1.0f;
+    const int32_t xz = IntAt(x.zero_point, 0), yz = y != nullptr ? IntAt(y->zero_point, 0) : 0;
     if (!(xs > 0) || !(ys > 0)) return false;
-    Tensor table = Tensor::Zeros(y.zero_point.dtype(), {256});
+    Tensor table = Tensor::Zeros(y != nullptr ? y->zero_point.dtype() : DataType::kFloat32, {256});
     for (int32_t v = QMin(x.zero_point); v <= QMax(x.zero_point); ++v) {
       float out = static_cast<float>(v - xz) * xs;
       if (region != nullptr) out = region->Eval(out);
       const int64_t k = v - QMin(x.zero_point);
-      if (table.dtype() == DataType::kInt8) {
+      if (table.dtype() == DataType::kFloat32) {
+        table.data<float>()[k] = out;
+      } else if (table.dtype() == DataType::kInt8) {
         table.data<int8_t>()[k] = semantics::QuantizeValue<int8_t>(out, ys, yz);
       } else {
         table.data<uint8_t>()[k] = semantics::QuantizeValue<uint8_t>(out, ys, yz);
@@ -358,6 +361,16 @@ class Fuser {
     }
     *net_->add_initializer() = TensorToProto(table, name);
     return true;
+  }
+
+  // `op` becomes QLinearLookup(x, table), its output unchanged.
+  static void MakeLookup(OperatorDef* op, const std::string& x, const std::string& table) {
+    op->set_type("QLinearLookup");
+    op->set_domain(kLoomDomain);
+    op->clear_input();
+    op->add_input(x);
+    op->add_input(table);
+    op->clear_arg();
   }
 
   // DQ(x) -> op (MovesData) -> Q: the op on x's int8 tensor, writing the
@@ -370,14 +383,8 @@ class Fuser {
     const std::string y_name = net_->op(q_index).output(0);
     if (!SameParams(*x, *y)) {
       const std::string moved = y_name + "_moved", table = y_name + "_table";
-      if (!AddTable(*x, *y, nullptr, table)) return 0;
-      OperatorDef* q = net_->mutable_op(q_index);
-      q->set_type("QLinearLookup");
-      q->set_domain(kLoomDomain);
-      q->clear_input();
-      q->add_input(moved);
-      q->add_input(table);
-      q->clear_arg();
+      if (!AddTable(*x, &*y, nullptr, table)) return 0;
+      MakeLookup(net_->mutable_op(q_index), moved, table);
       OperatorDef* m = net_->mutable_op(i);
       m->set_input(0, x->op->input(0));
       m->set_output(0, moved);
@@ -440,13 +447,10 @@ class Fuser {
         continue;
       }
       const std::string name = y_name + "_input" + std::to_string(k);
-      AddTable(xs[k], *y, nullptr, name + "_table");
+      AddTable(xs[k], &*y, nullptr, name + "_table");
       OperatorDef lookup;
-      lookup.set_type("QLinearLookup");
-      lookup.set_domain(kLoomDomain);
+      MakeLookup(&lookup, xq, name + "_table");
       lookup.set_name(name + "_QLinearLookup");
-      lookup.add_input(xq);
-      lookup.add_input(name + "_table");
       lookup.add_output(name);
       lookups.push_back(std::move(lookup));
       inputs.push_back(name);
@@ -474,14 +478,8 @@ class Fuser {
     auto x = Dequantized(region->input());
     if (!x) return 0;
     const std::string name = q.output(0) + "_table";
-    if (!AddTable(*x, *y, &*region, name)) return 0;
-    OperatorDef* op = net_->mutable_op(i);
-    op->set_type("QLinearLookup");
-    op->set_domain(kLoomDomain);
-    op->clear_input();
-    op->add_input(x->op->input(0));
-    op->add_input(name);
-    op->clear_arg();
+    if (!AddTable(*x, &*y, &*region, name)) return 0;
+    MakeLookup(net_->mutable_op(i), x->op->input(0), name);
     for (int r : region->ops()) removed_.insert(r);
     return 1;
   }
@@ -516,22 +514,9 @@ class Fuser {
         computes = computes || net_->op(r).type() != "Identity";
       }
       auto x = Dequantized(region->input());
-      if (!free || !computes || !x || !(x->scale.data<float>()[0] > 0)) continue;
-      const float xs = x->scale.data<float>()[0];
-      const int32_t xz = IntAt(x->zero_point, 0);
-      Tensor table = Tensor::Zeros(DataType::kFloat32, {256});
-      for (int32_t v = QMin(x->zero_point); v <= QMax(x->zero_point); ++v) {
-        table.data<float>()[v - QMin(x->zero_point)] = region->Eval(static_cast<float>(v - xz) * xs);
-      }
       const std::string name = b + "_table";
-      *net_->add_initializer() = TensorToProto(table, name);
-      OperatorDef* last = net_->mutable_op(j);
-      last->set_type("QLinearLookup");
-      last->set_domain(kLoomDomain);
-      last->clear_input();
-      last->add_input(x->op->input(0));
-      last->add_input(name);
-      last->clear_arg();
+      if (!free || !computes || !x || !AddTable(*x, nullptr, &*region, name)) continue;
+      MakeLookup(net_->mutable_op(j), x->op->input(0), name);
       for (int r : region->ops()) {
         if (r != j) removed_.insert(r);
       }

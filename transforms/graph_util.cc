@@ -67,6 +67,20 @@ bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi
   return true;
 }
 
+bool ActivationParams(const NetDef& net, const OperatorDef& act, std::vector<float>* params) {
+  params->clear();
+  if (act.type() == "LeakyRelu") {
+    *params = {FloatArg(act, "alpha", 0.01f)};
+  } else if (act.type() == "HardSigmoid") {
+    *params = {FloatArg(act, "alpha", 0.2f), FloatArg(act, "beta", 0.5f)};
+  } else if (act.type() == "Clip") {
+    float lo = 0, hi = 0;
+    if (!ClipBounds(net, act, &lo, &hi)) return false;
+    *params = {lo, hi};
+  }
+  return true;
+}
+
 std::optional<std::vector<float>> ChannelInitializer(const NetDef& net, const std::string& name, int rank,
                                                      int64_t channels) {
   if (std::optional<float> v = ScalarInitializer(net, name, rank)) return std::vector<float>(channels, *v);

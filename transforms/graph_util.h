@@ -102,6 +102,12 @@ void RemoveOps(NetDef* net, const std::set<int>& removed);
 // absent ones are the float range. False if a bound input is not a constant.
 bool ClipBounds(const NetDef& net, const OperatorDef& clip, float* lo, float* hi);
 
+// The parameters semantics::FusedActivation::Parse takes for activation
+// `act`: LeakyRelu's alpha, HardSigmoid's alpha and beta (ONNX's defaults
+// where absent), Clip's bounds (ClipBounds); none for the others. False
+// when Clip's bounds are not constants.
+bool ActivationParams(const NetDef& net, const OperatorDef& act, std::vector<float>* params);
+
 // The weights W and bias B [M] (zeros when absent) of a Conv (W [M, ...])
 // or a ConvTranspose of group 1 (W [C, M, ...]) when both are float32
 // initializers; false otherwise.

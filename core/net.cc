@@ -330,7 +330,7 @@ absl::StatusOr<Plan*> Net::PrepareCached() {
   // shares its enclosing net's; else straight from the device.
   BufferPool* run_pool = options_.plan_memory || scope_.pool != nullptr ? pool_.get() : nullptr;
   absl::StatusOr<std::unique_ptr<Plan>> plan = BuildPlan(*checked_, *registry_, ws_, options_.num_threads, &limits_,
-                                                               scope_.packed_constants, run_pool);
+                                                               scope_.packed_constants, run_pool, options_.fpmath_mode);
   if (!plan.ok()) return plan.status();
   ++plans_built_;
   if (options_.plan_memory && !multi_stream_) {

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "core/buffer_pool.h"
 #include "core/checked_net.h"
+#include "core/fpmath_mode.h"
 #include "core/limits.h"
 #include "core/net_scope.h"
 #include "core/plan.h"
@@ -72,6 +73,12 @@ struct NetOptions {
   // (Prepare_ReleaseConstant) are freed once planning is done, so the
   // weights are held once. loom_run --static_shape (its default).
   bool static_shape = false;
+  // Float32 convolutions and matmuls in bfloat16 (core/fpmath_mode.h;
+  // oneDNN's fpmath_mode): kBf16 lets kernels round their inputs and
+  // weights to bf16 where the device has bf16 arithmetic (float32
+  // accumulation and outputs). Nested nets inherit it. loom_run
+  // --fpmath_mode.
+  FpMathMode fpmath_mode = FpMathMode::kStrict;
 };
 
 class StreamSet;

@@ -70,6 +70,7 @@ struct LoomKernelContext {
   const loom::NetLimits* limits = nullptr;        // the net's limits (nullptr: the defaults), inherited by nested nets
   loom::BufferPool* pool = nullptr;               // the net's run-time pool (nullptr: the device), inherited by nested nets
   bool poison_released_memory = false;            // NetOptions::poison_released_memory: the executor's, and nested nets inherit it
+  int fpmath_mode = LOOM_FPMATH_MODE_STRICT;      // NetOptions::fpmath_mode (a LoomFpMathMode), inherited by nested nets
   loom::Device* device = nullptr;                 // the op's device (for Ctx_Scratch)
   // Ctx_Scratch memory of the compute call under way; the executor drops it
   // when compute returns.
@@ -97,6 +98,7 @@ struct LoomPrepareContext {
   const LoomInferenceContext* inference = nullptr;
   loom::PackedConstants* packs = nullptr;  // the net tree's store (Prepare_SharedPack); null: no sharing
   int num_threads = 1;
+  int fpmath_mode = LOOM_FPMATH_MODE_STRICT;  // the net's (Prepare_FpMathMode)
   const std::string* device = nullptr;  // "CPU", "CUDA"
   // Constant inputs the kernel let go of (Prepare_ReleaseConstant).
   std::vector<size_t>* released_constants = nullptr;

@@ -167,7 +167,7 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
 }
 
 absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PackedConstants* packs,
-                           PlanStep* step, const std::set<std::string>* signature_constants) {
+                           PlanStep* step, const std::set<std::string>* signature_constants, FpMathMode fpmath_mode) {
   if (step->kernel->prepare == nullptr) return absl::OkStatus();
   LoomPrepareContext pctx;
   if (signature_constants != nullptr) {
@@ -179,6 +179,7 @@ absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx
   pctx.inference = &ictx;
   pctx.packs = packs;
   pctx.num_threads = num_threads;
+  pctx.fpmath_mode = static_cast<int>(fpmath_mode);
   pctx.device = &op.device_type;
   pctx.released_constants = &step->released_constants;
   absl::Status s = FromLoomStatus(step->kernel->prepare(step->state, &pctx));
@@ -250,6 +251,7 @@ void PlaceTensors(const CheckedOp& op, LoomInferenceContext* ictx, PlannerState*
   step->ctx.registry = state->registry;
   step->ctx.limits = state->limits;
   step->ctx.pool = state->pool;
+  step->ctx.fpmath_mode = static_cast<int>(state->fpmath_mode);
   step->ctx.op = &op.info->op;
   step->ctx.label = &op.label;
   step->inferred_shapes = std::move(ictx->output_shapes);
@@ -311,7 +313,8 @@ absl::Status RestoreSignatureValues(const Plan& plan) {
 
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads, const NetLimits* limits,
-                                                std::shared_ptr<PackedConstants> packs, BufferPool* pool) {
+                                                std::shared_ptr<PackedConstants> packs, BufferPool* pool,
+                                                FpMathMode fpmath_mode) {
   if (limits == nullptr) limits = &DefaultLimits();
   auto plan = std::make_unique<Plan>();
   PlannerState state;
@@ -326,6 +329,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
   for (const std::string& o : net.def.external_output()) writers[o] += 2;
   state.limits = limits;
   state.pool = pool;
+  state.fpmath_mode = fpmath_mode;
   for (const CheckedOp& op : net.ops) {
     std::map<std::string, DataType> bindings;
     LoomInferenceContext ictx;
@@ -338,7 +342,8 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Reg
     // still destroys it.
     plan->steps_.push_back(std::move(step));
     PlanStep& placed = plan->steps_.back();
-    if (s = PrepareKernel(op, ictx, num_threads, packs.get(), &placed, &state.signature_constants); !s.ok()) {
+    if (s = PrepareKernel(op, ictx, num_threads, packs.get(), &placed, &state.signature_constants,
+                           fpmath_mode); !s.ok()) {
       return s;
     }
     const bool inputs_constant = InputsConstant(op, state);

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "core/op_instance.h"
 #include "core/checked_net.h"
+#include "core/fpmath_mode.h"
 #include "core/limits.h"
 #include "core/packed_constants.h"
 #include "core/memory_plan.h"
@@ -85,7 +86,8 @@ class Plan {
 
  private:
   friend absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet&, const Registry&, Workspace*, int,
-                                                         const NetLimits*, std::shared_ptr<PackedConstants>, BufferPool*);
+                                                         const NetLimits*, std::shared_ptr<PackedConstants>, BufferPool*,
+                                                         FpMathMode);
   std::vector<PlanStep> steps_;
   std::set<std::string> constants_;
   std::vector<SignatureValue> signature_values_;
@@ -120,11 +122,14 @@ absl::Status RestoreSignatureValues(const Plan& plan);
 // (Prepare_SharedPack), handed on to nested nets; nullptr: each kernel packs
 // its own. `pool`: where the kernels' run-time sized outputs and scratch
 // come from (the net's BufferPool; nullptr: straight from the device); it
-// must outlive the plan.
+// must outlive the plan. `fpmath_mode`: what the kernels may do with float32
+// convolutions and matmuls (core/fpmath_mode.h), handed to their prepare and
+// to the nets nested in them.
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const CheckedNet& net, const Registry& registry, Workspace* ws,
                                                 int num_threads, const NetLimits* limits = nullptr,
                                                 std::shared_ptr<PackedConstants> packs = nullptr,
-                                                BufferPool* pool = nullptr);
+                                                BufferPool* pool = nullptr,
+                                                FpMathMode fpmath_mode = FpMathMode::kStrict);
 
 // Bytes of `step`'s output k by its shape inferred at plan time; 0 when the
 // shape was not inferred (sized only at run time).

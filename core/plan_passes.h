@@ -45,6 +45,7 @@ struct PlannerState {
   int num_threads = 1;
   const NetLimits* limits = nullptr;  // never null after InitPlannerState
   BufferPool* pool = nullptr;         // the net's run-time pool (BuildPlan's), for the kernel contexts
+  FpMathMode fpmath_mode = FpMathMode::kStrict;  // BuildPlan's, for the kernels and their nested nets
   absl::flat_hash_map<std::string, DataType> dtypes;
   absl::node_hash_map<std::string, Shape> shapes;  // node map: contexts point into it
   std::set<std::string> constants;                 // blobs whose value is fixed now (CheckedNet::constants, folded outputs)
@@ -87,9 +88,11 @@ absl::Status CreateKernel(const CheckedOp& op, const Registry& registry,
 // `packs`: the net's packed-constant store (Prepare_SharedPack); nullptr:
 // a kernel's shared pack is its own. Inputs named in `signature_constants`
 // (PlannerState::signature_constants) are packed for the kernel alone and
-// never released (LoomPrepareContext::signature_inputs).
+// never released (LoomPrepareContext::signature_inputs). The kernel sees
+// `fpmath_mode` through Prepare_FpMathMode.
 absl::Status PrepareKernel(const CheckedOp& op, const LoomInferenceContext& ictx, int num_threads, PackedConstants* packs,
-                           PlanStep* step, const std::set<std::string>* signature_constants = nullptr);
+                           PlanStep* step, const std::set<std::string>* signature_constants = nullptr,
+                           FpMathMode fpmath_mode = FpMathMode::kStrict);
 
 // Pass 5: resolves the op's tensors and device copies into `step` (see
 // BuildPlan for the copy rules) and records its outputs in `state`.

@@ -24,6 +24,7 @@ struct Seen {
   float w_value = 0;
   int threads = 0;
   std::string device;
+  LoomFpMathMode fpmath_mode = LOOM_FPMATH_MODE_STRICT;
 } g_seen;
 
 // Y = X * W[0] (W a one-element tensor); Prepare records what it is told and
@@ -41,6 +42,7 @@ class PScale {
     if (w.present()) g_seen.w_value = w.data<float>()[0];
     g_seen.threads = ctx.num_threads();
     g_seen.device = ctx.device();
+    g_seen.fpmath_mode = ctx.fpmath_mode();
     if (g_seen.x_shape_known && g_seen.x_shape.size() == 3) return loom::sdk::InvalidArgument("X must not be rank 3");
     return loom::sdk::Status::Ok();
   }
@@ -234,6 +236,32 @@ TEST_F(PassesTest, PrepareGetsDtypesShapesConstantsThreadsAndDevice) {
   EXPECT_FLOAT_EQ(g_seen.w_value, 2.5f);
   EXPECT_EQ(g_seen.threads, 3);
   EXPECT_EQ(g_seen.device, "CPU");
+  EXPECT_EQ(g_seen.fpmath_mode, LOOM_FPMATH_MODE_STRICT);
+}
+
+// The net's fpmath_mode reaches prepare (BuildPlan -> PrepareKernel ->
+// Prepare_FpMathMode) and the kernel context that nested nets inherit.
+TEST_F(PassesTest, PrepareAndTheKernelContextGetTheFpMathMode) {
+  ws_.SetBlob("x", Tensor::FromVector<float>({2}, {1, 2}));
+  ws_.SetBlob("w", Tensor::FromVector<float>({1}, {2.5f}));
+  Check(R"(name: "n" external_input: "x" op { type: "PScale" input: "x" input: "w" output: "y" })");
+  auto plan = BuildPlan(*net_, registry_, &ws_, 1, nullptr, nullptr, nullptr, FpMathMode::kBf16);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(g_seen.fpmath_mode, LOOM_FPMATH_MODE_BF16);
+  EXPECT_EQ((*plan)->steps()[0].ctx.fpmath_mode, LOOM_FPMATH_MODE_BF16);
+  plan = BuildPlan(*net_, registry_, &ws_, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(g_seen.fpmath_mode, LOOM_FPMATH_MODE_STRICT);
+  EXPECT_EQ((*plan)->steps()[0].ctx.fpmath_mode, LOOM_FPMATH_MODE_STRICT);
+}
+
+TEST(FpMathMode, ParsesOneDnnsNames) {
+  EXPECT_EQ(*ParseFpMathMode("strict"), FpMathMode::kStrict);
+  EXPECT_EQ(*ParseFpMathMode("bf16"), FpMathMode::kBf16);
+  absl::StatusOr<FpMathMode> bad = ParseFpMathMode("BF16");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "fpmath_mode must be \"strict\" or \"bf16\"; found \"BF16\"");
+  EXPECT_STREQ(FpMathModeName(FpMathMode::kBf16), "bf16");
 }
 
 TEST_F(PassesTest, PrepareErrorsSurfaceAtPlanTimeNamingTheOp) {

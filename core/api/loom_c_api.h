@@ -628,8 +628,9 @@ typedef enum LoomSubApiKind {
   LOOM_SUBAPI_KERNEL_CONTEXT = 1 /* LoomKernelContextApi */
 } LoomSubApiKind;
 
-/* Since 11 (its version 1): what a kernel does through its run's context
- * beyond LoomApi's Ctx_* functions. */
+/* Since 11 (its version 1; version 2 adds Prepare_FpMathMode): what a
+ * kernel does through its run's and its prepare's context beyond LoomApi's
+ * Ctx_* and Prepare_* functions. */
 typedef struct LoomKernelContextApi {
   size_t struct_size;  /* sizeof(LoomKernelContextApi) in the core */
   uint32_t version;    /* the newest version of this table the core provides */
@@ -661,7 +662,21 @@ typedef struct LoomKernelContextApi {
                                         void (*destroy)(void* resource), void* user, LoomStatus** status);
   void* (*OpResource_Data)(const LoomOpResource* hold);
   void (*OpResource_Release)(LoomOpResource* hold);
+
+  /* Version 2: the net's floating-point math mode (a LoomFpMathMode;
+   * NetOptions::fpmath_mode, oneDNN's fpmath_mode): how a kernel may
+   * compute float32 convolutions and matrix products. LOOM_FPMATH_MODE_BF16
+   * allows rounding their float32 inputs and weights to bfloat16 (float32
+   * accumulation and outputs) where the device has bf16 arithmetic. Nested
+   * nets inherit their enclosing net's mode. */
+  int (*Prepare_FpMathMode)(const LoomPrepareContext* ctx);
 } LoomKernelContextApi;
+
+/* Version 2 of LoomKernelContextApi: what Prepare_FpMathMode reports. */
+typedef enum LoomFpMathMode {
+  LOOM_FPMATH_MODE_STRICT = 0, /* float32 arithmetic as written (the default) */
+  LOOM_FPMATH_MODE_BF16 = 1    /* float32 convolutions and matmuls may take bf16 inputs */
+} LoomFpMathMode;
 
 /* Since 2: what Ctx_Limit reports. */
 typedef enum LoomLimit {

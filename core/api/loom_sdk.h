@@ -461,6 +461,17 @@ class PrepareContext {
     return true;
   }
   int num_threads() const { return Api().Prepare_NumThreads(ctx_); }
+  // The net's floating-point math mode (LoomKernelContextApi::
+  // Prepare_FpMathMode, core/fpmath_mode.h): LOOM_FPMATH_MODE_BF16 allows
+  // float32 convolutions and matmuls on bf16 inputs. A core older than the
+  // table's version 2 has only LOOM_FPMATH_MODE_STRICT.
+  LoomFpMathMode fpmath_mode() const {
+    const LoomKernelContextApi* k = KernelContextApi();
+    if (k == nullptr || k->version < 2 || !LOOM_HAS_MEMBER(LoomKernelContextApi, k->struct_size, Prepare_FpMathMode)) {
+      return LOOM_FPMATH_MODE_STRICT;
+    }
+    return static_cast<LoomFpMathMode>(k->Prepare_FpMathMode(ctx_));
+  }
   std::string device() const { return Api().Prepare_Device(ctx_); }
   const LoomPrepareContext* handle() const { return ctx_; }
 

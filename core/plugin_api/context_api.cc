@@ -138,6 +138,7 @@ int Prepare_InputShape(const LoomPrepareContext* c, size_t i, const int64_t** di
 const LoomTensor* Prepare_InputConstant(const LoomPrepareContext* c, size_t i) {
   return Infer_InputConstant(c->inference, i);
 }
+int Prepare_FpMathMode(const LoomPrepareContext* c) { return c->fpmath_mode; }
 void Prepare_ReleaseConstant(const LoomPrepareContext* c, size_t i) {
   const auto& per_plan = c->signature_inputs;
   if (std::find(per_plan.begin(), per_plan.end(), i) != per_plan.end()) return;
@@ -227,11 +228,12 @@ const LoomKernelContextApi* GetKernelContextApi() {
   static const LoomKernelContextApi kTable = [] {
     LoomKernelContextApi t{};
     t.struct_size = sizeof(LoomKernelContextApi);
-    t.version = 1;
+    t.version = 2;
     t.ResizeTensor = ResizeTensor;
     t.OpResource_Acquire = OpResource_Acquire;
     t.OpResource_Data = OpResource_Data;
     t.OpResource_Release = OpResource_Release;
+    t.Prepare_FpMathMode = Prepare_FpMathMode;
     return t;
   }();
   return &kTable;

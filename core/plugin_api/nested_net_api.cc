@@ -137,6 +137,7 @@ LoomStatus* Net_Create(LoomKernelContext* c, LoomWorkspace* ws, const void* data
   opts.max_nesting_depth = parent.max_nesting_depth;
   opts.max_loop_iterations = parent.max_loop_iterations;
   opts.poison_released_memory = c->poison_released_memory;
+  opts.fpmath_mode = static_cast<FpMathMode>(c->fpmath_mode);
   // ... and its scope, one level deeper (core/net_scope.h). What is constant
   // in that net stays constant in the nested one: a body's Conv prepacks
   // weights it reads from the enclosing graph's initializers, in the

@@ -1,4 +1,5 @@
-// LoomApi::GetSubApi (ABI 11) and the kernel-context table's ResizeTensor:
+// LoomApi::GetSubApi (ABI 11) and the kernel-context table's ResizeTensor
+// and Prepare_FpMathMode:
 // the table is found by kind and version (NULL past what the core has);
 // ResizeTensor checks the limits of the kernel context's net, names its op
 // and the blob, and takes memory from the context's pool, else the device;
@@ -24,12 +25,23 @@ TEST(SubApi, FoundByKindAndVersion) {
   const LoomKernelContextApi* t = ContextTable(1);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->struct_size, sizeof(LoomKernelContextApi));
-  EXPECT_EQ(t->version, 1u);
+  EXPECT_EQ(t->version, 2u);
   EXPECT_NE(t->ResizeTensor, nullptr);
+  EXPECT_TRUE(LOOM_HAS_MEMBER(LoomKernelContextApi, t->struct_size, Prepare_FpMathMode));
   EXPECT_EQ(ContextTable(0), t);  // any version up to the newest
-  EXPECT_EQ(ContextTable(2), nullptr);  // newer than the core has
+  EXPECT_EQ(ContextTable(2), t);
+  EXPECT_EQ(ContextTable(3), nullptr);  // newer than the core has
   EXPECT_EQ(GetLoomApi()->GetSubApi(0, 1), nullptr);
   EXPECT_EQ(GetLoomApi()->GetSubApi(99, 1), nullptr);
+}
+
+TEST(SubApi, PrepareFpMathModeIsThePrepareContexts) {
+  const LoomKernelContextApi* t = ContextTable(2);
+  ASSERT_NE(t, nullptr);
+  LoomPrepareContext ctx;
+  EXPECT_EQ(t->Prepare_FpMathMode(&ctx), LOOM_FPMATH_MODE_STRICT);  // the default
+  ctx.fpmath_mode = LOOM_FPMATH_MODE_BF16;
+  EXPECT_EQ(t->Prepare_FpMathMode(&ctx), LOOM_FPMATH_MODE_BF16);
 }
 
 // Takes the status's message and releases it ("" for OK).

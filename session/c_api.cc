@@ -58,8 +58,8 @@ absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
                                                    "; expected at least ", kOptionsV1Size,
                                                    " (LOOM_SESSION_OPTIONS_STRUCT_SIZE)"));
   }
-  // Version 1's members are all there is so far; later ones would be read
-  // only where c->struct_size covers them.
+  // Members after max_tensor_bytes are read only where c->struct_size
+  // covers them (a caller built against an older header has none).
   o.num_threads = c->num_threads;
   if (c->device != nullptr) o.device = c->device;
   for (size_t i = 0; i < c->num_plugins; ++i) o.plugins.emplace_back(c->plugins[i]);
@@ -81,6 +81,15 @@ absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
                                                      "; expected a LoomMemoryMode (0 to 2)"));
   }
   if (c->max_tensor_bytes != 0) o.max_tensor_bytes = c->max_tensor_bytes < 0 ? 0 : c->max_tensor_bytes;
+  if (LOOM_HAS_MEMBER(LoomSessionOptions, c->struct_size, fpmath_mode)) {
+    switch (c->fpmath_mode) {
+      case LOOM_FPMATH_MODE_STRICT: o.fpmath_mode = FpMathMode::kStrict; break;
+      case LOOM_FPMATH_MODE_BF16: o.fpmath_mode = FpMathMode::kBf16; break;
+      default:
+        return absl::InvalidArgumentError(absl::StrCat("LoomSessionOptions.fpmath_mode is ", c->fpmath_mode,
+                                                       "; expected a LoomFpMathMode (0 or 1)"));
+    }
+  }
   return o;
 }
 

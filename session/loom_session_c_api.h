@@ -73,6 +73,9 @@ typedef struct LoomSessionOptions {
   int32_t optimization_level;  /* a LoomOptimizationLevel */
   int32_t memory_mode;         /* a LoomMemoryMode */
   int64_t max_tensor_bytes;    /* bytes one tensor may take; 0: the default (16 GiB); < 0: no limit */
+  /* Read where struct_size covers it: a LoomFpMathMode (SessionOptions::
+   * fpmath_mode); 0, LOOM_FPMATH_MODE_STRICT, is the default. */
+  int32_t fpmath_mode;
 } LoomSessionOptions;
 
 /* A model input or output. Pointers stay valid while the session lives. */

@@ -165,6 +165,7 @@ absl::StatusOr<std::unique_ptr<Session::Runner>> Session::NewRunner() const {
   o.num_threads = options_.num_threads;
   o.plan_memory = options_.plan_memory;
   o.max_tensor_bytes = options_.max_tensor_bytes;
+  o.fpmath_mode = options_.fpmath_mode;
   NetScope scope;
   scope.packed_constants = packs_;  // the runners share the packed weights
   absl::StatusOr<std::unique_ptr<Net>> net = Net::Create(net_, &r->ws, registry_.get(), o, scope);

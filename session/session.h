@@ -60,6 +60,12 @@ struct SessionOptions {
   bool plan_memory = true;
   // Limits against hostile models (core/limits.h); <= 0: none.
   int64_t max_tensor_bytes = kDefaultMaxTensorBytes;
+  // kBf16: float32 convolutions and matmuls take bfloat16 inputs where the
+  // CPU has AVX-512 BF16 or AMX (NetOptions::fpmath_mode,
+  // core/fpmath_mode.h); about 3 significant decimal digits on X and W,
+  // float32 accumulation. loom_quantize --bf16 prints what it does to a
+  // model's outputs.
+  FpMathMode fpmath_mode = FpMathMode::kStrict;
 };
 
 // An input or output of the model.

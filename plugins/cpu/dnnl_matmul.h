@@ -1,9 +1,13 @@
-// One oneDNN matmul primitive (float32) over buffers bound at each run: src
-// A, weights B, dst Y and an optional bias. B is read as the tensor holds
-// it, or from a copy packed once from a constant input into the layout the
-// primitive picks, shared with every kernel that packs it the same way
-// (PackConstantShared, ABI 8). Gemm, MatMul and FC (math_gemm_matmul.cc) each
-// hold one and keep their own shape rules, attributes and empty-size cases.
+// One oneDNN matmul primitive (float32 tensors) over buffers bound at each
+// run: src A, weights B, dst Y and an optional bias. B is read as the tensor
+// holds it, or from a copy packed once from a constant input into the layout
+// the primitive picks, shared with every kernel that packs it the same way
+// (PackConstantShared, ABI 8). With the net's fpmath_mode bf16
+// (dnnl_fpmath.h) A and B are multiplied as bf16: A is rounded into per-run
+// scratch, a constant B packed as bf16, a B that is not constant rounded
+// every run; Y and the bias stay float32. Gemm, MatMul and FC
+// (math_gemm_matmul.cc) each hold one and keep their own shape rules,
+// attributes and empty-size cases.
 #ifndef LOOM_PLUGINS_CPU_DNNL_MATMUL_H_
 #define LOOM_PLUGINS_CPU_DNNL_MATMUL_H_
 
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/dnnl_fpmath.h"
 
 namespace loom {
 namespace cpu {
@@ -20,6 +25,10 @@ namespace cpu {
 class DnnlMatmul {
  public:
   using memory = dnnl::memory;
+
+  // In Prepare, before Build: what A and B are multiplied in from now on
+  // (the net's fpmath_mode, dnnl_fpmath.h).
+  void SetComputeType(const sdk::PrepareContext& ctx) { compute_ = ComputeDataType(ctx); }
 
   // Drops the primitive and any packed copy (before a new configuration).
   void Reset() {
@@ -35,14 +44,17 @@ class DnnlMatmul {
   void Build(const memory::desc& a, const memory::desc& b, bool pack, const memory::desc& bias, const memory::desc& y,
              const dnnl::primitive_attr& attr) {
     b_plain_md_ = b;
-    const memory::desc b_md = pack ? memory::desc(b.dims(), memory::data_type::f32, memory::format_tag::any) : b;
-    const dnnl::matmul::desc d = bias.is_zero() ? dnnl::matmul::desc(a, b_md, y) : dnnl::matmul::desc(a, b_md, bias, y);
+    const bool f32 = compute_ == memory::data_type::f32;
+    // bf16: A and B in bf16, in the layouts the matmul picks.
+    const memory::desc a_md = f32 ? a : memory::desc(a.dims(), compute_, memory::format_tag::any);
+    const memory::desc b_md = pack || !f32 ? memory::desc(b.dims(), compute_, memory::format_tag::any) : b;
+    const dnnl::matmul::desc d = bias.is_zero() ? dnnl::matmul::desc(a_md, b_md, y) : dnnl::matmul::desc(a_md, b_md, bias, y);
     dnnl::matmul::primitive_desc pd(d, UserScratchpad(attr), DnnlEngine());
     prim_ = dnnl::matmul(pd);
     scratchpad_.Reset(pd.scratchpad_desc());
     b_md_ = pd.weights_desc();
-    a_mem_ = UnboundMemory(a);
-    b_mem_ = UnboundMemory(b);
+    a_.Make(a, pd.src_desc(), true);
+    b_.Make(b, f32 ? b : b_md_, true);  // B not packed: as it is (f32), rounded per run (bf16)
     y_mem_ = UnboundMemory(y);
     bias_mem_ = bias.is_zero() ? memory() : UnboundMemory(bias);
   }
@@ -72,12 +84,17 @@ class DnnlMatmul {
   // scratch, adds `extra` (post-op operands) and runs the primitive.
   Status Execute(sdk::KernelContext& ctx, const std::string& label, int threads, const void* a, const void* b, void* y,
                  const void* bias = nullptr, std::unordered_map<int, memory> extra = {}) {
-    a_mem_.set_data_handle(const_cast<void*>(a));
-    if (pack_.empty()) b_mem_.set_data_handle(const_cast<void*>(b));
+    memory a_used, b_used = packed_mem_;
+    LOOM_SDK_RETURN_IF_ERROR(a_.Bind(ctx, const_cast<void*>(a), &a_used));
+    LOOM_SDK_RETURN_IF_ERROR(a_.ReorderIn(label, threads));
+    if (pack_.empty()) {
+      LOOM_SDK_RETURN_IF_ERROR(b_.Bind(ctx, const_cast<void*>(b), &b_used));
+      LOOM_SDK_RETURN_IF_ERROR(b_.ReorderIn(label, threads));
+    }
     y_mem_.set_data_handle(y);
     std::unordered_map<int, memory> args = std::move(extra);
-    args[DNNL_ARG_SRC] = a_mem_;
-    args[DNNL_ARG_WEIGHTS] = pack_.empty() ? b_mem_ : packed_mem_;
+    args[DNNL_ARG_SRC] = a_used;
+    args[DNNL_ARG_WEIGHTS] = b_used;
     args[DNNL_ARG_DST] = y_mem_;
     if (bias_mem_) {
       bias_mem_.set_data_handle(const_cast<void*>(bias));
@@ -90,7 +107,9 @@ class DnnlMatmul {
  private:
   dnnl::matmul prim_;
   DnnlScratchpad scratchpad_;
-  memory a_mem_, b_mem_, y_mem_, bias_mem_;
+  memory::data_type compute_ = memory::data_type::f32;  // SetComputeType's
+  DnnlOperand a_, b_;               // A and B as the tensors hold them, and rounded to bf16
+  memory y_mem_, bias_mem_;
   memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
   sdk::SharedPack pack_;            // a constant B packed in Prepare, shared
   memory packed_mem_;               // over pack_

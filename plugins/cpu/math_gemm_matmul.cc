@@ -42,6 +42,7 @@ class GemmKernel {
   // Checks the shapes and builds the primitive when the plan knows them;
   // packs a constant B (float32) into the matmul's layout, shared.
   Status Prepare(const sdk::PrepareContext& ctx) {
+    mm_.SetComputeType(ctx);
     std::vector<int64_t> as, bs, cs;
     if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs) || (has_c_ && !ctx.InputShape(2, &cs))) return Status::Ok();
     const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
@@ -202,6 +203,7 @@ class MatMulKernel {
   // Checks the shapes and builds the primitive when the plan knows them;
   // packs a constant B (float32) into the matmul's layout, shared.
   Status Prepare(const sdk::PrepareContext& ctx) {
+    mm_.SetComputeType(ctx);
     std::vector<int64_t> as, bs;
     if (!ctx.InputShape(0, &as) || !ctx.InputShape(1, &bs)) return Status::Ok();
     const bool pack = ctx.InputDType(1) == LOOM_DTYPE_FLOAT && ctx.InputConstant(1).present();
@@ -373,6 +375,7 @@ class FCKernel {
   }
 
   Status Prepare(const sdk::PrepareContext& ctx) {
+    mm_.SetComputeType(ctx);
     std::vector<int64_t> xs, ws, bs;
     if (!ctx.InputShape(0, &xs) || !ctx.InputShape(1, &ws) || !ctx.InputShape(2, &bs)) return Status::Ok();
     const bool pack = ctx.InputConstant(1).present();

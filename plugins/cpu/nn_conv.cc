@@ -5,7 +5,8 @@
 // channels-last nhwc, no reorders, with its Sum input through oneDNN's sum
 // post-op. A convolution under 2^18 multiply-adds runs on one thread.
 // FusedConv's activation is a oneDNN eltwise post-op, applied while the
-// output is still in cache.
+// output is still in cache. With the net's fpmath_mode bf16 (dnnl_fpmath.h)
+// X and W are convolved as bf16, Y float32.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -177,47 +178,54 @@ class ConvKernel : public ConvLikeKernel<ConvKernel, WindowAttrs> {
                           : x_channels_last ? ChannelsLastDesc(xs)
                                             : BlockedDesc(xs, x_block);
       memory::desc y_md = !blocked_ ? PlainDesc(yv) : block_ == 0 ? ChannelsLastDesc(ys) : BlockedDesc(ys, y_block);
-      // Plain: oneDNN picks its blocked layouts (much faster than plain NCHW,
-      // above all for depthwise and 1x1 convolutions) and X and Y are
-      // reordered. Blocked: X and Y are in that layout already. NchwcConv of
-      // a plain X: oneDNN's jit kernels read a plain X of few channels
-      // directly (its "first convolution" path), else X is reordered below.
-      const memory::desc x_any = blocked_ ? x_md : Any(x_md), y_any = blocked_ ? y_md : Any(y_md);
       dnnl::primitive_attr attr;
       if (act_.kind != Activation::kNone || has_sum_) attr.set_post_ops(act_.PostOps(has_sum_));
-      const auto make_pd = [&](const memory::desc& x_d, const memory::desc& y_d,
-                               dnnl::algorithm alg = dnnl::algorithm::convolution_direct) {
-        const auto prop = dnnl::prop_kind::forward_inference;
-        auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), b_md, y_d, strides, dilations,
-                                                           pads_begin, pads_end)
-                        : dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md), y_d, strides, dilations,
-                                                           pads_begin, pads_end);
-        return dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine());
+      // The primitive with X and W in `dt` (Y, B and Sum stay float32).
+      const auto pick = [&](memory::data_type dt) {
+        // Plain: oneDNN picks its blocked layouts (much faster than plain
+        // NCHW, above all for depthwise and 1x1 convolutions) and X and Y
+        // are reordered. Blocked: X and Y are in that layout already (X
+        // reordered only to round it to bf16). NchwcConv of a plain X:
+        // oneDNN's jit kernels read a plain X of few channels directly (its
+        // "first convolution" path), else X is reordered below.
+        const memory::desc x_any = blocked_ ? WithDataType(x_md, dt) : Any(x_md, dt), y_any = blocked_ ? y_md : Any(y_md);
+        const auto make_pd = [&](const memory::desc& x_d, const memory::desc& y_d,
+                                 dnnl::algorithm alg = dnnl::algorithm::convolution_direct) {
+          const auto prop = dnnl::prop_kind::forward_inference;
+          auto d = has_b_ ? dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md, dt), b_md, y_d, strides, dilations,
+                                                             pads_begin, pads_end)
+                          : dnnl::convolution_forward::desc(prop, alg, x_d, Any(w_md, dt), y_d, strides, dilations,
+                                                             pads_begin, pads_end);
+          return dnnl::convolution_forward::primitive_desc(d, UserScratchpad(attr), DnnlEngine());
+        };
+        std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+        if (winograd_) {
+          try {
+            chosen = make_pd(x_any, y_any, dnnl::algorithm::convolution_winograd);
+          } catch (const dnnl::error&) {
+            // no Winograd kernel for this conv on this CPU: direct
+          }
+        }
+        auto pd = chosen ? *chosen : make_pd(x_any, y_any);
+        if (x_plain && SlowImpl(pd)) pd = make_pd(Any(x_md, dt), y_any);  // X reordered to oneDNN's choice
+        if (!blocked_ && G > 1 && G == C && SlowImpl(pd)) {
+          // Depthwise with oneDNN's choice of layouts: where oneDNN 2.6 takes
+          // its gemm (or reference) kernel and plain layouts, its jit
+          // depthwise kernel may take channels-last (for 1-D convs before
+          // they went 2-D, above: 32 channels x 6, kernel 5, 6.8-7.4 against
+          // 1.3 us, standalone, one thread). X and Y are then reordered in
+          // and out.
+          try {
+            auto channels_last = make_pd(WithDataType(ChannelsLastDesc(xv), dt), ChannelsLastDesc(yv));
+            if (!SlowImpl(channels_last)) pd = channels_last;
+          } catch (const dnnl::error&) {
+            // no primitive for channels-last: keep oneDNN's choice
+          }
+        }
+        return pd;
       };
-      std::optional<dnnl::convolution_forward::primitive_desc> chosen;
-      if (winograd_) {
-        try {
-          chosen = make_pd(x_any, y_any, dnnl::algorithm::convolution_winograd);
-        } catch (const dnnl::error&) {
-          // no Winograd kernel for this conv on this CPU: direct
-        }
-      }
-      auto pd = chosen ? *chosen : make_pd(x_any, y_any);
-      if (x_plain && SlowImpl(pd)) pd = make_pd(Any(x_md), y_any);  // X reordered to oneDNN's choice
-      if (!blocked_ && G > 1 && G == C && SlowImpl(pd)) {
-        // Depthwise with oneDNN's choice of layouts: where oneDNN 2.6 takes
-        // its gemm (or reference) kernel and plain layouts, its jit
-        // depthwise kernel may take channels-last (for 1-D convs before
-        // they went 2-D, above: 32 channels x 6, kernel 5, 6.8-7.4 against
-        // 1.3 us, standalone, one thread). X and Y are then reordered in and
-        // out.
-        try {
-          auto channels_last = make_pd(ChannelsLastDesc(xv), ChannelsLastDesc(yv));
-          if (!SlowImpl(channels_last)) pd = channels_last;
-        } catch (const dnnl::error&) {
-          // no primitive for channels-last: keep oneDNN's choice
-        }
-      }
+      auto pd = pick(compute_);
+      if (compute_ != memory::data_type::f32 && SlowImpl(pd)) pd = pick(memory::data_type::f32);  // no fast bf16 kernel
       Bind<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(pd, x_md, w_md, y_md, b_md);
     }));
     ready_ = true;

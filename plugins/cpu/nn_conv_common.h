@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/dnnl_fpmath.h"
 
 namespace loom {
 namespace cpu {
@@ -55,6 +56,7 @@ class ConvLikeKernel {
   }
 
   Status Prepare(const sdk::PrepareContext& ctx) {
+    compute_ = ComputeDataType(ctx);
     if (ctx.InputDType(0) == LOOM_DTYPE_DOUBLE) return Status::Ok();  // plain loops at compute, W kept
     const Tensor w = ctx.InputConstant(1);
     w_constant_ = w.present();
@@ -143,10 +145,10 @@ class ConvLikeKernel {
     scratchpad_.Reset(pd.scratchpad_desc());
   }
 
-  // A oneDNN memory descriptor of `md`'s dims and f32 whose layout the
+  // A oneDNN memory descriptor of `md`'s dims and `dt` whose layout the
   // primitive chooses.
-  static memory::desc Any(const memory::desc& md) {
-    return memory::desc(md.dims(), memory::data_type::f32, memory::format_tag::any);
+  static memory::desc Any(const memory::desc& md, memory::data_type dt = memory::data_type::f32) {
+    return memory::desc(md.dims(), dt, memory::format_tag::any);
   }
 
   // Runs the primitive from X's buffer into `dst` (Y or a scratch buffer of
@@ -189,6 +191,9 @@ class ConvLikeKernel {
   }
 
   std::string label_;
+  // What X and W are convolved in (dnnl_fpmath.h): f32, or bf16 where the
+  // net's fpmath_mode allows it; set in Prepare.
+  memory::data_type compute_ = memory::data_type::f32;
   int64_t group_ = 1;
   bool has_b_ = false;
   bool bias_in_primitive_ = true;  // false: the kernel adds B itself after Execute

@@ -10,8 +10,8 @@ __all__ = ["Session"]
 
 class Session(_loom.Session):
     """Session(model, *, threads=0, device="", plugins=(), optimization_level=1,
-    plan_memory=True, max_tensor_bytes=16 GiB) is loom::Session
-    (session/session.h).
+    plan_memory=True, max_tensor_bytes=16 GiB, fpmath_mode="strict") is
+    loom::Session (session/session.h).
 
     `model` is an ONNX file (*.onnx), ONNX bytes, or a Loom NetDef file; the
     default plugins that ship in this package are loaded first, then
@@ -23,12 +23,15 @@ class Session(_loom.Session):
     session. `inputs`/`outputs` list TensorInfo (name, dtype, shape);
     ops()/plugins() list what the session loaded. Errors raise loom.Error (a
     RuntimeError) whose text starts with the status code and names the op,
-    input or option.
+    input or option. fpmath_mode="bf16" runs float32 convolutions and
+    matmuls on bfloat16 inputs where the CPU has AVX-512 BF16 or AMX
+    (core/fpmath_mode.h; `loom_quantize --bf16` prints its error on a
+    model).
     """
 
     def __init__(self, model, *, threads=0, device="", plugins=(), optimization_level=1, plan_memory=True,
-                 max_tensor_bytes=16 << 30):
+                 max_tensor_bytes=16 << 30, fpmath_mode="strict"):
         super().__init__(_os.fspath(model) if not isinstance(model, bytes) else model,
                          threads=threads, device=device, plugins=default_plugins() + plugin_paths(plugins),
                          optimization_level=optimization_level, plan_memory=plan_memory,
-                         max_tensor_bytes=max_tensor_bytes)
+                         max_tensor_bytes=max_tensor_bytes, fpmath_mode=fpmath_mode)

@@ -10,11 +10,11 @@ __all__ = ["Workspace", "Trace"]
 
 
 def _options(num_threads=0, plan_memory=True, static_shape=False, enable_profiling=False, max_cached_plans=64,
-             max_tensor_bytes=16 << 30, max_nesting_depth=64, max_loop_iterations=10_000_000):
+             max_tensor_bytes=16 << 30, max_nesting_depth=64, max_loop_iterations=10_000_000, fpmath_mode="strict"):
     return _loom.NetOptions(num_threads=num_threads, plan_memory=plan_memory, static_shape=static_shape,
                             enable_profiling=enable_profiling, max_cached_plans=max_cached_plans,
                             max_tensor_bytes=max_tensor_bytes, max_nesting_depth=max_nesting_depth,
-                            max_loop_iterations=max_loop_iterations)
+                            max_loop_iterations=max_loop_iterations, fpmath_mode=fpmath_mode)
 
 
 class Workspace:
@@ -68,7 +68,7 @@ class Workspace:
     # -- nets ---------------------------------------------------------------
     def create_net(self, net, name=None, *, overwrite=False, executor="", num_threads=0, plan_memory=True,
                    static_shape=False, enable_profiling=False, max_cached_plans=64, max_tensor_bytes=16 << 30,
-                   max_nesting_depth=64, max_loop_iterations=10_000_000):
+                   max_nesting_depth=64, max_loop_iterations=10_000_000, fpmath_mode="strict"):
         """Makes `net` (a NetBuilder, NetDef or bytes) runnable here under
         `name` (default: the net's name) and returns the name. Its
         initializers become blobs (unless the workspace has them), then it
@@ -81,13 +81,15 @@ class Workspace:
         plan_buckets ones run; packed weights are then held once);
         `enable_profiling` (per-op times, net_profile); `max_cached_plans`;
         limits against hostile models: `max_tensor_bytes`,
-        `max_nesting_depth`, `max_loop_iterations` (<= 0: none).
+        `max_nesting_depth`, `max_loop_iterations` (<= 0: none);
+        `fpmath_mode` "strict" or "bf16" (float32 convolutions and matmuls
+        on bfloat16 inputs where the CPU has AVX-512 BF16 or AMX).
         ALREADY_EXISTS for a taken name unless `overwrite`."""
         proto = as_netdef(net)
         return self._ws.create_net(proto.SerializeToString(), name or "",
                                    _options(num_threads, plan_memory, static_shape, enable_profiling,
                                             max_cached_plans, max_tensor_bytes, max_nesting_depth,
-                                            max_loop_iterations),
+                                            max_loop_iterations, fpmath_mode),
                                    executor, overwrite)
 
     def run_net(self, name, num_iter=1):

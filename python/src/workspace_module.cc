@@ -214,7 +214,7 @@ class PyWorkspace {
 
 NetOptions MakeNetOptions(int num_threads, bool plan_memory, bool static_shape, bool enable_profiling,
                           int max_cached_plans, int64_t max_tensor_bytes, int max_nesting_depth,
-                          int64_t max_loop_iterations) {
+                          int64_t max_loop_iterations, const std::string& fpmath_mode) {
   NetOptions o;
   o.num_threads = num_threads;
   o.plan_memory = plan_memory;
@@ -224,6 +224,7 @@ NetOptions MakeNetOptions(int num_threads, bool plan_memory, bool static_shape, 
   o.max_tensor_bytes = max_tensor_bytes;
   o.max_nesting_depth = max_nesting_depth;
   o.max_loop_iterations = max_loop_iterations;
+  o.fpmath_mode = Value(ParseFpMathMode(fpmath_mode));
   return o;
 }
 
@@ -234,7 +235,7 @@ void BindWorkspace(py::module_& m) {
       .def(py::init(&MakeNetOptions), py::kw_only(), py::arg("num_threads") = 0, py::arg("plan_memory") = true,
            py::arg("static_shape") = false, py::arg("enable_profiling") = false, py::arg("max_cached_plans") = 64,
            py::arg("max_tensor_bytes") = kDefaultMaxTensorBytes, py::arg("max_nesting_depth") = kDefaultMaxNestingDepth,
-           py::arg("max_loop_iterations") = kDefaultMaxLoopIterations)
+           py::arg("max_loop_iterations") = kDefaultMaxLoopIterations, py::arg("fpmath_mode") = "strict")
       .def_readwrite("num_threads", &NetOptions::num_threads)
       .def_readwrite("plan_memory", &NetOptions::plan_memory)
       .def_readwrite("static_shape", &NetOptions::static_shape)
@@ -242,7 +243,10 @@ void BindWorkspace(py::module_& m) {
       .def_readwrite("max_cached_plans", &NetOptions::max_cached_plans)
       .def_readwrite("max_tensor_bytes", &NetOptions::max_tensor_bytes)
       .def_readwrite("max_nesting_depth", &NetOptions::max_nesting_depth)
-      .def_readwrite("max_loop_iterations", &NetOptions::max_loop_iterations);
+      .def_readwrite("max_loop_iterations", &NetOptions::max_loop_iterations)
+      .def_property(
+          "fpmath_mode", [](const NetOptions& o) { return std::string(FpMathModeName(o.fpmath_mode)); },
+          [](NetOptions& o, const std::string& m) { o.fpmath_mode = Value(ParseFpMathMode(m)); });
 
   py::class_<PyWorkspace>(m, "Workspace")
       .def(py::init<std::shared_ptr<Registry>>(), py::arg("registry"))

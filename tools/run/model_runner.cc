@@ -143,6 +143,7 @@ absl::StatusOr<RunResult> RunModel(const RunOptions& options, std::ostream& note
   net_options.max_loop_iterations = options.max_loop_iterations;
   net_options.plan_memory = options.plan_memory;
   net_options.static_shape = options.static_shape;
+  net_options.fpmath_mode = options.fpmath_mode;
   net_options.poison_released_memory = options.poison_released_memory;
   // Moved: the NetDef's weights are freed as they go into the workspace.
   auto net = Net::Create(std::move(*net_def), r.workspace.get(), r.registry.get(), net_options);

@@ -55,6 +55,9 @@ ABSL_FLAG(bool, winograd, true,
 ABSL_FLAG(bool, static_shape, true,
           "The net runs one input signature (loom_run's), so initializers its kernels packed are freed after planning "
           "(NetOptions::static_shape).");
+ABSL_FLAG(std::string, fpmath_mode, "strict",
+          "strict, or bf16: float32 convolutions and matmuls round X and W to bfloat16 (float32 accumulation) where "
+          "the CPU has AVX-512 BF16 or AMX (NetOptions::fpmath_mode, core/fpmath_mode.h).");
 ABSL_FLAG(bool, memory, false,
           "Print memory figures: weights, planned arena, the same without reuse, dynamic pool high water, peak RSS.");
 ABSL_FLAG(bool, poison_released_memory, false,
@@ -164,6 +167,9 @@ absl::StatusOr<RunOptions> ParseRunArgs(int argc, char** argv) {
   o.static_shape = absl::GetFlag(FLAGS_static_shape);
   o.nchwc_block = absl::GetFlag(FLAGS_nchwc_block);
   o.winograd = absl::GetFlag(FLAGS_winograd);
+  absl::StatusOr<FpMathMode> fpmath = ParseFpMathMode(absl::GetFlag(FLAGS_fpmath_mode));
+  if (!fpmath.ok()) return absl::InvalidArgumentError(absl::StrCat("--", fpmath.status().message()));
+  o.fpmath_mode = *fpmath;
   if (o.nchwc_block != -1 && o.nchwc_block != 0 && o.nchwc_block != 8 && o.nchwc_block != 16) {
     return absl::InvalidArgumentError(absl::StrCat("--nchwc_block ", o.nchwc_block, ": expected -1, 0, 8 or 16"));
   }

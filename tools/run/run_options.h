@@ -56,6 +56,7 @@ struct RunOptions {
   bool static_shape = true;  // NetOptions::static_shape: one signature, packed initializers freed
   int nchwc_block = -1;      // OptimizeOptions::nchwc_block for ONNX models; -1: the CPU's default
   bool winograd = true;     // OptimizeOptions::winograd for ONNX models
+  FpMathMode fpmath_mode = FpMathMode::kStrict;  // NetOptions::fpmath_mode
   bool memory = false;
   bool poison_released_memory = false;
 };

@@ -41,8 +41,10 @@ TEST(SessionCApiTest, VersionsAndTableSize) {
   ASSERT_NE(Api(), nullptr);
   EXPECT_EQ(Api()->struct_size, sizeof(LoomSessionApi));
   EXPECT_EQ(Api()->version, LOOM_SESSION_API_VERSION);
-  // Version 1's layouts (x86-64), frozen: members are only appended.
-  EXPECT_EQ(sizeof(LoomSessionOptions), 56u);
+  // Version 1's layouts (x86-64), frozen: members are only appended
+  // (LoomSessionOptions.fpmath_mode at 56, read where struct_size covers it).
+  EXPECT_EQ(offsetof(LoomSessionOptions, fpmath_mode), 56u);
+  EXPECT_EQ(sizeof(LoomSessionOptions), 64u);
   EXPECT_EQ(sizeof(LoomTensorInfo), 48u);
 }
 
@@ -110,6 +112,15 @@ TEST(SessionCApiTest, ErrorsAreStatusesNamingWhatIsWrong) {
   EXPECT_NE(Message(Api()->CreateSessionFromNetDef(bytes.data(), bytes.size(), &o, &s)).find("optimization_level is 7"),
             std::string::npos);
   o.optimization_level = LOOM_OPTIMIZE_DEFAULT;
+  o.fpmath_mode = 5;
+  EXPECT_NE(Message(Api()->CreateSessionFromNetDef(bytes.data(), bytes.size(), &o, &s)).find("fpmath_mode is 5"),
+            std::string::npos);
+  o.struct_size = offsetof(LoomSessionOptions, fpmath_mode);  // a caller from before fpmath_mode: not read
+  ASSERT_EQ(Api()->CreateSessionFromNetDef(bytes.data(), bytes.size(), &o, &s), nullptr);
+  Api()->ReleaseSession(s);
+  s = nullptr;
+  o.struct_size = LOOM_SESSION_OPTIONS_STRUCT_SIZE;
+  o.fpmath_mode = LOOM_FPMATH_MODE_STRICT;
   o.device = "TPU";
   LoomStatus* st = Api()->CreateSessionFromNetDef(bytes.data(), bytes.size(), &o, &s);
   EXPECT_EQ(Api()->StatusCode(st), LOOM_NOT_FOUND);

@@ -53,7 +53,8 @@ PIN(offsetof(LoomKernelContextApi, version), 8);
 PIN(offsetof(LoomKernelContextApi, ResizeTensor), 16); /* its version 1 */
 PIN(offsetof(LoomKernelContextApi, OpResource_Acquire), 24);
 PIN(offsetof(LoomKernelContextApi, OpResource_Release), 40);
-PIN(sizeof(LoomKernelContextApi), 48);
+PIN(offsetof(LoomKernelContextApi, Prepare_FpMathMode), 48); /* its version 2 */
+PIN(sizeof(LoomKernelContextApi), 56);
 PIN(offsetof(LoomSchemaDef, fold), 144); /* version 11 */
 PIN(LOOM_SUBAPI_KERNEL_CONTEXT, 1);
 PIN(LOOM_ABI_VERSION, 11u);

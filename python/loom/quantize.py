@@ -5,6 +5,11 @@ activation ranges calibrated by running the model on sample inputs with
 Loom, and the error against float32 printed per output.
 
     loom_quantize --model model.onnx --samples samples/ --out model_int8.onnx [--method percentile]
+    loom_quantize --model model.onnx --samples samples/ --bf16
+
+With --bf16 nothing is quantized or written: the same comparison prints what
+fpmath_mode bf16 (Session(fpmath_mode="bf16"): float32 convolutions and
+matmuls on bfloat16 inputs, core/fpmath_mode.h) does to the model's outputs.
 
 First, as ONNX Runtime's quantization pre-processing does (preprocess):
 Constant nodes become initializers, and BatchNormalization, and Mul or Add by
@@ -58,7 +63,7 @@ from .workspace import Workspace
 
 __all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "upgrade_opset", "preprocess",
            "remove_activations",
-           "quantized_tensors", "quantize_model", "compare", "main", "QUANTIZABLE", "DEFAULT_OPS"]
+           "quantized_tensors", "quantize_model", "compare", "cpu_has_bf16", "main", "QUANTIZABLE", "DEFAULT_OPS"]
 
 QUANTIZABLE = ("Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "MaxPool")
 # What --ops quantizes by default: the ops Loom runs as int8 (fuse_qdq).
@@ -501,10 +506,11 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
     return model, counts
 
 
-def compare(float_model, qdq_model, samples, threads=0):
+def compare(float_model, qdq_model, samples, threads=0, fpmath_mode="strict"):
     """Per output: (max |qdq - float|, that over max |float|) over the
-    samples, both models run by Loom."""
-    a, b = Session(float_model, threads=threads), Session(qdq_model, threads=threads)
+    samples, both models run by Loom; the second with `fpmath_mode` ("bf16":
+    float32 convolutions and matmuls on bfloat16 inputs)."""
+    a, b = Session(float_model, threads=threads), Session(qdq_model, threads=threads, fpmath_mode=fpmath_mode)
     errors = {}
     for run in samples:
         for o, fa, fb in zip([i.name for i in a.outputs], a.run(None, run), b.run(None, run)):
@@ -515,17 +521,45 @@ def compare(float_model, qdq_model, samples, threads=0):
     return errors
 
 
+def cpu_has_bf16():
+    """Whether this CPU has bf16 arithmetic (AVX-512 BF16 or AMX), as
+    /proc/cpuinfo lists it; without it fpmath_mode bf16 runs float32."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = set(next((l for l in f if l.startswith("flags")), "").split())
+    except OSError:
+        return False
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
+def _compare_bf16(model_path, samples_dir):
+    import onnx
+    samples = load_samples(samples_dir, _model_inputs(onnx.load(model_path)))
+    print("loom_quantize --bf16: %s, %d samples; CPU bf16 arithmetic: %s" %
+          (model_path, len(samples), "yes" if cpu_has_bf16() else "no (bf16 mode runs float32 here)"))
+    for o, (err, rel) in compare(model_path, model_path, samples, fpmath_mode="bf16").items():
+        print("loom_quantize --bf16: output %s: max |bf16 - float32| %.4g (%.3g of max |float32|)" % (o, err, rel))
+    return 0
+
+
 def main(argv=None):
     import onnx
     p = argparse.ArgumentParser(prog="loom_quantize", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="the float32 ONNX model")
     p.add_argument("--samples", required=True, help="a folder of .npz (or .npy) sample inputs")
-    p.add_argument("--out", required=True, help="where to write the QDQ model")
+    p.add_argument("--out", help="where to write the QDQ model")
+    p.add_argument("--bf16", action="store_true",
+                   help="quantize nothing: print what fpmath_mode bf16 (float32 convolutions and matmuls on bfloat16 "
+                        "inputs) does to the model's outputs on the samples, against float32")
     p.add_argument("--method", choices=["minmax", "percentile"], default="minmax")
     p.add_argument("--percentile", type=float, default=99.999)
     p.add_argument("--ops", default=",".join(DEFAULT_OPS),
                    help="op types to quantize (of %s; default %s)" % (", ".join(QUANTIZABLE), ", ".join(DEFAULT_OPS)))
     args = p.parse_args(argv)
+    if args.bf16:
+        return _compare_bf16(args.model, args.samples)
+    if not args.out:
+        p.error("--out is required (unless --bf16)")
     ops = tuple(o for o in args.ops.split(",") if o)
     unknown = [o for o in ops if o not in QUANTIZABLE]
     if unknown:

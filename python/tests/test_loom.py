@@ -145,6 +145,37 @@ def test_optimization_level_and_options():
     np.testing.assert_allclose(y, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
 
 
+def _bf16(a):
+    """float32 values rounded to bfloat16 (nearest even) and back."""
+    bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def test_fpmath_mode_bf16_rounds_matmul_inputs_where_the_cpu_has_bf16():
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((64, 8)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "W"], ["y"])], "mm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 8])], [numpy_helper.from_array(w, "W")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]).SerializeToString()
+    x = rng.standard_normal((3, 64)).astype(np.float32)
+    (strict,) = loom.Session(model).run(None, {"x": x})
+    (bf16,) = loom.Session(model, fpmath_mode="bf16").run(None, {"x": x})
+    np.testing.assert_allclose(strict, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+    from loom.quantize import cpu_has_bf16
+    if cpu_has_bf16():
+        np.testing.assert_allclose(bf16, _bf16(x).astype(np.float64) @ _bf16(w), rtol=1e-5, atol=1e-5)
+        assert np.abs(bf16 - strict).max() > 1e-3  # rounded: 8 significant bits
+    else:
+        np.testing.assert_array_equal(bf16, strict)  # no bf16 arithmetic: float32
+    with pytest.raises(loom.Error, match='fpmath_mode must be "strict" or "bf16"; found "fp8"'):
+        loom.Session(model, fpmath_mode="fp8")
+    options = loom._loom.NetOptions(fpmath_mode="bf16")  # what Workspace.create_net(fpmath_mode=...) makes
+    assert options.fpmath_mode == "bf16"
+
+
 def test_errors_name_what_is_wrong():
     model, _, _ = dense_model()
     s = loom.Session(model)

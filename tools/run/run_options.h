@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/fpmath_mode.h"
 #include "core/limits.h"
 #include "core/proto/loom.pb.h"
 #include "core/tensor.h"

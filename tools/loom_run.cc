@@ -3,7 +3,7 @@
 //   loom_run [MODEL] [name=tensor.pb ...] [--random] [--iterations N] [--warmup N]
 //            [--profile] [--dot FILE] [--trace FILE.json] [--output_dir DIR] [--plugin PATH] [--num_threads N]
 //            [--input_shape name=1x3x224x224] [--device CUDA[:id]]
-//            [--executor sequential|multi_stream] [--max_streams N]
+//            [--executor sequential|multi_stream] [--max_streams N] [--fpmath_mode strict|bf16]
 //
 // MODEL is a NetDef in binary or text format, or an ONNX model (*.onnx,
 // imported by tools/onnx); with no MODEL the default model

@@ -2,8 +2,8 @@
 // DequantizeLinear-13, DynamicQuantizeLinear-11, and the integer ops of
 // opset 10, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv. The
 // rounding and saturation rules are ops/semantics/quantization.h's. And
-// Loom's QLinearAdd, QLinearGlobalAveragePool and NhwcQLinearConv (ONNX
-// Runtime's com.microsoft ops of those names), QLinearLookup (a table, as
+// Loom's QLinearAdd, QLinearGlobalAveragePool, NhwcQLinearConv and
+// DynamicQuantizeMatMul (ONNX Runtime's com.microsoft ops of those names), QLinearLookup (a table, as
 // ONNX Runtime's QLinearSigmoid computes) and QLinearFloatMul, which the
 // QDQ rewrites (transforms/fuse_qdq.h, transforms/int8_channels_last.h)
 // make.
@@ -254,6 +254,17 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg) {
        {"A:T|any shape", "A_scale:tensor(float)|scalar", "A_zero_point:T|scalar", "B:tensor(float)|broadcasts with A",
         "C_scale:tensor(float)|scalar", "C_zero_point:T|scalar"},
        {"C:T|the broadcast shape of A and B"}, {{"T", q}}, {}, Fn<&QLinearFloatMulInfer>(), false, LOOM_OPS_DOMAIN},
+      {"DynamicQuantizeMatMul", 1,
+       "Not an ONNX op: ONNX Runtime's com.microsoft DynamicQuantizeMatMul, made by Loom's rewrite "
+       "(transforms/fuse_dynamic_quant.h) from the graph ONNX Runtime's quantize_dynamic (and loom_quantize "
+       "--dynamic) writes for a MatMul: DynamicQuantizeLinear(A) -> MatMulInteger(A_q, B, a_zero_point, "
+       "b_zero_point) -> Cast(float) -> Mul(Mul(a_scale, b_scale)) [-> Add(bias)]. Y = float(acc) * (a_scale * "
+       "b_scale) + bias in float32, acc the int32 numpy.matmul of (A_q - a_zero_point) and (B - b_zero_point), "
+       "A_q, a_scale and a_zero_point DynamicQuantizeLinear-11's uint8 quantization of A (per tensor, each run): "
+       "the pattern's values exactly. b_scale and b_zero_point scalar or per column (N elements).",
+       {"A:tensor(float)|[..., M, K]", "B:T|[K, N]", "b_scale:tensor(float)|scalar, or [N]",
+        "b_zero_point:T?|b_scale's shape; default 0", "bias:tensor(float)?|[N]"},
+       {"Y:tensor(float)|[..., M, N]"}, {{"T", q}}, {}, Fn<&QuantMatMulInfer<0, 1, 0>>(), false, LOOM_OPS_DOMAIN},
       {"QLinearConvTranspose", 1,
        "Not an ONNX op: ConvTranspose-11's geometry (attributes and output size as ConvTranspose) over (x - "
        "x_zero_point) and (w - w_zero_point), accumulated in int32, plus B, requantized as QLinearConv: y = "

@@ -2,6 +2,7 @@
 
 #include "transforms/batchnorm_training.h"
 #include "transforms/fold_batchnorm.h"
+#include "transforms/fuse_dynamic_quant.h"
 #include "transforms/fuse_conv_activation.h"
 #include "transforms/fuse_elementwise.h"
 #include "transforms/fuse_qdq.h"
@@ -17,6 +18,8 @@ int RunNameRunningStatistics(NetDef* net, const OptimizeOptions&) { return NameR
 int RunFuseQdq(NetDef* net, const OptimizeOptions&) { return FuseQdq(net); }
 
 int RunInt8ChannelsLast(NetDef* net, const OptimizeOptions&) { return Int8ChannelsLast(net); }
+
+int RunFuseDynamicQuant(NetDef* net, const OptimizeOptions&) { return FuseDynamicQuant(net); }
 
 int RunFoldIntoConv(NetDef* net, const OptimizeOptions&) {
   // Alternately: a BatchNormalization after a folded Add (PP-OCR's
@@ -47,6 +50,7 @@ const std::vector<Pass>& Passes() {
       {"name_running_statistics", 0, true, true, "", &RunNameRunningStatistics},
       {"fuse_qdq", 1, false, false, "CPU", &RunFuseQdq},
       {"int8_channels_last", 1, false, false, "CPU", &RunInt8ChannelsLast},
+      {"fuse_dynamic_quant", 1, false, false, "CPU", &RunFuseDynamicQuant},
       {"fold_into_conv", 1, false, false, "", &RunFoldIntoConv},
       {"fuse_hard_swish", 1, false, false, "", &RunFuseHardSwish},
       {"fuse_conv_activation", 1, true, false, "", &RunFuseConvActivation},

@@ -64,6 +64,10 @@ struct Pass {
 //                            float ops
 //   int8_channels_last       runs of those int8 ops on channels-last tensors
 //                            (int8_channels_last.h); CPU only
+//   fuse_dynamic_quant       quantize_dynamic's DynamicQuantizeLinear ->
+//                            MatMulInteger -> Cast -> Mul [-> Add] ->
+//                            DynamicQuantizeMatMul (fuse_dynamic_quant.h);
+//                            CPU only
 //   fold_into_conv           BatchNormalization and scalar Mul/Add after a
 //                            Conv fold into its weights, until none is left
 //                            (fold_batchnorm.h, fuse_elementwise.h)

@@ -46,8 +46,9 @@ TEST(OptimizeTest, InferenceOnCpuRunsEveryOptimizationAndFuses) {
   OptimizeOptions options;
   options.nchwc_block = 0;  // the same graph on AVX2 and AVX-512 machines
   const auto ran = Optimize(&net, options);
-  EXPECT_EQ(Names(ran), (std::vector<std::string>{"fuse_qdq", "int8_channels_last", "fold_into_conv",
-                                                  "fuse_hard_swish", "fuse_conv_activation", "nchwc_layout"}));
+  EXPECT_EQ(Names(ran), (std::vector<std::string>{"fuse_qdq", "int8_channels_last", "fuse_dynamic_quant",
+                                                  "fold_into_conv", "fuse_hard_swish", "fuse_conv_activation",
+                                                  "nchwc_layout"}));
   ASSERT_EQ(net.op_size(), 1);
   EXPECT_EQ(net.op(0).type(), "FusedConv");
   EXPECT_EQ(net.op(0).domain(), "loom");

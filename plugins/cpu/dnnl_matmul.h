@@ -7,7 +7,8 @@
 // scratch, a constant B packed as bf16, a B that is not constant rounded
 // every run; Y and the bias stay float32. Gemm, MatMul and FC
 // (math_gemm_matmul.cc) each hold one and keep their own shape rules,
-// attributes and empty-size cases.
+// attributes and empty-size cases; DynamicQuantizeMatMul
+// (quantized_dynamic_matmul.cc) holds one over int8 operands.
 #ifndef LOOM_PLUGINS_CPU_DNNL_MATMUL_H_
 #define LOOM_PLUGINS_CPU_DNNL_MATMUL_H_
 
@@ -44,10 +45,12 @@ class DnnlMatmul {
   void Build(const memory::desc& a, const memory::desc& b, bool pack, const memory::desc& bias, const memory::desc& y,
              const dnnl::primitive_attr& attr) {
     b_plain_md_ = b;
-    const bool f32 = compute_ == memory::data_type::f32;
-    // bf16: A and B in bf16, in the layouts the matmul picks.
+    // bf16 (float32 operands only): A and B rounded, in the layouts the
+    // matmul picks.
+    const bool f32 = compute_ == memory::data_type::f32 || a.data_type() != memory::data_type::f32;
     const memory::desc a_md = f32 ? a : memory::desc(a.dims(), compute_, memory::format_tag::any);
-    const memory::desc b_md = pack || !f32 ? memory::desc(b.dims(), compute_, memory::format_tag::any) : b;
+    const memory::desc b_md =
+        pack || !f32 ? memory::desc(b.dims(), f32 ? b.data_type() : compute_, memory::format_tag::any) : b;
     const dnnl::matmul::desc d = bias.is_zero() ? dnnl::matmul::desc(a_md, b_md, y) : dnnl::matmul::desc(a_md, b_md, bias, y);
     dnnl::matmul::primitive_desc pd(d, UserScratchpad(attr), DnnlEngine());
     prim_ = dnnl::matmul(pd);

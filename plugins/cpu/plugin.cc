@@ -19,6 +19,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterNnNormalizationGradientKernels, RegisterNnDropoutKernels,
     RegisterQuantizationKernels, RegisterQuantizedMatMulConvKernels, RegisterQuantizedAddKernels,
     RegisterQuantizedLookupKernels, RegisterQuantizedGlobalPoolKernels, RegisterQuantizedFloatMulKernels,
-    RegisterQuantizedConvTransposeKernels,
+    RegisterQuantizedConvTransposeKernels, RegisterQuantizedDynamicMatMulKernels,
   });
 }

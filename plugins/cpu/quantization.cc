@@ -10,6 +10,7 @@
 
 #include "ops/semantics/quantization.h"
 #include "plugins/cpu/cpu_common.h"
+#include "plugins/cpu/dynamic_quantize_rows.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/vector_clones.h"
 #include "plugins/cpu/parallel_for.h"
@@ -163,27 +164,14 @@ class DynamicQuantizeLinearKernel : public LabeledKernel {
  public:
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y, scale, zp;
-    const float* src = x.data<float>();
     const int64_t n = x.num_elements();
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    for (int64_t i = 0; i < n; ++i) {  // NaN compares false: it is left out of the range
-      lo = std::min(lo, src[i]);
-      hi = std::max(hi, src[i]);
-    }
-    const semantics::DynamicQuantParams p = semantics::DynamicUint8Params(n ? lo : 0.0f, n ? hi : 0.0f);
+    const semantics::DynamicQuantParams p = DynamicUint8Range(x.data<float>(), n, ctx.num_threads());
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_UINT8, x.shape(), &y));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_FLOAT, {}, &scale));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(2, LOOM_DTYPE_UINT8, {}, &zp));
     *scale.data<float>() = p.scale;
     *zp.data<uint8_t>() = p.zero_point;
-    uint8_t* dst = y.data<uint8_t>();
-    if (p.scale == 0.0f) {
-      std::fill_n(dst, n, uint8_t{0});
-      return Status::Ok();
-    }
-    ParallelFor(n, ctx.num_threads(), [&](int64_t i) {
-      dst[i] = semantics::QuantizeValue<uint8_t>(src[i], p.scale, p.zero_point);
-    }, 1);
+    DynamicQuantizeUint8(x.data<float>(), n, p, ctx.num_threads(), y.data<uint8_t>());
     return Status::Ok();
   }
 };

@@ -62,8 +62,8 @@ from .session import Session
 from .workspace import Workspace
 
 __all__ = ["load_samples", "calibrate", "activation_params", "weight_params", "upgrade_opset", "preprocess",
-           "remove_activations",
-           "quantized_tensors", "quantize_model", "compare", "cpu_has_bf16", "main", "QUANTIZABLE", "DEFAULT_OPS"]
+           "constants_to_initializers", "remove_activations", "quantized_tensors", "quantize_model", "quantize_dynamic_model", "compare",
+           "cpu_has_bf16", "main", "QUANTIZABLE", "DEFAULT_OPS", "DYNAMIC_OPS"]
 
 QUANTIZABLE = ("Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "MaxPool")
 # What --ops quantizes by default: the ops Loom runs as int8 (fuse_qdq).
@@ -125,9 +125,10 @@ def _quantized(node, ops, inits):
     return node.op_type != "Add" or len(_float_inputs(node, inits)) == 2
 
 
-def upgrade_opset(model, sample=None):
-    """`model` itself when it imports ONNX opset 10 or later (QuantizeLinear
-    and DequantizeLinear exist from 10); else converted by
+def upgrade_opset(model, sample=None, minimum=10):
+    """`model` itself when it imports ONNX opset `minimum` or later
+    (QuantizeLinear and DequantizeLinear exist from 10,
+    DynamicQuantizeLinear from 11); else converted by
     onnx.version_converter, which rewrites the ops whose form changed: to
     opset 13 (per-channel weights), or to 11 (ONNX Runtime's quantizer's
     choice) where an adapter to 13 fails. The Softmax 12 -> 13 adapter needs
@@ -135,7 +136,7 @@ def upgrade_opset(model, sample=None):
     dynamic model: with `sample` ({input: array}), Loom runs the model once
     and the ranks it finds are given to the converter."""
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
-    if opset >= 10:
+    if opset >= minimum:
         return model
     from onnx import helper, shape_inference, version_converter
     model = shape_inference.infer_shapes(model)
@@ -164,6 +165,15 @@ def upgrade_opset(model, sample=None):
         return version_converter.convert_version(model, 11)
 
 
+def constants_to_initializers(model):
+    """Constant nodes (a `value` tensor) of `model` become initializers, in
+    place: weights given as Constant nodes are weights too."""
+    g = model.graph
+    for n in [n for n in g.node if n.op_type == "Constant" and len(n.attribute) == 1 and n.attribute[0].name == "value"]:
+        g.initializer.append(_tensor_copy(n.attribute[0].t, n.output[0]))
+        g.node.remove(n)
+
+
 def preprocess(model):
     """ONNX Runtime's quantization pre-processing, the parts that decide what
     can be quantized, on `model` in place: Constant nodes become
@@ -175,10 +185,7 @@ def preprocess(model):
     from onnx import numpy_helper
 
     g = model.graph
-    for n in [n for n in g.node if n.op_type == "Constant" and len(n.attribute) == 1 and n.attribute[0].name == "value"]:
-        t = _tensor_copy(n.attribute[0].t, n.output[0])
-        g.initializer.append(t)
-        g.node.remove(n)
+    constants_to_initializers(model)
     inits = {t.name: t for t in g.initializer}
     outputs = {o.name for o in g.output}
     folded = 0
@@ -506,6 +513,83 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
     return model, counts
 
 
+DYNAMIC_OPS = ("MatMul", "Gemm")
+
+
+def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
+    """A dynamically quantized copy of `model` (an onnx.ModelProto of opset
+    11 or later), as ONNX Runtime's quantize_dynamic writes it: each MatMul
+    (and Gemm: alpha 1, transA 0, beta 1 or no C) whose B is a 2-D float32
+    initializer becomes DynamicQuantizeLinear(A) -> MatMulInteger(A_q,
+    B_q, a_zero_point, b_zero_point) -> Cast(float) -> Mul(Mul(a_scale,
+    b_scale)) [-> Add(C) for a Gemm], B int8 symmetric per column (scale
+    max|B[:, n]| / 127, zero points 0), A quantized at run time (uint8, its
+    own range each run). Each A is quantized once for every op that reads
+    it; Constant nodes become initializers first. Returns (model, {op_type:
+    count})."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    constants_to_initializers(model)
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    counts, quantized_a, weights, nodes = {}, {}, {}, []
+
+    def b_matrix(node):
+        """B as a [K, N] float32 array when `node` qualifies, else None."""
+        if node.op_type not in ops or len(node.input) < 2 or node.input[1] not in inits:
+            return None
+        b = numpy_helper.to_array(inits[node.input[1]])
+        if b.dtype != np.float32 or b.ndim != 2:
+            return None
+        if node.op_type == "MatMul":
+            return b
+        a = {x.name: helper.get_attribute_value(x) for x in node.attribute}
+        if a.get("transA", 0) or a.get("alpha", 1.0) != 1.0 or (len(node.input) > 2 and node.input[2] and
+                                                               a.get("beta", 1.0) != 1.0):
+            return None
+        return b.T if a.get("transB", 0) else b
+
+    for node in g.node:
+        b = b_matrix(node)
+        if b is None:
+            nodes.append(node)
+            continue
+        a, out = node.input[0], node.output[0]
+        if a not in quantized_a:
+            quantized_a[a] = (a + "_quantized", a + "_scale", a + "_zero_point")
+            nodes.append(helper.make_node("DynamicQuantizeLinear", [a], list(quantized_a[a]), name=a + "_QuantizeLinear"))
+        a_q, a_scale, a_zp = quantized_a[a]
+        key = (node.input[1], node.op_type == "Gemm" and any(x.name == "transB" and x.i for x in node.attribute))
+        if key not in weights:
+            w_q, scales = weight_params(b, 1)
+            base = node.input[1] + ("_T" if key[1] else "")
+            g.initializer.extend([numpy_helper.from_array(w_q, base + "_quantized"),
+                                  numpy_helper.from_array(scales, base + "_scale"),
+                                  numpy_helper.from_array(np.zeros(scales.shape, np.int8), base + "_zero_point")])
+            weights[key] = (base + "_quantized", base + "_scale", base + "_zero_point")
+        w_q, w_scale, w_zp = weights[key]
+        prefix = node.name or out
+        has_c = node.op_type == "Gemm" and len(node.input) > 2 and node.input[2]
+        product = out + "_product" if has_c else out
+        nodes += [helper.make_node("MatMulInteger", [a_q, w_q, a_zp, w_zp], [out + "_int32"], name=prefix + "_quant"),
+                  helper.make_node("Cast", [out + "_int32"], [out + "_cast"], to=1, name=prefix + "_cast"),
+                  helper.make_node("Mul", [a_scale, w_scale], [out + "_scales"], name=prefix + "_scales_mul"),
+                  helper.make_node("Mul", [out + "_cast", out + "_scales"], [product], name=prefix + "_output_mul")]
+        if has_c:
+            nodes.append(helper.make_node("Add", [product, node.input[2]], [out], name=prefix + "_bias_add"))
+        counts[node.op_type] = counts.get(node.op_type, 0) + 1
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {i for n in g.node for i in n.input} | {o.name for o in g.output}
+    kept = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept)
+    onnx.checker.check_model(model)
+    return model, counts
+
+
 def compare(float_model, qdq_model, samples, threads=0, fpmath_mode="strict"):
     """Per output: (max |qdq - float|, that over max |float|) over the
     samples, both models run by Loom; the second with `fpmath_mode` ("bf16":
@@ -532,6 +616,24 @@ def cpu_has_bf16():
     return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
+def _quantize_dynamic(args, p):
+    import onnx
+    ops = tuple(o for o in (args.ops or ",".join(DYNAMIC_OPS)).split(",") if o)
+    unknown = [o for o in ops if o not in DYNAMIC_OPS]
+    if unknown:
+        p.error("unknown --ops %s for --dynamic (known: %s)" % (unknown, ", ".join(DYNAMIC_OPS)))
+    model = onnx.load(args.model)
+    samples = load_samples(args.samples, _model_inputs(model)) if args.samples else []
+    model = upgrade_opset(model, samples[0] if samples else None, minimum=11)
+    quantized, counts = quantize_dynamic_model(model, ops)
+    onnx.save(quantized, args.out)
+    print("loom_quantize --dynamic: %s quantized (int8 weights per column, activations at run time); wrote %s" %
+          (", ".join("%d %s" % (n, t) for t, n in sorted(counts.items())) or "nothing", args.out))
+    for o, (err, rel) in (compare(args.model, args.out, samples).items() if samples else ()):
+        print("loom_quantize --dynamic: output %s: max |int8 - float32| %.4g (%.3g of max |float32|)" % (o, err, rel))
+    return 0
+
+
 def _compare_bf16(model_path, samples_dir):
     import onnx
     samples = load_samples(samples_dir, _model_inputs(onnx.load(model_path)))
@@ -546,21 +648,29 @@ def main(argv=None):
     import onnx
     p = argparse.ArgumentParser(prog="loom_quantize", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="the float32 ONNX model")
-    p.add_argument("--samples", required=True, help="a folder of .npz (or .npy) sample inputs")
-    p.add_argument("--out", help="where to write the QDQ model")
+    p.add_argument("--samples", help="a folder of .npz (or .npy) sample inputs (optional with --dynamic)")
+    p.add_argument("--out", help="where to write the quantized model")
+    p.add_argument("--dynamic", action="store_true",
+                   help="dynamic quantization (ONNX Runtime's quantize_dynamic): int8 weights of MatMul and Gemm "
+                        "(--ops, default MatMul,Gemm), activations quantized at run time; --samples optional (for "
+                        "the error printed)")
     p.add_argument("--bf16", action="store_true",
                    help="quantize nothing: print what fpmath_mode bf16 (float32 convolutions and matmuls on bfloat16 "
                         "inputs) does to the model's outputs on the samples, against float32")
     p.add_argument("--method", choices=["minmax", "percentile"], default="minmax")
     p.add_argument("--percentile", type=float, default=99.999)
-    p.add_argument("--ops", default=",".join(DEFAULT_OPS),
-                   help="op types to quantize (of %s; default %s)" % (", ".join(QUANTIZABLE), ", ".join(DEFAULT_OPS)))
+    p.add_argument("--ops", help="op types to quantize (of %s; default %s; with --dynamic of and by default %s)" %
+                   (", ".join(QUANTIZABLE), ", ".join(DEFAULT_OPS), ", ".join(DYNAMIC_OPS)))
     args = p.parse_args(argv)
+    if not args.samples and not args.dynamic:
+        p.error("--samples is required (unless --dynamic)")
     if args.bf16:
         return _compare_bf16(args.model, args.samples)
     if not args.out:
         p.error("--out is required (unless --bf16)")
-    ops = tuple(o for o in args.ops.split(",") if o)
+    if args.dynamic:
+        return _quantize_dynamic(args, p)
+    ops = tuple(o for o in (args.ops or ",".join(DEFAULT_OPS)).split(",") if o)
     unknown = [o for o in ops if o not in QUANTIZABLE]
     if unknown:
         p.error("unknown --ops %s (known: %s)" % (unknown, ", ".join(QUANTIZABLE)))

@@ -276,3 +276,49 @@ def test_bad_samples_are_named(tmp_path):
     np.savez(empty / "a.npz", z=np.zeros(1))
     with pytest.raises(ValueError, match=r"lacks inputs \['x'\]"):
         quantize.load_samples(str(empty), ["x"])
+
+
+def dense_layers(opset=13):
+    """x [4, 32] -> MatMul (W1 [32, 24], a Constant node) -> Relu -> Gemm
+    (W2 [10, 24] with transB, C [10]) -> y [4, 10]."""
+    rng = np.random.default_rng(11)
+    w1 = rng.standard_normal((32, 24)).astype(np.float32) * 0.3
+    w2 = rng.standard_normal((10, 24)).astype(np.float32) * 0.3
+    c = rng.standard_normal(10).astype(np.float32)
+    nodes = [helper.make_node("Constant", [], ["W1"], value=numpy_helper.from_array(w1)),
+             helper.make_node("MatMul", ["x", "W1"], ["h"]), helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Gemm", ["r", "W2", "C"], ["y"], transB=1)]
+    g = helper.make_graph(nodes, "dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 32])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 10])],
+                          [numpy_helper.from_array(w2, "W2"), numpy_helper.from_array(c, "C")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    return model, w1, w2, c
+
+
+def test_dynamic_quantization_writes_quantize_dynamics_pattern_close_to_float(tmp_path, capsys):
+    model, w1, w2, c = dense_layers()
+    q, counts = quantize.quantize_dynamic_model(model)
+    assert counts == {"MatMul": 1, "Gemm": 1}
+    assert [n.op_type for n in q.graph.node] == ["DynamicQuantizeLinear", "MatMulInteger", "Cast", "Mul", "Mul", "Relu",
+                                                 "DynamicQuantizeLinear", "MatMulInteger", "Cast", "Mul", "Mul", "Add"]
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    w2q, s2 = inits["W2_T_quantized"], inits["W2_T_scale"]  # Gemm's transB: B^T [24, 10], per column
+    assert w2q.dtype == np.int8 and w2q.shape == (24, 10) and s2.shape == (10,)
+    np.testing.assert_allclose(w2q * s2, w2.T, atol=s2.max() / 2 + 1e-7)
+    assert not inits["W2_T_zero_point"].any()
+    x = np.random.default_rng(3).standard_normal((4, 32)).astype(np.float32)
+    reference = np.maximum(x.astype(np.float64) @ w1, 0) @ w2.T.astype(np.float64) + c
+    (y,) = loom.Session(q.SerializeToString()).run(None, {"x": x})
+    (y0,) = loom.Session(q.SerializeToString(), optimization_level=0).run(None, {"x": x})
+    np.testing.assert_array_equal(y, y0)  # fused (DynamicQuantizeMatMul) or op by op: the same values
+    assert np.abs(y - reference).max() < 0.02 * np.abs(reference).max()
+    # The command: no samples needed; with samples it prints the error.
+    src = tmp_path / "dense.onnx"
+    onnx.save(model, str(src))
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    np.save(str(samples / "s0.npy"), x)
+    assert quantize.main(["--model", str(src), "--out", str(tmp_path / "q.onnx"), "--dynamic",
+                          "--samples", str(samples)]) == 0
+    out = capsys.readouterr().out
+    assert "1 Gemm, 1 MatMul quantized" in out and "output y: max |int8 - float32|" in out

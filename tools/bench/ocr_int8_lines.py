@@ -6,7 +6,8 @@ quantizes the recognizer with loom_quantize on 6 other lines (--method:
 min-max, the default, or percentile; --ops: the op types it quantizes),
 runs both models with Loom and compares the CTC-decoded label sequences
 (the same sequence is the same text). Prints one line per text line and
-"N of M lines read the same". With --bf16 the second model is the float32
+"N of M lines read the same". --dynamic then quantizes the int8 model's
+MatMuls dynamically (int8 weights, activations at run time). With --bf16 the second model is the float32
 one run with fpmath_mode bf16 (convolutions and matmuls on bfloat16
 inputs) instead of an int8 one.
 
@@ -80,6 +81,8 @@ def main(argv=None):
     p.add_argument("--method", choices=["minmax", "percentile"], default="minmax", help="loom_quantize's calibration")
     p.add_argument("--ops", default=",".join(quantize.DEFAULT_OPS), help="loom_quantize's --ops")
     p.add_argument("--bf16", action="store_true", help="compare fpmath_mode bf16 instead of an int8 model")
+    p.add_argument("--dynamic", action="store_true",
+                   help="then quantize the int8 model's float MatMuls dynamically (loom_quantize --dynamic)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         samples = os.path.join(d, "samples")
@@ -94,6 +97,8 @@ def main(argv=None):
             int8 = os.path.join(d, "rec_int8.onnx")
             quantize.main(["--model", args.model, "--samples", samples, "--out", int8, "--method", args.method,
                            "--ops", args.ops])
+            if args.dynamic:
+                quantize.main(["--model", int8, "--out", int8, "--dynamic"])
             i8 = loom.Session(int8, threads=args.threads)
         same = 0
         n = min(args.lines, len(TEXTS))

@@ -1,6 +1,7 @@
 // Schemas of the recurrent family: ONNX LSTM, GRU and RNN (opset 14
 // semantics; the opset 7-13 forms are the same without `layout`, which
-// defaults to 0, so older models load unchanged).
+// defaults to 0, so older models load unchanged), and Loom's
+// DynamicQuantizeLSTM (ONNX Runtime's com.microsoft op).
 #include <string>
 #include <vector>
 
@@ -25,9 +26,9 @@ LoomStatus* RnnInfer(LoomInferenceContext* c) {
   semantics::RnnAttrs attrs;
   if (!attrs.Read(info, info.op_type(), semantics::RnnCellOf(info.op_type())).ok()) return nullptr;
   int64_t hidden = attrs.hidden_size;
-  if (hidden < 0) {
+  if (hidden < 0) {  // R [D, G*H, H]; DynamicQuantizeLSTM's [D, H, 4*H]
     if (!ctx.InputShape(2, &r) || r.size() != 3) return nullptr;
-    hidden = r[2];
+    hidden = info.op_type() == "DynamicQuantizeLSTM" ? r[1] : r[2];
   }
   const semantics::RnnAttrs::Shapes shapes = attrs.ShapesOf(x, hidden);
   if (ctx.num_outputs() > 0) ctx.SetOutputShape(0, shapes.y);
@@ -95,6 +96,46 @@ sdk::Status RegisterRnnSchemas(sdk::Registrar& reg) {
     CommonSignature(s, "1");
     s.Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states")
         .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state");
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("DynamicQuantizeLSTM");
+    s.Domain(LOOM_OPS_DOMAIN)
+        .Doc("Not an ONNX op: ONNX Runtime's com.microsoft DynamicQuantizeLSTM, which its quantize_dynamic (and "
+             "loom_quantize --dynamic) write for an LSTM; the ONNX importer reads com.microsoft's into Loom's "
+             "domain. ONNX LSTM-14 (layout 0, gates iofc) with int8 weights, transposed: W [num_directions, "
+             "input_size, 4*hidden_size], R [num_directions, hidden_size, 4*hidden_size], dequantized by W_scale / "
+             "W_zero_point and R_scale / R_zero_point ([num_directions], or [num_directions, 4*hidden_size] per "
+             "column). Each product is an integer matmul: X (every timestep at once) and Ht-1 (at each step) "
+             "quantized to uint8 as DynamicQuantizeLinear-11 does, int32 sums rescaled by x_scale * W_scale "
+             "(h_scale * R_scale) in float32; the rest of the cell in float32 as LSTM.")
+        .SinceVersion(1)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size]")
+        .Input("W", "T2", LOOM_PARAM_SINGLE, "[num_directions, input_size, 4*hidden_size]")
+        .Input("R", "T2", LOOM_PARAM_SINGLE, "[num_directions, hidden_size, 4*hidden_size]")
+        .Input("B", "T", LOOM_PARAM_OPTIONAL, "biases [Wb, Rb] concatenated: [num_directions, 8*hidden_size]")
+        .Input("sequence_lens", "T1", LOOM_PARAM_OPTIONAL, "[batch_size]; default all seq_length")
+        .Input("initial_h", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
+        .Input("initial_c", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
+        .Input("P", "T", LOOM_PARAM_OPTIONAL, "peephole weights [num_directions, 3*hidden_size] (iof)")
+        .Input("W_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 4*hidden_size]")
+        .Input("W_zero_point", "T2", LOOM_PARAM_SINGLE, "W_scale's shape")
+        .Input("R_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 4*hidden_size]")
+        .Input("R_zero_point", "T2", LOOM_PARAM_SINGLE, "R_scale's shape")
+        .Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states [seq_length, num_directions, batch_size, hidden_size]")
+        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
+        .Output("Y_c", "T", LOOM_PARAM_OPTIONAL, "last cell state")
+        .TypeConstraint("T", {LOOM_DTYPE_FLOAT})
+        .TypeConstraint("T1", {LOOM_DTYPE_INT32})
+        .TypeConstraint("T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8})
+        .Attr("activation_alpha", LOOM_ATTR_FLOATS, false, "alpha of the activations that take one, in order")
+        .Attr("activation_beta", LOOM_ATTR_FLOATS, false, "beta of the activations that take one, in order")
+        .Attr("activations", LOOM_ATTR_STRINGS, false, "activation functions per direction (ONNX names)")
+        .Attr("clip", LOOM_ATTR_FLOAT, false, "cell clip threshold")
+        .AttrString("direction", "forward", "forward, reverse or bidirectional")
+        .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (from R if absent)")
+        .AttrInt("input_forget", 0, "1: couple the input and forget gates")
+        .Infer(&RnnInfer);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   return sdk::Status::Ok();

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "core/limits.h"
 #include "core/proto_io.h"
+#include "core/registry.h"
 #include "core/tensor.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
@@ -19,6 +20,15 @@
 namespace loom {
 namespace onnx_import {
 namespace {
+
+// ONNX Runtime's contrib ops that Loom defines in its own domain with the
+// same inputs, attributes and semantics: what ONNX Runtime's
+// quantize_dynamic writes (DynamicQuantizeLSTM) and what its optimizer
+// saves (DynamicQuantizeMatMul) run in both runtimes.
+bool OrtContribAsLoom(const onnx::NodeProto& node) {
+  return node.domain() == "com.microsoft" &&
+         (node.op_type() == "DynamicQuantizeLSTM" || node.op_type() == "DynamicQuantizeMatMul");
+}
 
 // `copy_raw` false: raw_data is left out (the caller moves it in).
 absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in, bool copy_raw = true) {
@@ -357,7 +367,7 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
     op->set_type(node.op_type());
     op->set_name(node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name());
     // Stated, so that the op resolves in its own domain only (Registry::ResolveSchema).
-    op->set_domain(node.domain().empty() ? "ai.onnx" : node.domain());
+    op->set_domain(node.domain().empty() ? "ai.onnx" : OrtContribAsLoom(node) ? kLoomDomain : node.domain());
     for (const auto& in : inputs) op->add_input(in);
     for (const auto& out : node.output()) op->add_output(out);
     for (const auto& a : node.attribute()) {

@@ -513,7 +513,23 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
     return model, counts
 
 
-DYNAMIC_OPS = ("MatMul", "Gemm")
+DYNAMIC_OPS = ("MatMul", "Gemm", "LSTM")
+_DEFAULT_LSTM_ACTIVATIONS = ("Sigmoid", "Tanh", "Tanh")
+
+
+def _lstm_quantizable(node, inits):
+    """An LSTM whose W and R are float32 initializers, layout 0, ONNX's
+    default activations, no clip, no input_forget: what Loom's
+    DynamicQuantizeLSTM runs."""
+    from onnx import helper, numpy_helper
+    if len(node.input) < 3 or node.input[1] not in inits or node.input[2] not in inits:
+        return False
+    if any(numpy_helper.to_array(inits[n]).dtype != np.float32 for n in node.input[1:3]):
+        return False
+    a = {x.name: helper.get_attribute_value(x) for x in node.attribute}
+    acts = [v.decode() if isinstance(v, bytes) else v for v in a.get("activations", [])]
+    return (a.get("layout", 0) == 0 and "clip" not in a and not a.get("input_forget", 0) and
+            all(x.lower() == d.lower() for x, d in zip(acts, _DEFAULT_LSTM_ACTIVATIONS * 2)))
 
 
 def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
@@ -524,7 +540,10 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
     B_q, a_zero_point, b_zero_point) -> Cast(float) -> Mul(Mul(a_scale,
     b_scale)) [-> Add(C) for a Gemm], B int8 symmetric per column (scale
     max|B[:, n]| / 127, zero points 0), A quantized at run time (uint8, its
-    own range each run). Each A is quantized once for every op that reads
+    own range each run). Each LSTM that Loom's DynamicQuantizeLSTM runs
+    (_lstm_quantizable) becomes com.microsoft's DynamicQuantizeLSTM, W and
+    R transposed to [D, I, 4H] / [D, H, 4H] and quantized per column
+    (scales [D, 4H]). Each A is quantized once for every op that reads
     it; Constant nodes become initializers first. Returns (model, {op_type:
     count})."""
     import onnx
@@ -552,6 +571,10 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
         return b.T if a.get("transB", 0) else b
 
     for node in g.node:
+        if node.op_type == "LSTM" and "LSTM" in ops and _lstm_quantizable(node, inits):
+            nodes.append(_dynamic_lstm(node, inits, g))
+            counts["LSTM"] = counts.get("LSTM", 0) + 1
+            continue
         b = b_matrix(node)
         if b is None:
             nodes.append(node)
@@ -582,12 +605,35 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
         counts[node.op_type] = counts.get(node.op_type, 0) + 1
     del g.node[:]
     g.node.extend(nodes)
+    if counts.get("LSTM") and not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     used = {i for n in g.node for i in n.input} | {o.name for o in g.output}
     kept = [t for t in g.initializer if t.name in used]
     del g.initializer[:]
     g.initializer.extend(kept)
     onnx.checker.check_model(model)
     return model, counts
+
+
+def _dynamic_lstm(node, inits, g):
+    """The DynamicQuantizeLSTM (com.microsoft) for LSTM `node`; its
+    quantized weights go into graph `g`."""
+    from onnx import helper, numpy_helper
+    extra = []
+    for name in node.input[1:3]:
+        m = numpy_helper.to_array(inits[name]).transpose(0, 2, 1)  # [D, G*H, K] -> [D, K, G*H]
+        q, scales = zip(*(weight_params(m[d], 1) for d in range(m.shape[0])))
+        q, scales = np.stack(q), np.stack(scales)
+        g.initializer.extend([numpy_helper.from_array(q, name + "_quantized"),
+                              numpy_helper.from_array(scales, name + "_scale"),
+                              numpy_helper.from_array(np.zeros(scales.shape, np.int8), name + "_zero_point")])
+        extra.append(name)
+    inputs = [node.input[0], extra[0] + "_quantized", extra[1] + "_quantized"]
+    inputs += [node.input[i] if len(node.input) > i else "" for i in range(3, 8)]
+    inputs += [extra[0] + "_scale", extra[0] + "_zero_point", extra[1] + "_scale", extra[1] + "_zero_point"]
+    out = helper.make_node("DynamicQuantizeLSTM", inputs, list(node.output), name=node.name, domain="com.microsoft")
+    out.attribute.extend(a for a in node.attribute if a.name != "layout")
+    return out
 
 
 def compare(float_model, qdq_model, samples, threads=0, fpmath_mode="strict"):
@@ -651,8 +697,8 @@ def main(argv=None):
     p.add_argument("--samples", help="a folder of .npz (or .npy) sample inputs (optional with --dynamic)")
     p.add_argument("--out", help="where to write the quantized model")
     p.add_argument("--dynamic", action="store_true",
-                   help="dynamic quantization (ONNX Runtime's quantize_dynamic): int8 weights of MatMul and Gemm "
-                        "(--ops, default MatMul,Gemm), activations quantized at run time; --samples optional (for "
+                   help="dynamic quantization (ONNX Runtime's quantize_dynamic): int8 weights of MatMul, Gemm and LSTM "
+                        "(--ops, default all three), activations quantized at run time; --samples optional (for "
                         "the error printed)")
     p.add_argument("--bf16", action="store_true",
                    help="quantize nothing: print what fpmath_mode bf16 (float32 convolutions and matmuls on bfloat16 "

@@ -322,3 +322,42 @@ def test_dynamic_quantization_writes_quantize_dynamics_pattern_close_to_float(tm
                           "--samples", str(samples)]) == 0
     out = capsys.readouterr().out
     assert "1 Gemm, 1 MatMul quantized" in out and "output y: max |int8 - float32|" in out
+
+
+def lstm_model(direction="bidirectional"):
+    """x [T=7, N=3, I=10] -> LSTM (H=16, bias, peepholes) -> Y, Y_h, Y_c."""
+    rng = np.random.default_rng(21)
+    d = 2 if direction == "bidirectional" else 1
+    w = (rng.standard_normal((d, 64, 10)) * 0.3).astype(np.float32)
+    r = (rng.standard_normal((d, 64, 16)) * 0.3).astype(np.float32)
+    b = (rng.standard_normal((d, 128)) * 0.1).astype(np.float32)
+    p = (rng.standard_normal((d, 48)) * 0.1).astype(np.float32)
+    node = helper.make_node("LSTM", ["x", "W", "R", "B", "", "", "", "P"], ["Y", "Y_h", "Y_c"], hidden_size=16,
+                            direction=direction)
+    g = helper.make_graph([node], "lstm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [7, 3, 10])],
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in
+                           (("Y", [7, d, 3, 16]), ("Y_h", [d, 3, 16]), ("Y_c", [d, 3, 16]))],
+                          [numpy_helper.from_array(v, n) for v, n in ((w, "W"), (r, "R"), (b, "B"), (p, "P"))])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+def test_dynamic_quantization_of_an_lstm_runs_close_to_float(direction):
+    model = lstm_model(direction)
+    q, counts = quantize.quantize_dynamic_model(model)
+    assert counts == {"LSTM": 1}
+    (node,) = q.graph.node
+    assert (node.op_type, node.domain) == ("DynamicQuantizeLSTM", "com.microsoft")
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    d = 2 if direction == "bidirectional" else 1
+    assert inits["W_quantized"].shape == (d, 10, 64) and inits["W_scale"].shape == (d, 64)
+    w = numpy_helper.to_array(next(t for t in model.graph.initializer if t.name == "W"))
+    np.testing.assert_allclose(inits["W_quantized"] * inits["W_scale"][:, None, :], w.transpose(0, 2, 1),
+                               atol=inits["W_scale"].max() / 2 + 1e-7)
+    x = np.random.default_rng(4).standard_normal((7, 3, 10)).astype(np.float32)
+    expected = loom.Session(model.SerializeToString()).run(None, {"x": x})
+    got = loom.Session(q.SerializeToString()).run(None, {"x": x})
+    for e, g in zip(expected, got):
+        assert e.shape == g.shape
+        assert np.abs(e - g).max() < 0.03  # states in (-1, 1); int8 weights and activations
+        assert np.abs(e - g).max() > 0  # it did quantize

@@ -1,0 +1,119 @@
+// DynamicQuantizeLSTM (quantized_dynamic_lstm.cc) against a reference loop
+// written here from its definition (ops/rnn.cc): X and each step's H_{t-1}
+// quantized as DynamicQuantizeLinear-11, int32 products rescaled by the
+// operand's scale times the weights' column scale, the LSTM cell in float32
+// (gates iofc, peepholes); both directions, sequence_lens, initial states.
+// Errors name the input or attribute.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/semantics/quantization.h"
+#include "plugins/cpu/kernel_test_util.h"
+#include "testing/op_runner.h"
+#include "gtest/gtest.h"
+
+namespace loom {
+namespace {
+
+using namespace kernel_test;  // NOLINT
+
+const char kOp[] = R"(type: "DynamicQuantizeLSTM" domain: "loom" input: "x" input: "w" input: "r" input: "b"
+                      input: "lens" input: "h0" input: "c0" input: "p" input: "ws" input: "wz" input: "rs" input: "rz"
+                      output: "y" output: "y_h" output: "y_c" arg { name: "direction" s: "bidirectional" }
+                      arg { name: "hidden_size" i: 5 })";
+
+// out [M, G] = the definition's rescaled integer product of a [M, K] and b [K, G].
+void Product(const float* a, int64_t M, int64_t K, const int8_t* b, int64_t G, const float* scale, float* out) {
+  float lo = 0, hi = 0;
+  for (int64_t i = 0; i < M * K; ++i) {
+    lo = std::min(lo, a[i]);
+    hi = std::max(hi, a[i]);
+  }
+  const semantics::DynamicQuantParams p = semantics::DynamicUint8Params(lo, hi);
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t g = 0; g < G; ++g) {
+      int32_t acc = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const int32_t q = p.scale == 0 ? 0 : semantics::QuantizeValue<uint8_t>(a[m * K + k], p.scale, p.zero_point);
+        acc += (q - p.zero_point) * b[k * G + g];
+      }
+      out[m * G + g] = static_cast<float>(acc) * (p.scale * scale[g]);
+    }
+  }
+}
+
+float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+TEST(DynamicQuantizeLSTM, MatchesTheDefinition) {
+  const int64_t T = 6, N = 3, I = 7, H = 5, G = 4 * H, D = 2;
+  const Tensor x = RandomTensor(DataType::kFloat32, {T, N, I}, 1, -2.0, 2.0);
+  const Tensor w = Cast(DataType::kInt8, RandomTensor(DataType::kFloat32, {D, I, G}, 2, -127, 127));
+  const Tensor r = Cast(DataType::kInt8, RandomTensor(DataType::kFloat32, {D, H, G}, 3, -127, 127));
+  const Tensor b = RandomTensor(DataType::kFloat32, {D, 8 * H}, 4, -0.5, 0.5);
+  const Tensor lens = Tensor::FromVector<int32_t>({N}, {6, 4, 1});
+  const Tensor h0 = RandomTensor(DataType::kFloat32, {D, N, H}, 5, -0.5, 0.5);
+  const Tensor c0 = RandomTensor(DataType::kFloat32, {D, N, H}, 6, -0.5, 0.5);
+  const Tensor p = RandomTensor(DataType::kFloat32, {D, 3 * H}, 7, -0.3, 0.3);
+  const Tensor ws = RandomTensor(DataType::kFloat32, {D, G}, 8, 0.001, 0.004);
+  const Tensor rs = RandomTensor(DataType::kFloat32, {D, G}, 9, 0.002, 0.006);
+  const Tensor zeros = Tensor::Zeros(DataType::kInt8, {D, G});
+  auto out = testing::RunSingleOp(testing::ParseOp(kOp), {x, w, r, b, lens, h0, c0, p, ws, zeros, rs, zeros});
+  ASSERT_TRUE(out.ok()) << out.status();
+
+  Tensor y = Tensor::Zeros(DataType::kFloat32, {T, D, N, H}), y_h = Tensor::Zeros(DataType::kFloat32, {D, N, H});
+  Tensor y_c = Tensor::Zeros(DataType::kFloat32, {D, N, H});
+  for (int64_t d = 0; d < D; ++d) {
+    std::vector<float> gx(T * N * G), gh(N * G), h(h0.data<float>() + d * N * H, h0.data<float>() + (d + 1) * N * H);
+    std::vector<float> c(c0.data<float>() + d * N * H, c0.data<float>() + (d + 1) * N * H);
+    Product(x.data<float>(), T * N, I, w.data<int8_t>() + d * I * G, G, ws.data<float>() + d * G, gx.data());
+    const float* bd = b.data<float>() + d * 8 * H;
+    const float* pd = p.data<float>() + d * 3 * H;
+    for (int64_t s = 0; s < T; ++s) {
+      Product(h.data(), N, H, r.data<int8_t>() + d * H * G, G, rs.data<float>() + d * G, gh.data());
+      for (int64_t n = 0; n < N; ++n) {
+        const int64_t len = lens.data<int32_t>()[n];
+        if (s >= len) continue;
+        const int64_t t = d == 1 ? len - 1 - s : s;
+        for (int64_t k = 0; k < H; ++k) {
+          auto gate = [&](int64_t j) { return gx[(t * N + n) * G + j * H + k] + gh[n * G + j * H + k] + (bd[j * H + k] + bd[G + j * H + k]); };
+          const float cp = c[n * H + k];
+          const float it = Sigmoid(gate(0) + pd[k] * cp), ft = Sigmoid(gate(2) + pd[2 * H + k] * cp);
+          const float ct = ft * cp + it * std::tanh(gate(3));
+          const float ot = Sigmoid(gate(1) + pd[H + k] * ct);
+          c[n * H + k] = ct;
+          h[n * H + k] = ot * std::tanh(ct);
+          y.data<float>()[((t * D + d) * N + n) * H + k] = h[n * H + k];
+        }
+      }
+    }
+    std::copy(h.begin(), h.end(), y_h.data<float>() + d * N * H);
+    std::copy(c.begin(), c.end(), y_c.data<float>() + d * N * H);
+  }
+  EXPECT_TRUE(AllClose((*out)[0], y, 1e-6, 1e-7));
+  EXPECT_TRUE(AllClose((*out)[1], y_h, 1e-6, 1e-7));
+  EXPECT_TRUE(AllClose((*out)[2], y_c, 1e-6, 1e-7));
+}
+
+TEST(DynamicQuantizeLSTM, ErrorsNameWhatIsNotImplementedOrWrong) {
+  const Tensor x = RandomTensor(DataType::kFloat32, {2, 1, 3}, 1);
+  const Tensor w = Tensor::Zeros(DataType::kInt8, {1, 3, 8}), r = Tensor::Zeros(DataType::kInt8, {1, 2, 8});
+  const Tensor s = F32({1}, {0.01f}), z = Tensor::Zeros(DataType::kInt8, {1});
+  const std::string inputs = R"(type: "DynamicQuantizeLSTM" domain: "loom" input: "x" input: "w" input: "r" input: ""
+      input: "" input: "" input: "" input: "" input: "ws" input: "wz" input: "rs" input: "rz" output: "y")";
+  auto message = [&](const std::string& extra, const Tensor& wz) {
+    auto y = testing::RunSingleOp(testing::ParseOp(inputs + extra), {x, w, r, Tensor(), Tensor(), Tensor(), Tensor(),
+                                                                      Tensor(), s, wz, s, z});
+    return y.ok() ? std::string("OK") : y.status().ToString();
+  };
+  EXPECT_EQ(message("", z), "OK");
+  EXPECT_NE(message(R"( arg { name: "clip" f: 3 })", z).find("clip is not implemented"), std::string::npos);
+  EXPECT_NE(message(R"( arg { name: "activations" strings: "Relu" strings: "Tanh" strings: "Tanh" })", z)
+                .find("found Relu"), std::string::npos);
+  EXPECT_NE(message("", Tensor::FromVector<int8_t>({1}, {2})).find("W_zero_point must be 0"), std::string::npos);
+  EXPECT_NE(message(R"( arg { name: "hidden_size" i: 3 })", z).find("with H = hidden_size 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace loom

@@ -6,7 +6,8 @@
 // [N, H] quantized the same way times R[d] [H, 4H]; each rescaled by the
 // operand's scale times W's (R's) per-column scale inside the matmul (run
 // time output scales, the operand's zero point), f32 out. The cell (gates
-// iofc, peepholes, sequence_lens) then runs in float32 as ONNX LSTM-14.
+// iofc, peepholes, sequence_lens) then runs in float32 as ONNX LSTM-14,
+// row by row over vector math (lstm_cell_row.h).
 // The int8 matmuls read W and R as they are (row-major slices of the
 // tensors). Not implemented (UNIMPLEMENTED, naming it): activations other
 // than ONNX's defaults, clip, input_forget, u8 weights, nonzero weight
@@ -23,14 +24,14 @@
 #include "plugins/cpu/dnnl_matmul.h"
 #include "plugins/cpu/dynamic_quantize_rows.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/lstm_cell_row.h"
+#include "plugins/cpu/parallel_for.h"
 
 namespace loom {
 namespace cpu {
 namespace {
 
 using dnnl::memory;
-
-float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 // One int8 matmul Y [M, 4H] f32 = (A_q - a_zp) x B [K, 4H] s8, times
 // a_scale * b_scale[col], A_q quantized from a float A each call.
@@ -175,26 +176,21 @@ class DynamicQuantizeLstmKernel : public LabeledKernel {
       }
       for (int64_t s = 0; s < T; ++s) {
         LOOM_SDK_RETURN_IF_ERROR(dir.recurrent.Run(ctx, label_, threads, h, q, rd, r_scale[d], r_per_column, gh));
-        for (int64_t n = 0; n < N; ++n) {
-          if (s >= lens[n]) continue;
-          const int64_t t = reverse ? lens[n] - 1 - s : s;
-          const float* gxi = gx + (t * N + n) * G;
-          const float* ghi = gh + n * G;
-          float* hn = h + n * H;
-          float* cn = c + n * H;
-          for (int64_t k = 0; k < H; ++k) {
-            // ONNX gate order i, o, f, c; peepholes i, o, f.
-            auto gate = [&](int64_t which) { return gxi[which * H + k] + ghi[which * H + k] + bias[which * H + k]; };
-            const float c_prev = cn[k];
-            const float it = Sigmoid(gate(0) + (pd ? pd[k] * c_prev : 0.0f));
-            const float ft = Sigmoid(gate(2) + (pd ? pd[2 * H + k] * c_prev : 0.0f));
-            const float ct = ft * c_prev + it * std::tanh(gate(3));
-            const float ot = Sigmoid(gate(1) + (pd ? pd[H + k] * ct : 0.0f));
-            cn[k] = ct;
-            hn[k] = ot * std::tanh(ct);
+        // The batch rows' cells, independent: over the threads.
+        ParallelRange(N, N * G * 8, threads, [&](int64_t begin, int64_t end) {
+          std::vector<float> tmp(static_cast<size_t>(2 * H));
+          for (int64_t n = begin; n < end; ++n) {
+            if (s >= lens[n]) continue;
+            const int64_t t = reverse ? lens[n] - 1 - s : s;
+            const float* gxi = gx + (t * N + n) * G;
+            float* ghi = gh + n * G;  // becomes the row's summed gate inputs
+            float* hn = h + n * H;
+            float* cn = c + n * H;
+            for (int64_t k = 0; k < G; ++k) ghi[k] = gxi[k] + ghi[k] + bias[k];
+            LstmCellRow(ghi, pd, H, cn, hn, tmp.data());
+            if (y.present()) std::memcpy(y.data<float>() + ((t * D + d) * N + n) * H, hn, sizeof(float) * H);
           }
-          if (y.present()) std::memcpy(y.data<float>() + ((t * D + d) * N + n) * H, hn, sizeof(float) * H);
-        }
+        });
       }
       if (y_h.present()) std::memcpy(y_h.data<float>() + d * N * H, h, sizeof(float) * N * H);
       if (y_c.present()) std::memcpy(y_c.data<float>() + d * N * H, c, sizeof(float) * N * H);

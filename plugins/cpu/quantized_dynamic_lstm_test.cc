@@ -1,9 +1,12 @@
 // DynamicQuantizeLSTM (quantized_dynamic_lstm.cc) against a reference loop
 // written here from its definition (ops/rnn.cc): X and each step's H_{t-1}
 // quantized as DynamicQuantizeLinear-11, int32 products rescaled by the
-// operand's scale times the weights' column scale, the LSTM cell in float32
+// operand's scale times the weights' column scale, then the LSTM cell
 // (gates iofc, peepholes); both directions, sequence_lens, initial states.
-// Errors name the input or attribute.
+// The reference runs the kernel's cell row (lstm_cell_row.h: vector math,
+// whose last-bit rounding a quantized H would carry into every later step),
+// which is itself checked against ONNX's formulas in double. Errors name
+// the input or attribute.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,6 +14,7 @@
 
 #include "ops/semantics/quantization.h"
 #include "plugins/cpu/kernel_test_util.h"
+#include "plugins/cpu/lstm_cell_row.h"
 #include "testing/op_runner.h"
 #include "gtest/gtest.h"
 
@@ -44,7 +48,25 @@ void Product(const float* a, int64_t M, int64_t K, const int8_t* b, int64_t G, c
   }
 }
 
-float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+TEST(LstmCellRow, IsOnnxLstmsCellWithPeepholes) {
+  const int64_t H = 21;  // vector lanes and a scalar tail
+  const Tensor g = RandomTensor(DataType::kFloat32, {4 * H}, 11, -4.0, 4.0);
+  const Tensor p = RandomTensor(DataType::kFloat32, {3 * H}, 12, -1.0, 1.0);
+  const Tensor c0 = RandomTensor(DataType::kFloat32, {H}, 13, -2.0, 2.0);
+  std::vector<float> gates(g.data<float>(), g.data<float>() + 4 * H), c(c0.data<float>(), c0.data<float>() + H), h(H),
+      tmp(2 * H);
+  cpu::LstmCellRow(gates.data(), p.data<float>(), H, c.data(), h.data(), tmp.data());
+  for (int64_t k = 0; k < H; ++k) {
+    auto in = [&](int64_t j) { return static_cast<double>(g.data<float>()[j * H + k]); };
+    const double cp = c0.data<float>()[k], pi = p.data<float>()[k], po = p.data<float>()[H + k], pf = p.data<float>()[2 * H + k];
+    const double ct = Sigmoid(in(2) + pf * cp) * cp + Sigmoid(in(0) + pi * cp) * std::tanh(in(3));
+    const double ht = Sigmoid(in(1) + po * ct) * std::tanh(ct);
+    EXPECT_NEAR(c[k], ct, 2e-6 * (1 + std::fabs(ct))) << k;
+    EXPECT_NEAR(h[k], ht, 2e-6) << k;
+  }
+}
 
 TEST(DynamicQuantizeLSTM, MatchesTheDefinition) {
   const int64_t T = 6, N = 3, I = 7, H = 5, G = 4 * H, D = 2;
@@ -76,24 +98,18 @@ TEST(DynamicQuantizeLSTM, MatchesTheDefinition) {
         const int64_t len = lens.data<int32_t>()[n];
         if (s >= len) continue;
         const int64_t t = d == 1 ? len - 1 - s : s;
-        for (int64_t k = 0; k < H; ++k) {
-          auto gate = [&](int64_t j) { return gx[(t * N + n) * G + j * H + k] + gh[n * G + j * H + k] + (bd[j * H + k] + bd[G + j * H + k]); };
-          const float cp = c[n * H + k];
-          const float it = Sigmoid(gate(0) + pd[k] * cp), ft = Sigmoid(gate(2) + pd[2 * H + k] * cp);
-          const float ct = ft * cp + it * std::tanh(gate(3));
-          const float ot = Sigmoid(gate(1) + pd[H + k] * ct);
-          c[n * H + k] = ct;
-          h[n * H + k] = ot * std::tanh(ct);
-          y.data<float>()[((t * D + d) * N + n) * H + k] = h[n * H + k];
-        }
+        std::vector<float> gates(G), tmp(2 * H);
+        for (int64_t j = 0; j < G; ++j) gates[j] = gx[(t * N + n) * G + j] + gh[n * G + j] + (bd[j] + bd[G + j]);
+        cpu::LstmCellRow(gates.data(), pd, H, &c[n * H], &h[n * H], tmp.data());
+        std::copy(&h[n * H], &h[n * H] + H, y.data<float>() + ((t * D + d) * N + n) * H);
       }
     }
     std::copy(h.begin(), h.end(), y_h.data<float>() + d * N * H);
     std::copy(c.begin(), c.end(), y_c.data<float>() + d * N * H);
   }
-  EXPECT_TRUE(AllClose((*out)[0], y, 1e-6, 1e-7));
-  EXPECT_TRUE(AllClose((*out)[1], y_h, 1e-6, 1e-7));
-  EXPECT_TRUE(AllClose((*out)[2], y_c, 1e-6, 1e-7));
+  EXPECT_TRUE(AllClose((*out)[0], y, 0, 0));
+  EXPECT_TRUE(AllClose((*out)[1], y_h, 0, 0));
+  EXPECT_TRUE(AllClose((*out)[2], y_c, 0, 0));
 }
 
 TEST(DynamicQuantizeLSTM, ErrorsNameWhatIsNotImplementedOrWrong) {

@@ -107,8 +107,8 @@ sdk::Status RegisterRnnSchemas(sdk::Registrar& reg) {
              "input_size, 4*hidden_size], R [num_directions, hidden_size, 4*hidden_size], dequantized by W_scale / "
              "W_zero_point and R_scale / R_zero_point ([num_directions], or [num_directions, 4*hidden_size] per "
              "column). Each product is an integer matmul: X (every timestep at once) and Ht-1 (at each step) "
-             "quantized to uint8 as DynamicQuantizeLinear-11 does, int32 sums rescaled by x_scale * W_scale "
-             "(h_scale * R_scale) in float32; the rest of the cell in float32 as LSTM.")
+             "quantized to uint8 as DynamicQuantizeLinear-11 does, int32 sums times W_scale[col] (R_scale[col]), "
+             "then times x_scale (h_scale), in float32; the rest of the cell in float32 as LSTM.")
         .SinceVersion(1)
         .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size]")
         .Input("W", "T2", LOOM_PARAM_SINGLE, "[num_directions, input_size, 4*hidden_size]")

@@ -77,6 +77,18 @@ class DnnlMatmul {
     return true;
   }
 
+  // After a Build with `pack`: copies B, as the tensor holds it at `b` (a
+  // slice of a constant: one direction's weights of a recurrent op), into
+  // the primitive's layout in memory of this object's own.
+  Status PackOwn(const std::string& label, int threads, const void* b) {
+    return DnnlCreate(label, threads, [&] {
+      packed_mem_ = memory(b_md_, DnnlEngine());
+      memory from(b_plain_md_, DnnlEngine(), const_cast<void*>(b));
+      dnnl::reorder(from, packed_mem_).execute(DnnlStream(), from, packed_mem_);
+      DnnlStream().wait();
+    });
+  }
+
   // B was let go of after packing and the net has freed it (static_shape):
   // `b` reads as empty where `packed_shape` was not (FreedAfterPacking).
   bool BFreed(const sdk::Tensor& b, const std::vector<int64_t>& packed_shape) const {
@@ -90,7 +102,7 @@ class DnnlMatmul {
     memory a_used, b_used = packed_mem_;
     LOOM_SDK_RETURN_IF_ERROR(a_.Bind(ctx, const_cast<void*>(a), &a_used));
     LOOM_SDK_RETURN_IF_ERROR(a_.ReorderIn(label, threads));
-    if (pack_.empty()) {
+    if (!packed_mem_) {
       LOOM_SDK_RETURN_IF_ERROR(b_.Bind(ctx, const_cast<void*>(b), &b_used));
       LOOM_SDK_RETURN_IF_ERROR(b_.ReorderIn(label, threads));
     }
@@ -115,7 +127,7 @@ class DnnlMatmul {
   memory y_mem_, bias_mem_;
   memory::desc b_plain_md_, b_md_;  // B as it is; B as the matmul reads it
   sdk::SharedPack pack_;            // a constant B packed in Prepare, shared
-  memory packed_mem_;               // over pack_
+  memory packed_mem_;               // over pack_, or PackOwn's; B is read as it is without one
   bool released_ = false;           // B let go of after packing
 };
 

@@ -1,7 +1,7 @@
 // DynamicQuantizeLSTM (quantized_dynamic_lstm.cc) against a reference loop
 // written here from its definition (ops/rnn.cc): X and each step's H_{t-1}
 // quantized as DynamicQuantizeLinear-11, int32 products rescaled by the
-// operand's scale times the weights' column scale, then the LSTM cell
+// weights' column scale, then by the operand's scale, then the LSTM cell
 // (gates iofc, peepholes); both directions, sequence_lens, initial states.
 // The reference runs the kernel's cell row (lstm_cell_row.h: vector math,
 // whose last-bit rounding a quantized H would carry into every later step),
@@ -43,7 +43,7 @@ void Product(const float* a, int64_t M, int64_t K, const int8_t* b, int64_t G, c
         const int32_t q = p.scale == 0 ? 0 : semantics::QuantizeValue<uint8_t>(a[m * K + k], p.scale, p.zero_point);
         acc += (q - p.zero_point) * b[k * G + g];
       }
-      out[m * G + g] = static_cast<float>(acc) * (p.scale * scale[g]);
+      out[m * G + g] = static_cast<float>(acc) * scale[g] * p.scale;
     }
   }
 }

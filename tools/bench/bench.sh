@@ -52,6 +52,10 @@
 #     file. The notes give each int8 row's Loom time over Loom's float32
 #     time of the same model, and the line above the int8 rows the ISA of
 #     each runtime's int8 kernels.
+#   - dynamic quantization (issue 33): mlp and lstm4 quantized by
+#     loom_quantize --dynamic (ONNX Runtime's quantize_dynamic form: int8
+#     weights, activations quantized at run time) into the same folder;
+#     notes: Loom's time over its float32 time (lstm4: the oneDNN row).
 #
 # LOOM_BENCH_ROWS: a regular expression; only the rows whose label it
 # matches run (e.g. 'resnet18_b1|resnet18_b1_int8'); default: all.
@@ -295,7 +299,20 @@ row resnet18_b1_int8 "$QM/resnet18.onnx" -- "X=$MODELS/resnet18.X"
 row mobilenet_int8 "$QM/mobilenet.onnx" -- "X=$MODELS/mobilenet.X"
 row ocr_det_int8 "$QM/ocr_det.onnx" -- "x=$IN/det_x"
 row ocr_rec_int8 "$QM/ocr_rec.onnx" -- "x=$IN/rec_x"
-for pair in resnet18_b1_int8:resnet18_b1 mobilenet_int8:mobilenet_b1 ocr_det_int8:ocr_det ocr_rec_int8:ocr_rec; do
+# Dynamic quantization (ONNX Runtime's quantize_dynamic; loom_quantize
+# --dynamic): int8 weights, activations quantized at run time. Loom runs the
+# MatMulInteger patterns as DynamicQuantizeMatMul and the LSTMs as
+# DynamicQuantizeLSTM, ONNX Runtime its own fused kernels of the same ops.
+dyn() {  # dyn OUT MODEL
+  PYTHONPATH=$PWD/bazel-bin/python/pkg /usr/bin/python3 -m loom.quantize --model "$2" --out "$QM/$1.onnx" --dynamic \
+    >"$QM/$1.log" 2>&1 || NOTES+=("$1: loom_quantize --dynamic failed: $(tail -1 "$QM/$1.log")")
+}
+dyn mlp_dyn "$MODELS/mlp.onnx"
+dyn lstm4_dyn "$MODELS/lstm4.onnx"
+row mlp_dyn "$QM/mlp_dyn.onnx" -- "X=$MODELS/mlp.X"
+row lstm4_dyn "$QM/lstm4_dyn.onnx" -- "X=$MODELS/lstm4.X"
+for pair in resnet18_b1_int8:resnet18_b1 mobilenet_int8:mobilenet_b1 ocr_det_int8:ocr_det ocr_rec_int8:ocr_rec \
+            mlp_dyn:mlp lstm4_dyn:lstm4_dnnl; do
   q=${pair%%:*} f=${pair#*:}
   if [[ -n ${LOOM_MS[$q]:-} && -n ${LOOM_MS[$f]:-} ]]; then
     NOTES+=("$q: Loom int8 / Loom float32 = $(awk "BEGIN{printf \"%.2f\", ${LOOM_MS[$q]} / ${LOOM_MS[$f]}}")")

@@ -1,7 +1,8 @@
 // Schemas of the recurrent family: ONNX LSTM, GRU and RNN (opset 14
 // semantics; the opset 7-13 forms are the same without `layout`, which
 // defaults to 0, so older models load unchanged), and Loom's
-// DynamicQuantizeLSTM (ONNX Runtime's com.microsoft op).
+// DynamicQuantizeLSTM (ONNX Runtime's com.microsoft op) and
+// DynamicQuantizeGRU.
 #include <string>
 #include <vector>
 
@@ -26,9 +27,9 @@ LoomStatus* RnnInfer(LoomInferenceContext* c) {
   semantics::RnnAttrs attrs;
   if (!attrs.Read(info, info.op_type(), semantics::RnnCellOf(info.op_type())).ok()) return nullptr;
   int64_t hidden = attrs.hidden_size;
-  if (hidden < 0) {  // R [D, G*H, H]; DynamicQuantizeLSTM's [D, H, 4*H]
+  if (hidden < 0) {  // R [D, G*H, H]; the DynamicQuantize ops' [D, H, G*H]
     if (!ctx.InputShape(2, &r) || r.size() != 3) return nullptr;
-    hidden = info.op_type() == "DynamicQuantizeLSTM" ? r[1] : r[2];
+    hidden = info.op_type().rfind("DynamicQuantize", 0) == 0 ? r[1] : r[2];
   }
   const semantics::RnnAttrs::Shapes shapes = attrs.ShapesOf(x, hidden);
   if (ctx.num_outputs() > 0) ctx.SetOutputShape(0, shapes.y);
@@ -135,6 +136,43 @@ sdk::Status RegisterRnnSchemas(sdk::Registrar& reg) {
         .AttrString("direction", "forward", "forward, reverse or bidirectional")
         .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (from R if absent)")
         .AttrInt("input_forget", 0, "1: couple the input and forget gates")
+        .Infer(&RnnInfer);
+    LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
+  }
+  {
+    sdk::SchemaBuilder s("DynamicQuantizeGRU");
+    s.Domain(LOOM_OPS_DOMAIN)
+        .Doc("Not an ONNX op (ONNX Runtime has none for GRU): DynamicQuantizeLSTM's form for ONNX GRU-14 (layout 0, "
+             "gates zrh), which loom_quantize --dynamic writes for a GRU. W [num_directions, input_size, "
+             "3*hidden_size] and R [num_directions, hidden_size, 3*hidden_size] int8, dequantized by W_scale / "
+             "W_zero_point and R_scale / R_zero_point ([num_directions], or [num_directions, 3*hidden_size] per "
+             "column). Each product is an integer matmul: X (every timestep at once), Ht-1 (at each step) and, "
+             "without linear_before_reset, r.Ht-1 (at each step, with R's h columns) quantized to uint8 as "
+             "DynamicQuantizeLinear-11 does, int32 sums times the weights' scale, then times the operand's, in "
+             "float32; the rest of the cell in float32 as GRU.")
+        .SinceVersion(1)
+        .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size]")
+        .Input("W", "T2", LOOM_PARAM_SINGLE, "[num_directions, input_size, 3*hidden_size]")
+        .Input("R", "T2", LOOM_PARAM_SINGLE, "[num_directions, hidden_size, 3*hidden_size]")
+        .Input("B", "T", LOOM_PARAM_OPTIONAL, "biases [Wb, Rb] concatenated: [num_directions, 6*hidden_size]")
+        .Input("sequence_lens", "T1", LOOM_PARAM_OPTIONAL, "[batch_size]; default all seq_length")
+        .Input("initial_h", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
+        .Input("W_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 3*hidden_size]")
+        .Input("W_zero_point", "T2", LOOM_PARAM_SINGLE, "W_scale's shape")
+        .Input("R_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 3*hidden_size]")
+        .Input("R_zero_point", "T2", LOOM_PARAM_SINGLE, "R_scale's shape")
+        .Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states [seq_length, num_directions, batch_size, hidden_size]")
+        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
+        .TypeConstraint("T", {LOOM_DTYPE_FLOAT})
+        .TypeConstraint("T1", {LOOM_DTYPE_INT32})
+        .TypeConstraint("T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8})
+        .Attr("activation_alpha", LOOM_ATTR_FLOATS, false, "alpha of the activations that take one, in order")
+        .Attr("activation_beta", LOOM_ATTR_FLOATS, false, "beta of the activations that take one, in order")
+        .Attr("activations", LOOM_ATTR_STRINGS, false, "activation functions per direction (ONNX names)")
+        .Attr("clip", LOOM_ATTR_FLOAT, false, "cell clip threshold")
+        .AttrString("direction", "forward", "forward, reverse or bidirectional")
+        .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (from R if absent)")
+        .AttrInt("linear_before_reset", 0, "1: apply the linear transformation before multiplying by r")
         .Infer(&RnnInfer);
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }

@@ -20,11 +20,12 @@ namespace semantics {
 
 enum class RnnCell { kLstm, kGru, kRnn };
 
-// The cell of an "LSTM" (or Loom's DynamicQuantizeLSTM), "GRU" or "RNN" node.
+// The cell of an "LSTM", "GRU" or "RNN" node (Loom's DynamicQuantizeLSTM
+// and DynamicQuantizeGRU: theirs).
 inline RnnCell RnnCellOf(const std::string& op_type) {
-  return op_type == "LSTM" || op_type == "DynamicQuantizeLSTM" ? RnnCell::kLstm
-         : op_type == "GRU"                                    ? RnnCell::kGru
-                                                               : RnnCell::kRnn;
+  return op_type == "LSTM" || op_type == "DynamicQuantizeLSTM"  ? RnnCell::kLstm
+         : op_type == "GRU" || op_type == "DynamicQuantizeGRU" ? RnnCell::kGru
+                                                                : RnnCell::kRnn;
 }
 
 // One ONNX activation function with its alpha/beta.

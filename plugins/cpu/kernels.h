@@ -81,8 +81,8 @@ sdk::Status RegisterQuantizedFloatMulKernels(sdk::Registrar& reg);
 sdk::Status RegisterQuantizedConvTransposeKernels(sdk::Registrar& reg);
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
-// quantized_dynamic_lstm.cc: DynamicQuantizeLSTM (Loom's domain)
-sdk::Status RegisterQuantizedDynamicLstmKernels(sdk::Registrar& reg);
+// quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)
+sdk::Status RegisterQuantizedDynamicRnnKernels(sdk::Registrar& reg);
 
 }  // namespace cpu
 }  // namespace loom

@@ -513,14 +513,14 @@ def quantize_model(model, ranges, ops=QUANTIZABLE):
     return model, counts
 
 
-DYNAMIC_OPS = ("MatMul", "Gemm", "LSTM")
-_DEFAULT_LSTM_ACTIVATIONS = ("Sigmoid", "Tanh", "Tanh")
+DYNAMIC_OPS = ("MatMul", "Gemm", "LSTM", "GRU")
+_DEFAULT_ACTIVATIONS = {"LSTM": ("Sigmoid", "Tanh", "Tanh"), "GRU": ("Sigmoid", "Tanh")}
 
 
-def _lstm_quantizable(node, inits):
-    """An LSTM whose W and R are float32 initializers, layout 0, ONNX's
-    default activations, no clip, no input_forget: what Loom's
-    DynamicQuantizeLSTM runs."""
+def _recurrent_quantizable(node, inits):
+    """An LSTM or GRU whose W and R are float32 initializers, layout 0,
+    ONNX's default activations, no clip, no input_forget: what Loom's
+    DynamicQuantizeLSTM and DynamicQuantizeGRU run."""
     from onnx import helper, numpy_helper
     if len(node.input) < 3 or node.input[1] not in inits or node.input[2] not in inits:
         return False
@@ -529,7 +529,7 @@ def _lstm_quantizable(node, inits):
     a = {x.name: helper.get_attribute_value(x) for x in node.attribute}
     acts = [v.decode() if isinstance(v, bytes) else v for v in a.get("activations", [])]
     return (a.get("layout", 0) == 0 and "clip" not in a and not a.get("input_forget", 0) and
-            all(x.lower() == d.lower() for x, d in zip(acts, _DEFAULT_LSTM_ACTIVATIONS * 2)))
+            all(x.lower() == d.lower() for x, d in zip(acts, _DEFAULT_ACTIVATIONS[node.op_type] * 2)))
 
 
 def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
@@ -541,9 +541,11 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
     b_scale)) [-> Add(C) for a Gemm], B int8 symmetric per column (scale
     max|B[:, n]| / 127, zero points 0), A quantized at run time (uint8, its
     own range each run). Each LSTM that Loom's DynamicQuantizeLSTM runs
-    (_lstm_quantizable) becomes com.microsoft's DynamicQuantizeLSTM, W and
-    R transposed to [D, I, 4H] / [D, H, 4H] and quantized per column
-    (scales [D, 4H]). Each A is quantized once for every op that reads
+    (_recurrent_quantizable) becomes com.microsoft's DynamicQuantizeLSTM, W
+    and R transposed to [D, I, 4H] / [D, H, 4H] and quantized per column
+    (scales [D, 4H]); each such GRU Loom's DynamicQuantizeGRU (domain
+    "loom": ONNX Runtime has no quantized GRU, so only Loom runs that
+    model), the same with 3H. Each A is quantized once for every op that reads
     it; Constant nodes become initializers first. Returns (model, {op_type:
     count})."""
     import onnx
@@ -571,9 +573,9 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
         return b.T if a.get("transB", 0) else b
 
     for node in g.node:
-        if node.op_type == "LSTM" and "LSTM" in ops and _lstm_quantizable(node, inits):
-            nodes.append(_dynamic_lstm(node, inits, g))
-            counts["LSTM"] = counts.get("LSTM", 0) + 1
+        if node.op_type in ("LSTM", "GRU") and node.op_type in ops and _recurrent_quantizable(node, inits):
+            nodes.append(_dynamic_recurrent(node, inits, g))
+            counts[node.op_type] = counts.get(node.op_type, 0) + 1
             continue
         b = b_matrix(node)
         if b is None:
@@ -605,8 +607,9 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
         counts[node.op_type] = counts.get(node.op_type, 0) + 1
     del g.node[:]
     g.node.extend(nodes)
-    if counts.get("LSTM") and not any(o.domain == "com.microsoft" for o in model.opset_import):
-        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    for op, domain in (("LSTM", "com.microsoft"), ("GRU", "loom")):
+        if counts.get(op) and not any(o.domain == domain for o in model.opset_import):
+            model.opset_import.append(helper.make_opsetid(domain, 1))
     used = {i for n in g.node for i in n.input} | {o.name for o in g.output}
     kept = [t for t in g.initializer if t.name in used]
     del g.initializer[:]
@@ -615,9 +618,10 @@ def quantize_dynamic_model(model, ops=DYNAMIC_OPS):
     return model, counts
 
 
-def _dynamic_lstm(node, inits, g):
-    """The DynamicQuantizeLSTM (com.microsoft) for LSTM `node`; its
-    quantized weights go into graph `g`."""
+def _dynamic_recurrent(node, inits, g):
+    """The DynamicQuantizeLSTM (com.microsoft) for LSTM `node`, or Loom's
+    DynamicQuantizeGRU (domain loom; ONNX Runtime has none) for GRU `node`;
+    their quantized weights go into graph `g`."""
     from onnx import helper, numpy_helper
     extra = []
     for name in node.input[1:3]:
@@ -628,10 +632,12 @@ def _dynamic_lstm(node, inits, g):
                               numpy_helper.from_array(scales, name + "_scale"),
                               numpy_helper.from_array(np.zeros(scales.shape, np.int8), name + "_zero_point")])
         extra.append(name)
+    lstm = node.op_type == "LSTM"
     inputs = [node.input[0], extra[0] + "_quantized", extra[1] + "_quantized"]
-    inputs += [node.input[i] if len(node.input) > i else "" for i in range(3, 8)]
+    inputs += [node.input[i] if len(node.input) > i else "" for i in range(3, 8 if lstm else 6)]
     inputs += [extra[0] + "_scale", extra[0] + "_zero_point", extra[1] + "_scale", extra[1] + "_zero_point"]
-    out = helper.make_node("DynamicQuantizeLSTM", inputs, list(node.output), name=node.name, domain="com.microsoft")
+    out = helper.make_node("DynamicQuantize" + node.op_type, inputs, list(node.output), name=node.name,
+                           domain="com.microsoft" if lstm else "loom")
     out.attribute.extend(a for a in node.attribute if a.name != "layout")
     return out
 
@@ -697,9 +703,9 @@ def main(argv=None):
     p.add_argument("--samples", help="a folder of .npz (or .npy) sample inputs (optional with --dynamic)")
     p.add_argument("--out", help="where to write the quantized model")
     p.add_argument("--dynamic", action="store_true",
-                   help="dynamic quantization (ONNX Runtime's quantize_dynamic): int8 weights of MatMul, Gemm and LSTM "
-                        "(--ops, default all three), activations quantized at run time; --samples optional (for "
-                        "the error printed)")
+                   help="dynamic quantization (ONNX Runtime's quantize_dynamic): int8 weights of MatMul, Gemm, LSTM "
+                        "and GRU (--ops, default all four), activations quantized at run time; --samples optional "
+                        "(for the error printed)")
     p.add_argument("--bf16", action="store_true",
                    help="quantize nothing: print what fpmath_mode bf16 (float32 convolutions and matmuls on bfloat16 "
                         "inputs) does to the model's outputs on the samples, against float32")

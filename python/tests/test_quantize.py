@@ -361,3 +361,29 @@ def test_dynamic_quantization_of_an_lstm_runs_close_to_float(direction):
         assert e.shape == g.shape
         assert np.abs(e - g).max() < 0.03  # states in (-1, 1); int8 weights and activations
         assert np.abs(e - g).max() > 0  # it did quantize
+
+
+@pytest.mark.parametrize("linear_before_reset", [0, 1])
+def test_dynamic_quantization_of_a_gru_runs_close_to_float(linear_before_reset):
+    rng = np.random.default_rng(31)
+    w = (rng.standard_normal((2, 36, 10)) * 0.3).astype(np.float32)
+    r = (rng.standard_normal((2, 36, 12)) * 0.3).astype(np.float32)
+    b = (rng.standard_normal((2, 72)) * 0.1).astype(np.float32)
+    node = helper.make_node("GRU", ["x", "W", "R", "B"], ["Y", "Y_h"], hidden_size=12, direction="bidirectional",
+                            linear_before_reset=linear_before_reset)
+    g = helper.make_graph([node], "gru", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 2, 10])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [6, 2, 2, 12]),
+                           helper.make_tensor_value_info("Y_h", TensorProto.FLOAT, [2, 2, 12])],
+                          [numpy_helper.from_array(v, n) for v, n in ((w, "W"), (r, "R"), (b, "B"))])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    q, counts = quantize.quantize_dynamic_model(model)
+    assert counts == {"GRU": 1}
+    (qnode,) = q.graph.node
+    assert (qnode.op_type, qnode.domain) == ("DynamicQuantizeGRU", "loom")
+    assert any(o.domain == "loom" for o in q.opset_import)
+    x = rng.standard_normal((6, 2, 10)).astype(np.float32)
+    expected = loom.Session(model.SerializeToString()).run(None, {"x": x})
+    got = loom.Session(q.SerializeToString()).run(None, {"x": x})
+    for e, o in zip(expected, got):
+        assert e.shape == o.shape
+        assert 0 < np.abs(e - o).max() < 0.03

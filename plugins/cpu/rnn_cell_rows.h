@@ -1,9 +1,10 @@
-// One row of ONNX LSTM's cell (opset 14, default activations Sigmoid, Tanh,
-// Tanh; gates iofc; peepholes iof) in float32 over arrays, the
-// transcendental functions through vector_math.h where the CPU has AVX2
-// (else libm): DynamicQuantizeLSTM's cell (quantized_dynamic_lstm.cc).
-#ifndef LOOM_PLUGINS_CPU_LSTM_CELL_ROW_H_
-#define LOOM_PLUGINS_CPU_LSTM_CELL_ROW_H_
+// One batch row of ONNX LSTM's and GRU's cells (opset 14, default
+// activations: Sigmoid, Tanh, Tanh / Sigmoid, Tanh) in float32 over arrays,
+// the transcendental functions through vector_math.h where the CPU has AVX2
+// (else libm): the cells of DynamicQuantizeLSTM and DynamicQuantizeGRU
+// (quantized_dynamic_rnn.cc).
+#ifndef LOOM_PLUGINS_CPU_RNN_CELL_ROWS_H_
+#define LOOM_PLUGINS_CPU_RNN_CELL_ROWS_H_
 
 #include <cmath>
 #include <cstdint>
@@ -54,7 +55,18 @@ inline void LstmCellRow(float* gates, const float* p, int64_t H, float* c, float
   for (int64_t k = 0; k < H; ++k) h[k] = go[k] * tmp[H + k];
 }
 
+// GRU, after its gates: `zr` [2H] holds z's and r's summed inputs (X W +
+// H R + biases) and becomes sigmoid of them; `tmp`: 2H floats.
+inline void GruGatesRow(float* zr, int64_t H, float* tmp) { SigmoidRow(zr, zr, 2 * H, tmp); }
+
+// GRU's output: `hc` [H] holds h~'s summed input and becomes tanh of it;
+// h [H] = (1 - z) * h~ + z * h, in place.
+inline void GruOutputRow(const float* z, float* hc, int64_t H, float* h) {
+  ApplyRow<VectorFn::kTanh>(hc, hc, H);
+  for (int64_t k = 0; k < H; ++k) h[k] = (1.0f - z[k]) * hc[k] + z[k] * h[k];
+}
+
 }  // namespace cpu
 }  // namespace loom
 
-#endif  // LOOM_PLUGINS_CPU_LSTM_CELL_ROW_H_
+#endif  // LOOM_PLUGINS_CPU_RNN_CELL_ROWS_H_

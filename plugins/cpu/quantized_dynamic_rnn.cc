@@ -97,6 +97,15 @@ class Int8Projection {
 // What the int8 LSTM and GRU share: their attributes, the checks of the
 // inputs, the int8 weights and their scales.
 class DynamicRecurrentKernel : public LabeledKernel {
+ public:
+  // Whether W and R are constants: each direction's slices are then packed
+  // into the int8 matmuls' layouts once (when the kernel configures).
+  Status Prepare(const sdk::PrepareContext& ctx) {
+    w_constant_ = ctx.InputConstant(1).present();
+    r_constant_ = ctx.InputConstant(2).present();
+    return Status::Ok();
+  }
+
  protected:
   // Reads the attributes of `cell` and refuses what the kernels do not
   // implement: clip, input_forget, other activations than ONNX's defaults.
@@ -114,14 +123,6 @@ class DynamicRecurrentKernel : public LabeledKernel {
                                   "int8 recurrent ops; found " + attrs_.activations[i].name);
       }
     }
-    return Status::Ok();
-  }
-
-  // Whether W and R are constants: each direction's slices are then packed
-  // into the int8 matmuls' layouts once (when the kernel configures).
-  Status Prepare(const sdk::PrepareContext& ctx) {
-    w_constant_ = ctx.InputConstant(1).present();
-    r_constant_ = ctx.InputConstant(2).present();
     return Status::Ok();
   }
 

@@ -81,6 +81,9 @@ absl::StatusOr<SessionOptions> ToOptions(const LoomSessionOptions* c) {
                                                      "; expected a LoomMemoryMode (0 to 2)"));
   }
   if (c->max_tensor_bytes != 0) o.max_tensor_bytes = c->max_tensor_bytes < 0 ? 0 : c->max_tensor_bytes;
+  if (LOOM_HAS_MEMBER(LoomSessionOptions, c->struct_size, external_data_dir) && c->external_data_dir != nullptr) {
+    o.external_data_dir = c->external_data_dir;
+  }
   if (LOOM_HAS_MEMBER(LoomSessionOptions, c->struct_size, fpmath_mode)) {
     switch (c->fpmath_mode) {
       case LOOM_FPMATH_MODE_STRICT: o.fpmath_mode = FpMathMode::kStrict; break;

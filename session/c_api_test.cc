@@ -42,9 +42,11 @@ TEST(SessionCApiTest, VersionsAndTableSize) {
   EXPECT_EQ(Api()->struct_size, sizeof(LoomSessionApi));
   EXPECT_EQ(Api()->version, LOOM_SESSION_API_VERSION);
   // Version 1's layouts (x86-64), frozen: members are only appended
-  // (LoomSessionOptions.fpmath_mode at 56, read where struct_size covers it).
+  // (fpmath_mode at 56 and external_data_dir at 64, read where struct_size
+  // covers them).
   EXPECT_EQ(offsetof(LoomSessionOptions, fpmath_mode), 56u);
-  EXPECT_EQ(sizeof(LoomSessionOptions), 64u);
+  EXPECT_EQ(offsetof(LoomSessionOptions, external_data_dir), 64u);
+  EXPECT_EQ(sizeof(LoomSessionOptions), 72u);
   EXPECT_EQ(sizeof(LoomTensorInfo), 48u);
 }
 

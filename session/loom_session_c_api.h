@@ -76,6 +76,10 @@ typedef struct LoomSessionOptions {
   /* Read where struct_size covers it: a LoomFpMathMode (SessionOptions::
    * fpmath_mode); 0, LOOM_FPMATH_MODE_STRICT, is the default. */
   int32_t fpmath_mode;
+  /* Read where struct_size covers it: SessionOptions::external_data_dir,
+   * the folder CreateSessionFromOnnxBytes reads a model's external data
+   * from (NULL or "": such a model is refused). */
+  const char* external_data_dir;
 } LoomSessionOptions;
 
 /* A model input or output. Pointers stay valid while the session lives. */

@@ -68,10 +68,17 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxFile(const std::string
   if (!f) return absl::NotFoundError(absl::StrCat("Session: cannot read ", path));
   std::stringstream bytes;
   bytes << f.rdbuf();
-  return FromOnnxBytes(bytes.str(), options);
+  // External data lives beside the file.
+  const size_t slash = path.rfind('/');
+  return FromOnnx(bytes.str(), slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash), options);
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::string& model, const SessionOptions& options) {
+  return FromOnnx(model, options.external_data_dir, options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnx(const std::string& model, const std::string& folder,
+                                                           const SessionOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;  // before the import
   onnx::ModelProto proto;
   if (!proto.ParseFromString(model)) return absl::InvalidArgumentError("Session: the bytes are not an ONNX model");
@@ -79,7 +86,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::strin
   for (const onnx::TensorProto& t : proto.graph().initializer()) initializers.insert(t.name());
   std::vector<TensorInfo> inputs = Declared(proto.graph().input(), initializers);
   std::vector<TensorInfo> outputs = Declared(proto.graph().output(), {});
-  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model);
+  absl::StatusOr<NetDef> net = onnx_import::ImportOnnxModel(model, folder);
   if (!net.ok()) return net.status();
   transforms::OptimizeOptions optimize;
   optimize.level = options.optimization_level;

@@ -66,6 +66,10 @@ struct SessionOptions {
   // float32 accumulation. loom_quantize --bf16 prints what it does to a
   // model's outputs.
   FpMathMode fpmath_mode = FpMathMode::kStrict;
+  // FromOnnxBytes: the folder the model's external data is read from (the
+  // bytes have none of their own). "": a model with external data is
+  // refused. FromOnnxFile reads it from the file's folder.
+  std::string external_data_dir;
 };
 
 // An input or output of the model.
@@ -82,9 +86,13 @@ struct TensorInfo {
 class Session {
  public:
   // From an ONNX model (its graph inputs and outputs give names, dtypes
-  // and shapes, symbolic dims included). Errors: the file cannot be read
-  // or the model imported (INVALID_ARGUMENT naming the node), a plugin
-  // fails to load, an op has no kernel (NOT_FOUND naming it).
+  // and shapes, symbolic dims included). Tensors with external data are
+  // read from the file's folder (FromOnnxFile) or from
+  // options.external_data_dir (FromOnnxBytes; refused without one),
+  // confined to it (frontend/onnx/external_data.h). Errors: the file cannot
+  // be read or the model imported (INVALID_ARGUMENT naming the node, or the
+  // tensor and its external location), a plugin fails to load, an op has
+  // no kernel (NOT_FOUND naming it).
   static absl::StatusOr<std::unique_ptr<Session>> FromOnnxFile(const std::string& path, const SessionOptions& options = {});
   static absl::StatusOr<std::unique_ptr<Session>> FromOnnxBytes(const std::string& model, const SessionOptions& options = {});
   // From a NetDef: inputs are its external inputs that are not
@@ -134,6 +142,9 @@ class Session {
   Session() = default;
   static absl::StatusOr<std::unique_ptr<Session>> Make(NetDef net, std::vector<TensorInfo> inputs,
                                                        std::vector<TensorInfo> outputs, const SessionOptions& options);
+  // An ONNX model's bytes, its external data read from `folder` ("": none).
+  static absl::StatusOr<std::unique_ptr<Session>> FromOnnx(const std::string& model, const std::string& folder,
+                                                           const SessionOptions& options);
   absl::StatusOr<std::unique_ptr<Runner>> NewRunner() const;
 
   SessionOptions options_;

@@ -14,6 +14,7 @@
 #include "core/tensor.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
+#include "frontend/onnx/external_data.h"
 #include "frontend/onnx/isolated_shape_inference.h"
 #include "frontend/onnx/legacy_ops.h"
 
@@ -33,7 +34,9 @@ bool OrtContribAsLoom(const onnx::NodeProto& node) {
 // `copy_raw` false: raw_data is left out (the caller moves it in).
 absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in, bool copy_raw = true) {
   if (in.data_location() == onnx::TensorProto::EXTERNAL) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data is not supported"));
+    // LoadExternalData reads them first; one left here came another way
+    // (ImportOnnxTensor's single tensor has no folder).
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data outside a model file"));
   }
   // A hostile tensor declares dims its data does not fill (or that
   // overflow): refused here, before anything is sized from the dims.
@@ -445,14 +448,15 @@ void CollectOps(const NetDef& net, std::set<std::pair<std::string, std::string>>
 // The import proper, from a parsed model (initializer bytes move out of it).
 static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model);
 
-absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized) {
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized, const std::string& external_data_dir) {
   if (serialized.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    return absl::InvalidArgumentError("ONNX model over 2 GiB: external data is not supported");
+    return absl::InvalidArgumentError("ONNX model over 2 GiB (protobuf's limit): save its weights as external data");
   }
   // Deep but valid models parse (ParseBinaryProto's recursion limit); the
   // runtime's max_nesting_depth (core/limits.h) is the limit that names the op.
   onnx::ModelProto model;
   if (!ParseBinaryProto(serialized, &model)) return absl::InvalidArgumentError("not an ONNX ModelProto");
+  if (absl::Status s = LoadExternalData(&model, external_data_dir); !s.ok()) return s;
   return ImportParsed(model);
 }
 
@@ -556,6 +560,12 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
   onnx::ModelProto model;
   google::protobuf::io::IstreamInputStream stream(&file);
   if (!ParseBinaryProto(&stream, &model)) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
+  // External data lives beside the model.
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (absl::Status s = LoadExternalData(&model, folder); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+  }
   auto net = ImportParsed(model);
   if (!net.ok()) return absl::Status(net.status().code(), absl::StrCat(path, ": ", net.status().message()));
   return net;

@@ -41,10 +41,13 @@
 namespace loom {
 namespace onnx_import {
 
-// Converts a serialized ModelProto. Errors: INVALID_ARGUMENT for a model that
-// does not parse, external tensor data, sparse tensors or attribute types
-// Loom does not hold.
-absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model);
+// Converts a serialized ModelProto. Tensors with external data are read from
+// `external_data_dir` (frontend/onnx/external_data.h: confined to it; "":
+// the bytes have no folder, and external data is refused). Errors:
+// INVALID_ARGUMENT for a model that does not parse, sparse tensors or
+// attribute types Loom does not hold, and external data's (external_data.h).
+absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model, const std::string& external_data_dir = "");
+// The same from a file, its external data from the file's folder.
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path);
 
 // A serialized ONNX TensorProto (e.g. an ONNX test's input_0.pb) as a Loom

@@ -10,7 +10,8 @@ __all__ = ["Session"]
 
 class Session(_loom.Session):
     """Session(model, *, threads=0, device="", plugins=(), optimization_level=1,
-    plan_memory=True, max_tensor_bytes=16 GiB, fpmath_mode="strict") is
+    plan_memory=True, max_tensor_bytes=16 GiB, fpmath_mode="strict",
+    external_data_dir="") is
     loom::Session (session/session.h).
 
     `model` is an ONNX file (*.onnx), ONNX bytes, or a Loom NetDef file; the
@@ -26,12 +27,14 @@ class Session(_loom.Session):
     input or option. fpmath_mode="bf16" runs float32 convolutions and
     matmuls on bfloat16 inputs where the CPU has AVX-512 BF16 or AMX
     (core/fpmath_mode.h; `loom_quantize --bf16` prints its error on a
-    model).
+    model). A model with external data reads it from its file's folder;
+    given as bytes, from `external_data_dir` (refused without one).
     """
 
     def __init__(self, model, *, threads=0, device="", plugins=(), optimization_level=1, plan_memory=True,
-                 max_tensor_bytes=16 << 30, fpmath_mode="strict"):
+                 max_tensor_bytes=16 << 30, fpmath_mode="strict", external_data_dir=""):
         super().__init__(_os.fspath(model) if not isinstance(model, bytes) else model,
                          threads=threads, device=device, plugins=default_plugins() + plugin_paths(plugins),
                          optimization_level=optimization_level, plan_memory=plan_memory,
-                         max_tensor_bytes=max_tensor_bytes, fpmath_mode=fpmath_mode)
+                         max_tensor_bytes=max_tensor_bytes, fpmath_mode=fpmath_mode,
+                         external_data_dir=_os.fspath(external_data_dir))

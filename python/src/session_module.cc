@@ -94,7 +94,7 @@ void BindSession(py::module_& m) {
   py::class_<Session>(m, "Session")
       .def(py::init([](const py::object& model, int threads, const std::string& device,
                        const std::vector<std::string>& plugins, int optimization_level, bool plan_memory,
-                       int64_t max_tensor_bytes, const std::string& fpmath_mode) {
+                       int64_t max_tensor_bytes, const std::string& fpmath_mode, const std::string& external_data_dir) {
              SessionOptions o;
              o.num_threads = threads;
              o.device = device;
@@ -103,12 +103,13 @@ void BindSession(py::module_& m) {
              o.plan_memory = plan_memory;
              o.max_tensor_bytes = max_tensor_bytes;
              o.fpmath_mode = Value(ParseFpMathMode(fpmath_mode));
+             o.external_data_dir = external_data_dir;
              return Load(model, o);
            }),
            py::arg("model"), py::kw_only(), py::arg("threads") = 0, py::arg("device") = "",
            py::arg("plugins") = std::vector<std::string>{}, py::arg("optimization_level") = 1,
            py::arg("plan_memory") = true, py::arg("max_tensor_bytes") = kDefaultMaxTensorBytes,
-           py::arg("fpmath_mode") = "strict")
+           py::arg("fpmath_mode") = "strict", py::arg("external_data_dir") = "")
       .def_property_readonly("inputs", [](const Session& s) { return s.inputs(); })
       .def_property_readonly("outputs", [](const Session& s) { return s.outputs(); })
       .def("run", &Run, py::arg("output_names"), py::arg("feed"))

@@ -176,6 +176,30 @@ def test_fpmath_mode_bf16_rounds_matmul_inputs_where_the_cpu_has_bf16():
     assert options.fpmath_mode == "bf16"
 
 
+def test_a_model_saved_with_external_data_runs_as_the_inline_one(tmp_path):
+    model, w, b = dense_model()
+    m = onnx.load_from_string(model)
+    path = tmp_path / "dense.onnx"
+    onnx.save_model(m, str(path), save_as_external_data=True, all_tensors_to_one_file=True, location="dense.data",
+                    size_threshold=0)
+    assert (tmp_path / "dense.data").stat().st_size == (w.size + b.size) * 4
+    x = np.random.default_rng(8).standard_normal((3, 4)).astype(np.float32)
+    (expected,) = loom.Session(model).run(None, {"x": x})
+    (y,) = loom.Session(str(path)).run(None, {"x": x})
+    np.testing.assert_array_equal(y, expected)
+    # As bytes the model has no folder: refused, unless the caller names one.
+    with pytest.raises(loom.Error, match="a model given as bytes has no folder"):
+        loom.Session(path.read_bytes())
+    (y,) = loom.Session(path.read_bytes(), external_data_dir=tmp_path).run(None, {"x": x})
+    np.testing.assert_array_equal(y, expected)
+    # Moved away from its data: the file is named in the error.
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (moved / "dense.onnx").write_bytes(path.read_bytes())
+    with pytest.raises(loom.Error, match="external data file .*dense.data"):
+        loom.Session(str(moved / "dense.onnx"))
+
+
 def test_errors_name_what_is_wrong():
     model, _, _ = dense_model()
     s = loom.Session(model)

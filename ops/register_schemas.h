@@ -53,6 +53,7 @@ sdk::Status RegisterTrainingSchemas(sdk::Registrar& reg);  // training.cc: Adagr
 // quantization.cc: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
 // ConvInteger, QLinearConv
 sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg);
+sdk::Status RegisterDetectionSchemas(sdk::Registrar& reg);  // detection.cc: NonMaxSuppression
 
 }  // namespace ops
 }  // namespace loom

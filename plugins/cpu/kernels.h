@@ -79,6 +79,8 @@ sdk::Status RegisterQuantizedGlobalPoolKernels(sdk::Registrar& reg);
 sdk::Status RegisterQuantizedFloatMulKernels(sdk::Registrar& reg);
 // quantized_conv_transpose.cc: QLinearConvTranspose (Loom's domain)
 sdk::Status RegisterQuantizedConvTransposeKernels(sdk::Registrar& reg);
+// detection.cc: NonMaxSuppression
+sdk::Status RegisterDetectionKernels(sdk::Registrar& reg);
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
 // quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)

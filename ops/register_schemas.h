@@ -40,7 +40,7 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg);
 // tensor_pad_space_depth.cc: Pad, DepthToSpace, SpaceToDepth
 sdk::Status RegisterTensorPadSpaceDepthSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorOneHotSchemas(sdk::Registrar& reg);    // tensor_onehot.cc: OneHot
-// tensor_gather_scatter.cc: GatherElements, GatherND, ScatterElements, ScatterND
+// tensor_gather_scatter.cc: GatherElements, GatherND, Scatter, ScatterElements, ScatterND
 sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorResizeUpsampleSchemas(sdk::Registrar& reg);  // tensor_resize_upsample.cc: Resize, Upsample
 // reduction_sum_mean_max_min.cc: ReduceSum, ReduceMean, ReduceMax, ReduceMin
@@ -54,6 +54,8 @@ sdk::Status RegisterTrainingSchemas(sdk::Registrar& reg);  // training.cc: Adagr
 // ConvInteger, QLinearConv
 sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg);
 sdk::Status RegisterDetectionSchemas(sdk::Registrar& reg);  // detection.cc: NonMaxSuppression
+// signal.cc: HannWindow, HammingWindow, BlackmanWindow
+sdk::Status RegisterSignalSchemas(sdk::Registrar& reg);
 
 }  // namespace ops
 }  // namespace loom

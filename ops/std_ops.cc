@@ -15,6 +15,6 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
     RegisterTensorExpandTileRangeSchemas, RegisterTensorPadSpaceDepthSchemas, RegisterTensorOneHotSchemas,
     RegisterTensorGatherScatterSchemas, RegisterTensorResizeUpsampleSchemas, RegisterReductionSumMeanMaxMinSchemas,
     RegisterReductionArgMaxProdLogSumSchemas, RegisterRnnSchemas, RegisterGradientSchemas, RegisterTrainingSchemas,
-    RegisterQuantizationSchemas, RegisterDetectionSchemas,
+    RegisterQuantizationSchemas, RegisterDetectionSchemas, RegisterSignalSchemas,
   });
 }

@@ -1,6 +1,6 @@
-// Schemas of GatherElements, GatherND (ONNX opset 13), ScatterElements and
-// ScatterND (opset 18 reductions: none, add, mul, max, min). Gather is in
-// tensor.cc.
+// Schemas of GatherElements, GatherND (ONNX opset 13), Scatter (opset 9),
+// ScatterElements and ScatterND (opset 18 reductions: none, add, mul, max,
+// min). Gather is in tensor.cc.
 #include <string>
 #include <vector>
 
@@ -72,6 +72,17 @@ sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg) {
       .AttrString("reduction", "none", reduction_doc)
       .Infer(Fn<InferLike<0, 0>>());
   LOOM_SDK_RETURN_IF_ERROR(reg.Register(se));
+
+  // Scatter-9 (deprecated in opset 11 for ScatterElements): the same without
+  // reduction; opset 9 and 10 models use it.
+  sdk::SchemaBuilder sc = IndexedSchema("Scatter", 9,
+      "ONNX Scatter-9 (deprecated since opset 11): ScatterElements without reduction: a copy of `data` where "
+      "output[...indices[i]...] on `axis` is set to updates[i]; duplicate indices keep the last.", "Tind",
+      elements_indices, "indices' shape");
+  sc.Output("output", "T", LOOM_PARAM_SINGLE, "data's shape")
+      .AttrInt("axis", 0, "the axis indexed, in [-r, r-1]")
+      .Infer(Fn<InferLike<0, 0>>());
+  LOOM_SDK_RETURN_IF_ERROR(reg.Register(sc));
 
   sdk::SchemaBuilder sn = IndexedSchema("ScatterND", 18,
       "ONNX ScatterND-18: a copy of `data` whose slices addressed by the last dim (k) of `indices` are set "

@@ -42,7 +42,7 @@ sdk::Status RegisterTensorExpandTileRangeKernels(sdk::Registrar& reg);
 // tensor_pad_space_depth.cc: Pad, DepthToSpace, SpaceToDepth
 sdk::Status RegisterTensorPadSpaceDepthKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorOneHotKernels(sdk::Registrar& reg);    // tensor_onehot.cc: OneHot
-// tensor_gather_scatter.cc: GatherElements, GatherND, ScatterElements, ScatterND
+// tensor_gather_scatter.cc: GatherElements, GatherND, Scatter, ScatterElements, ScatterND
 sdk::Status RegisterTensorGatherScatterKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorNonZeroKernels(sdk::Registrar& reg);   // tensor_nonzero.cc: NonZero
 sdk::Status RegisterTensorCompressKernels(sdk::Registrar& reg);  // tensor_compress.cc: Compress
@@ -81,6 +81,8 @@ sdk::Status RegisterQuantizedFloatMulKernels(sdk::Registrar& reg);
 sdk::Status RegisterQuantizedConvTransposeKernels(sdk::Registrar& reg);
 // detection.cc: NonMaxSuppression
 sdk::Status RegisterDetectionKernels(sdk::Registrar& reg);
+// signal.cc: HannWindow, HammingWindow, BlackmanWindow
+sdk::Status RegisterSignalKernels(sdk::Registrar& reg);
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
 // quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)

@@ -20,6 +20,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterQuantizationKernels, RegisterQuantizedMatMulConvKernels, RegisterQuantizedAddKernels,
     RegisterQuantizedLookupKernels, RegisterQuantizedGlobalPoolKernels, RegisterQuantizedFloatMulKernels,
     RegisterQuantizedConvTransposeKernels, RegisterQuantizedDynamicMatMulKernels,
-    RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels,
+    RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels, RegisterSignalKernels,
   });
 }

@@ -347,6 +347,7 @@ Status RegisterTensorGatherScatterKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherElementsKernel>("GatherElements"));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherNDKernel>("GatherND"));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ScatterElementsKernel>("ScatterElements"));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ScatterElementsKernel>("Scatter"));  // Scatter-9: no reduction attribute
   return reg.Kernel<ScatterNDKernel>("ScatterND");
 }
 

@@ -56,6 +56,8 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg);
 sdk::Status RegisterDetectionSchemas(sdk::Registrar& reg);  // detection.cc: NonMaxSuppression
 // signal.cc: HannWindow, HammingWindow, BlackmanWindow
 sdk::Status RegisterSignalSchemas(sdk::Registrar& reg);
+sdk::Status RegisterTensorReverseSequenceSchemas(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
+sdk::Status RegisterMathDetSchemas(sdk::Registrar& reg);  // math_det.cc: Det
 
 }  // namespace ops
 }  // namespace loom

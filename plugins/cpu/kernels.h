@@ -83,6 +83,8 @@ sdk::Status RegisterQuantizedConvTransposeKernels(sdk::Registrar& reg);
 sdk::Status RegisterDetectionKernels(sdk::Registrar& reg);
 // signal.cc: HannWindow, HammingWindow, BlackmanWindow
 sdk::Status RegisterSignalKernels(sdk::Registrar& reg);
+sdk::Status RegisterTensorReverseSequenceKernels(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
+sdk::Status RegisterMathDetKernels(sdk::Registrar& reg);  // math_det.cc: Det
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
 // quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)

@@ -58,6 +58,7 @@ sdk::Status RegisterDetectionSchemas(sdk::Registrar& reg);  // detection.cc: Non
 sdk::Status RegisterSignalSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorReverseSequenceSchemas(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
 sdk::Status RegisterMathDetSchemas(sdk::Registrar& reg);  // math_det.cc: Det
+sdk::Status RegisterTensorUniqueSchemas(sdk::Registrar& reg);  // tensor_unique.cc: Unique
 
 }  // namespace ops
 }  // namespace loom

@@ -16,6 +16,6 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
     RegisterTensorGatherScatterSchemas, RegisterTensorResizeUpsampleSchemas, RegisterReductionSumMeanMaxMinSchemas,
     RegisterReductionArgMaxProdLogSumSchemas, RegisterRnnSchemas, RegisterGradientSchemas, RegisterTrainingSchemas,
     RegisterQuantizationSchemas, RegisterDetectionSchemas, RegisterSignalSchemas,
-    RegisterTensorReverseSequenceSchemas, RegisterMathDetSchemas,
+    RegisterTensorReverseSequenceSchemas, RegisterMathDetSchemas, RegisterTensorUniqueSchemas,
   });
 }

@@ -21,6 +21,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterQuantizedLookupKernels, RegisterQuantizedGlobalPoolKernels, RegisterQuantizedFloatMulKernels,
     RegisterQuantizedConvTransposeKernels, RegisterQuantizedDynamicMatMulKernels,
     RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels, RegisterSignalKernels,
-    RegisterTensorReverseSequenceKernels, RegisterMathDetKernels,
+    RegisterTensorReverseSequenceKernels, RegisterMathDetKernels, RegisterTensorUniqueKernels,
   });
 }

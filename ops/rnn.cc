@@ -63,6 +63,42 @@ void CommonSignature(sdk::SchemaBuilder& s, const std::string& gates) {
       .Infer(&RnnInfer);
 }
 
+// What DynamicQuantizeLSTM (`lstm`: initial_c and P after initial_h) and
+// DynamicQuantizeGRU share: Loom's domain, the int8 W and R transposed to
+// [D, K, gates*H], their scales and zero points, Y and Y_h, the attributes
+// but LSTM's input_forget and GRU's linear_before_reset.
+void DynamicQuantizeSignature(sdk::SchemaBuilder& s, const std::string& gates, bool lstm) {
+  const std::string g = gates + "*hidden_size";
+  s.Domain(LOOM_OPS_DOMAIN)
+      .SinceVersion(1)
+      .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size]")
+      .Input("W", "T2", LOOM_PARAM_SINGLE, "[num_directions, input_size, " + g + "]")
+      .Input("R", "T2", LOOM_PARAM_SINGLE, "[num_directions, hidden_size, " + g + "]")
+      .Input("B", "T", LOOM_PARAM_OPTIONAL, "biases [Wb, Rb] concatenated: [num_directions, 2*" + g + "]")
+      .Input("sequence_lens", "T1", LOOM_PARAM_OPTIONAL, "[batch_size]; default all seq_length")
+      .Input("initial_h", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]");
+  if (lstm) {
+    s.Input("initial_c", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
+        .Input("P", "T", LOOM_PARAM_OPTIONAL, "peephole weights [num_directions, 3*hidden_size] (iof)");
+  }
+  s.Input("W_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, " + g + "]")
+      .Input("W_zero_point", "T2", LOOM_PARAM_SINGLE, "W_scale's shape")
+      .Input("R_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, " + g + "]")
+      .Input("R_zero_point", "T2", LOOM_PARAM_SINGLE, "R_scale's shape")
+      .Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states [seq_length, num_directions, batch_size, hidden_size]")
+      .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
+      .TypeConstraint("T", {LOOM_DTYPE_FLOAT})
+      .TypeConstraint("T1", {LOOM_DTYPE_INT32})
+      .TypeConstraint("T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8})
+      .Attr("activation_alpha", LOOM_ATTR_FLOATS, false, "alpha of the activations that take one, in order")
+      .Attr("activation_beta", LOOM_ATTR_FLOATS, false, "beta of the activations that take one, in order")
+      .Attr("activations", LOOM_ATTR_STRINGS, false, "activation functions per direction (ONNX names)")
+      .Attr("clip", LOOM_ATTR_FLOAT, false, "cell clip threshold")
+      .AttrString("direction", "forward", "forward, reverse or bidirectional")
+      .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (from R if absent)")
+      .Infer(&RnnInfer);
+}
+
 }  // namespace
 
 sdk::Status RegisterRnnSchemas(sdk::Registrar& reg) {
@@ -101,79 +137,31 @@ sdk::Status RegisterRnnSchemas(sdk::Registrar& reg) {
   }
   {
     sdk::SchemaBuilder s("DynamicQuantizeLSTM");
-    s.Domain(LOOM_OPS_DOMAIN)
-        .Doc("Not an ONNX op: ONNX Runtime's com.microsoft DynamicQuantizeLSTM, which its quantize_dynamic (and "
-             "loom_quantize --dynamic) write for an LSTM; the ONNX importer reads com.microsoft's into Loom's "
-             "domain. ONNX LSTM-14 (layout 0, gates iofc) with int8 weights, transposed: W [num_directions, "
-             "input_size, 4*hidden_size], R [num_directions, hidden_size, 4*hidden_size], dequantized by W_scale / "
-             "W_zero_point and R_scale / R_zero_point ([num_directions], or [num_directions, 4*hidden_size] per "
-             "column). Each product is an integer matmul: X (every timestep at once) and Ht-1 (at each step) "
-             "quantized to uint8 as DynamicQuantizeLinear-11 does, int32 sums times W_scale[col] (R_scale[col]), "
-             "then times x_scale (h_scale), in float32; the rest of the cell in float32 as LSTM.")
-        .SinceVersion(1)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size]")
-        .Input("W", "T2", LOOM_PARAM_SINGLE, "[num_directions, input_size, 4*hidden_size]")
-        .Input("R", "T2", LOOM_PARAM_SINGLE, "[num_directions, hidden_size, 4*hidden_size]")
-        .Input("B", "T", LOOM_PARAM_OPTIONAL, "biases [Wb, Rb] concatenated: [num_directions, 8*hidden_size]")
-        .Input("sequence_lens", "T1", LOOM_PARAM_OPTIONAL, "[batch_size]; default all seq_length")
-        .Input("initial_h", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
-        .Input("initial_c", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
-        .Input("P", "T", LOOM_PARAM_OPTIONAL, "peephole weights [num_directions, 3*hidden_size] (iof)")
-        .Input("W_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 4*hidden_size]")
-        .Input("W_zero_point", "T2", LOOM_PARAM_SINGLE, "W_scale's shape")
-        .Input("R_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 4*hidden_size]")
-        .Input("R_zero_point", "T2", LOOM_PARAM_SINGLE, "R_scale's shape")
-        .Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states [seq_length, num_directions, batch_size, hidden_size]")
-        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
-        .Output("Y_c", "T", LOOM_PARAM_OPTIONAL, "last cell state")
-        .TypeConstraint("T", {LOOM_DTYPE_FLOAT})
-        .TypeConstraint("T1", {LOOM_DTYPE_INT32})
-        .TypeConstraint("T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8})
-        .Attr("activation_alpha", LOOM_ATTR_FLOATS, false, "alpha of the activations that take one, in order")
-        .Attr("activation_beta", LOOM_ATTR_FLOATS, false, "beta of the activations that take one, in order")
-        .Attr("activations", LOOM_ATTR_STRINGS, false, "activation functions per direction (ONNX names)")
-        .Attr("clip", LOOM_ATTR_FLOAT, false, "cell clip threshold")
-        .AttrString("direction", "forward", "forward, reverse or bidirectional")
-        .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (from R if absent)")
-        .AttrInt("input_forget", 0, "1: couple the input and forget gates")
-        .Infer(&RnnInfer);
+    s.Doc("Not an ONNX op: ONNX Runtime's com.microsoft DynamicQuantizeLSTM, which its quantize_dynamic (and "
+          "loom_quantize --dynamic) write for an LSTM; the ONNX importer reads com.microsoft's into Loom's domain. "
+          "ONNX LSTM-14 (layout 0, gates iofc) with int8 weights, transposed: W [num_directions, input_size, "
+          "4*hidden_size], R [num_directions, hidden_size, 4*hidden_size], dequantized by W_scale / W_zero_point "
+          "and R_scale / R_zero_point ([num_directions], or [num_directions, 4*hidden_size] per column). Each "
+          "product is an integer matmul: X (every timestep at once) and Ht-1 (at each step) quantized to uint8 as "
+          "DynamicQuantizeLinear-11 does, int32 sums times W_scale[col] (R_scale[col]), then times x_scale "
+          "(h_scale), in float32; the rest of the cell in float32 as LSTM.");
+    DynamicQuantizeSignature(s, "4", true);
+    s.Output("Y_c", "T", LOOM_PARAM_OPTIONAL, "last cell state")
+        .AttrInt("input_forget", 0, "1: couple the input and forget gates");
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   {
     sdk::SchemaBuilder s("DynamicQuantizeGRU");
-    s.Domain(LOOM_OPS_DOMAIN)
-        .Doc("Not an ONNX op (ONNX Runtime has none for GRU): DynamicQuantizeLSTM's form for ONNX GRU-14 (layout 0, "
-             "gates zrh), which loom_quantize --dynamic writes for a GRU. W [num_directions, input_size, "
-             "3*hidden_size] and R [num_directions, hidden_size, 3*hidden_size] int8, dequantized by W_scale / "
-             "W_zero_point and R_scale / R_zero_point ([num_directions], or [num_directions, 3*hidden_size] per "
-             "column). Each product is an integer matmul: X (every timestep at once), Ht-1 (at each step) and, "
-             "without linear_before_reset, r.Ht-1 (at each step, with R's h columns) quantized to uint8 as "
-             "DynamicQuantizeLinear-11 does, int32 sums times the weights' scale, then times the operand's, in "
-             "float32; the rest of the cell in float32 as GRU.")
-        .SinceVersion(1)
-        .Input("X", "T", LOOM_PARAM_SINGLE, "[seq_length, batch_size, input_size]")
-        .Input("W", "T2", LOOM_PARAM_SINGLE, "[num_directions, input_size, 3*hidden_size]")
-        .Input("R", "T2", LOOM_PARAM_SINGLE, "[num_directions, hidden_size, 3*hidden_size]")
-        .Input("B", "T", LOOM_PARAM_OPTIONAL, "biases [Wb, Rb] concatenated: [num_directions, 6*hidden_size]")
-        .Input("sequence_lens", "T1", LOOM_PARAM_OPTIONAL, "[batch_size]; default all seq_length")
-        .Input("initial_h", "T", LOOM_PARAM_OPTIONAL, "[num_directions, batch_size, hidden_size]")
-        .Input("W_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 3*hidden_size]")
-        .Input("W_zero_point", "T2", LOOM_PARAM_SINGLE, "W_scale's shape")
-        .Input("R_scale", "T", LOOM_PARAM_SINGLE, "[num_directions], or [num_directions, 3*hidden_size]")
-        .Input("R_zero_point", "T2", LOOM_PARAM_SINGLE, "R_scale's shape")
-        .Output("Y", "T", LOOM_PARAM_OPTIONAL, "all hidden states [seq_length, num_directions, batch_size, hidden_size]")
-        .Output("Y_h", "T", LOOM_PARAM_OPTIONAL, "last hidden state")
-        .TypeConstraint("T", {LOOM_DTYPE_FLOAT})
-        .TypeConstraint("T1", {LOOM_DTYPE_INT32})
-        .TypeConstraint("T2", {LOOM_DTYPE_INT8, LOOM_DTYPE_UINT8})
-        .Attr("activation_alpha", LOOM_ATTR_FLOATS, false, "alpha of the activations that take one, in order")
-        .Attr("activation_beta", LOOM_ATTR_FLOATS, false, "beta of the activations that take one, in order")
-        .Attr("activations", LOOM_ATTR_STRINGS, false, "activation functions per direction (ONNX names)")
-        .Attr("clip", LOOM_ATTR_FLOAT, false, "cell clip threshold")
-        .AttrString("direction", "forward", "forward, reverse or bidirectional")
-        .Attr("hidden_size", LOOM_ATTR_INT, false, "number of hidden units (from R if absent)")
-        .AttrInt("linear_before_reset", 0, "1: apply the linear transformation before multiplying by r")
-        .Infer(&RnnInfer);
+    s.Doc("Not an ONNX op (ONNX Runtime has none for GRU): DynamicQuantizeLSTM's form for ONNX GRU-14 (layout 0, "
+          "gates zrh), which loom_quantize --dynamic writes for a GRU. W [num_directions, input_size, "
+          "3*hidden_size] and R [num_directions, hidden_size, 3*hidden_size] int8, dequantized by W_scale / "
+          "W_zero_point and R_scale / R_zero_point ([num_directions], or [num_directions, 3*hidden_size] per "
+          "column). Each product is an integer matmul: X (every timestep at once), Ht-1 (at each step) and, "
+          "without linear_before_reset, r.Ht-1 (at each step, with R's h columns) quantized to uint8 as "
+          "DynamicQuantizeLinear-11 does, int32 sums times the weights' scale, then times the operand's, in "
+          "float32; the rest of the cell in float32 as GRU.");
+    DynamicQuantizeSignature(s, "3", false);
+    s.AttrInt("linear_before_reset", 0, "1: apply the linear transformation before multiplying by r");
     LOOM_SDK_RETURN_IF_ERROR(reg.Register(s));
   }
   return sdk::Status::Ok();

@@ -35,6 +35,17 @@ void IntsAttr(onnx::NodeProto* n, const std::string& name, const std::vector<int
 std::string Serialize(const onnx::GraphProto& g, int64_t opset);
 // A float32 initializer `name` holding `t`.
 onnx::TensorProto FloatTensor(const std::string& name, const Tensor& t);
+// An initializer `name` of ONNX data type `elem` (onnx::TensorProto's codes)
+// and `dims`, holding `v` as raw_data.
+template <typename T>
+onnx::TensorProto Initializer(const std::string& name, int elem, std::vector<int64_t> dims, const std::vector<T>& v) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(elem);
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)));
+  return t;
+}
 
 // Imports `model` and runs the transforms `options` selects (what the
 // Session does), so that each test states the rewrites it expects.

@@ -20,16 +20,6 @@ namespace loom {
 namespace testing {
 namespace {
 
-template <typename T>
-onnx::TensorProto Initializer(const std::string& name, int elem, std::vector<int64_t> dims, const std::vector<T>& v) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(elem);
-  for (int64_t d : dims) t.add_dims(d);
-  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)));
-  return t;
-}
-
 constexpr int64_t kK = 48, kN = 20;
 
 struct Options {

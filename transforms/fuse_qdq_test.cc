@@ -22,16 +22,6 @@ namespace loom {
 namespace testing {
 namespace {
 
-template <typename T>
-onnx::TensorProto Initializer(const std::string& name, int elem, std::vector<int64_t> dims, const std::vector<T>& v) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(elem);
-  for (int64_t d : dims) t.add_dims(d);
-  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)));
-  return t;
-}
-
 struct Model {
   onnx::GraphProto g;
   // Q -> DQ of float tensor `name` at (scale, uint8 zero point): the

@@ -59,6 +59,7 @@ sdk::Status RegisterSignalSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorReverseSequenceSchemas(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
 sdk::Status RegisterMathDetSchemas(sdk::Registrar& reg);  // math_det.cc: Det
 sdk::Status RegisterTensorUniqueSchemas(sdk::Registrar& reg);  // tensor_unique.cc: Unique
+sdk::Status RegisterNnUnpoolSchemas(sdk::Registrar& reg);  // nn_unpool.cc: MaxUnpool
 
 }  // namespace ops
 }  // namespace loom

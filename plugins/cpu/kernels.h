@@ -86,6 +86,7 @@ sdk::Status RegisterSignalKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorReverseSequenceKernels(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
 sdk::Status RegisterMathDetKernels(sdk::Registrar& reg);  // math_det.cc: Det
 sdk::Status RegisterTensorUniqueKernels(sdk::Registrar& reg);  // tensor_unique.cc: Unique
+sdk::Status RegisterNnUnpoolKernels(sdk::Registrar& reg);  // nn_unpool.cc: MaxUnpool
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
 // quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)

@@ -60,6 +60,8 @@ sdk::Status RegisterTensorReverseSequenceSchemas(sdk::Registrar& reg);  // tenso
 sdk::Status RegisterMathDetSchemas(sdk::Registrar& reg);  // math_det.cc: Det
 sdk::Status RegisterTensorUniqueSchemas(sdk::Registrar& reg);  // tensor_unique.cc: Unique
 sdk::Status RegisterNnUnpoolSchemas(sdk::Registrar& reg);  // nn_unpool.cc: MaxUnpool
+// nn_tfidf_vectorizer.cc: TfIdfVectorizer
+sdk::Status RegisterNnTfIdfVectorizerSchemas(sdk::Registrar& reg);
 
 }  // namespace ops
 }  // namespace loom

@@ -17,6 +17,6 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
     RegisterReductionArgMaxProdLogSumSchemas, RegisterRnnSchemas, RegisterGradientSchemas, RegisterTrainingSchemas,
     RegisterQuantizationSchemas, RegisterDetectionSchemas, RegisterSignalSchemas,
     RegisterTensorReverseSequenceSchemas, RegisterMathDetSchemas, RegisterTensorUniqueSchemas,
-    RegisterNnUnpoolSchemas,
+    RegisterNnUnpoolSchemas, RegisterNnTfIdfVectorizerSchemas,
   });
 }

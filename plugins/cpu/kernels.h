@@ -87,6 +87,8 @@ sdk::Status RegisterTensorReverseSequenceKernels(sdk::Registrar& reg);  // tenso
 sdk::Status RegisterMathDetKernels(sdk::Registrar& reg);  // math_det.cc: Det
 sdk::Status RegisterTensorUniqueKernels(sdk::Registrar& reg);  // tensor_unique.cc: Unique
 sdk::Status RegisterNnUnpoolKernels(sdk::Registrar& reg);  // nn_unpool.cc: MaxUnpool
+// nn_tfidf_vectorizer.cc: TfIdfVectorizer
+sdk::Status RegisterNnTfIdfVectorizerKernels(sdk::Registrar& reg);
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
 // quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)

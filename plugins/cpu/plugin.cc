@@ -22,6 +22,6 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterQuantizedConvTransposeKernels, RegisterQuantizedDynamicMatMulKernels,
     RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels, RegisterSignalKernels,
     RegisterTensorReverseSequenceKernels, RegisterMathDetKernels, RegisterTensorUniqueKernels,
-    RegisterNnUnpoolKernels,
+    RegisterNnUnpoolKernels, RegisterNnTfIdfVectorizerKernels,
   });
 }

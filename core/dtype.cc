@@ -1,6 +1,11 @@
 #include "core/dtype.h"
 
+#include <map>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 
 namespace loom {
 
@@ -14,7 +19,30 @@ size_t DataTypeSize(DataType t) {
   }
 }
 
+static const char* TensorTypeName(DataType t);
+
 const char* DataTypeName(DataType t) {
+  if (!IsValueType(t)) return TensorTypeName(t);
+  // Names of value types are made once per code and kept (a small, fixed
+  // set: two flags over the tensor codes).
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* names = new std::map<int32_t, std::string>();
+  absl::MutexLock lock(&mu);
+  auto it = names->find(static_cast<int32_t>(t));
+  if (it != names->end()) return it->second.c_str();
+  const DataType inner = ValueElementType(t);
+  const std::string inner_name = TensorTypeName(IsSequenceType(inner) ? ValueElementType(inner) : inner);
+  if (absl::string_view(inner_name) == "undefined" ||
+      (IsOptionalType(t) && IsOptionalType(inner))) {
+    return "undefined";
+  }
+  std::string name = IsOptionalType(t) ? (IsSequenceType(inner) ? absl::StrCat("optional(seq(", inner_name, "))")
+                                                                 : absl::StrCat("optional(", inner_name, ")"))
+                                       : absl::StrCat("seq(", inner_name, ")");
+  return names->emplace(static_cast<int32_t>(t), std::move(name)).first->second.c_str();
+}
+
+static const char* TensorTypeName(DataType t) {
   switch (t) {
     case DataType::kFloat32: return "float32";
     case DataType::kFloat64: return "float64";
@@ -38,6 +66,19 @@ bool IsSupportedDataType(int32_t code) {
 }
 
 absl::StatusOr<DataType> ParseDataType(absl::string_view name) {
+  // Value types: seq(E), optional(E), optional(seq(E)).
+  if (absl::ConsumePrefix(&name, "seq(") && absl::ConsumeSuffix(&name, ")")) {
+    absl::StatusOr<DataType> e = ParseDataType(name);
+    if (!e.ok() || IsValueType(*e)) return absl::InvalidArgumentError(absl::StrCat("unknown data type 'seq(", name, ")'"));
+    return SequenceOf(*e);
+  }
+  if (absl::ConsumePrefix(&name, "optional(") && absl::ConsumeSuffix(&name, ")")) {
+    absl::StatusOr<DataType> e = ParseDataType(name);
+    if (!e.ok() || IsOptionalType(*e)) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown data type 'optional(", name, ")'"));
+    }
+    return OptionalOf(*e);
+  }
   if (name == "float") return DataType::kFloat32;
   if (name == "double") return DataType::kFloat64;
   for (int32_t c : {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16}) {
@@ -45,7 +86,8 @@ absl::StatusOr<DataType> ParseDataType(absl::string_view name) {
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown data type '", name,
                                                  "'; expected float32, float64, float16, bfloat16, "
-                                                 "int8, uint8, int16, int32, int64 or bool"));
+                                                 "int8, uint8, int16, int32, int64 or bool, or seq(...) / "
+                                                 "optional(...) of one"));
 }
 
 }  // namespace loom

@@ -30,9 +30,31 @@ enum class DataType : int32_t {
   kBFloat16 = LOOM_DTYPE_BFLOAT16,
 };
 
-// Bytes per element; 0 for kUndefined or a code Loom does not store.
+// ONNX's non-tensor value types as flags over a tensor code
+// (LOOM_DTYPE_SEQUENCE / LOOM_DTYPE_OPTIONAL): sequence(tensor(E)) is
+// SequenceOf(E), optional(X) is OptionalOf(X) for a tensor or sequence
+// type X. Tensor holds such values too (Tensor::MakeValue).
+inline constexpr int32_t kSequenceFlag = LOOM_DTYPE_SEQUENCE;
+inline constexpr int32_t kOptionalFlag = LOOM_DTYPE_OPTIONAL;
+inline DataType SequenceOf(DataType element) { return static_cast<DataType>(static_cast<int32_t>(element) | kSequenceFlag); }
+inline DataType OptionalOf(DataType inner) { return static_cast<DataType>(static_cast<int32_t>(inner) | kOptionalFlag); }
+inline bool IsSequenceType(DataType t) { return (static_cast<int32_t>(t) & (kSequenceFlag | kOptionalFlag)) == kSequenceFlag; }
+inline bool IsOptionalType(DataType t) { return (static_cast<int32_t>(t) & kOptionalFlag) != 0; }
+// A sequence's or optional's type: not a tensor type.
+inline bool IsValueType(DataType t) { return (static_cast<int32_t>(t) & (kSequenceFlag | kOptionalFlag)) != 0; }
+// What a value of type `t` holds: a sequence's element type, an optional's
+// inner type (a tensor or sequence type); `t` itself for a tensor type.
+inline DataType ValueElementType(DataType t) {
+  const int32_t c = static_cast<int32_t>(t);
+  if (c & kOptionalFlag) return static_cast<DataType>(c & ~kOptionalFlag);
+  return static_cast<DataType>(c & ~kSequenceFlag);
+}
+
+// Bytes per element; 0 for kUndefined, a value type or a code Loom does not
+// store.
 size_t DataTypeSize(DataType t);
-// "float32", "int64", ...; "undefined" for unknown codes.
+// "float32", "int64", ..., "seq(float32)", "optional(seq(int64))";
+// "undefined" for unknown codes.
 const char* DataTypeName(DataType t);
 // Parses a name from DataTypeName (also accepts "float" and "double").
 absl::StatusOr<DataType> ParseDataType(absl::string_view name);

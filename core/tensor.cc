@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -109,6 +110,12 @@ void* Tensor::raw_data() const {
 }
 
 absl::Status Tensor::Resize(DataType dtype, Shape dims, BufferPool* pool) {
+  if (values_ || in_value_) {  // a value's handle becomes a tensor again
+    values_.reset();
+    buffer_.reset();
+    in_value_ = false;
+    alias_ = false;
+  }
   if (DataTypeSize(dtype) == 0) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported data type code ", static_cast<int>(dtype)));
   }
@@ -202,6 +209,7 @@ Tensor Tensor::ShapeOnly(DataType dtype, Shape dims) {
 }
 
 void Tensor::Release() {
+  values_.reset();
   buffer_.reset();
   dims_.assign(1, 0);
   num_elements_ = 0;
@@ -210,7 +218,42 @@ void Tensor::Release() {
   planned_capacity_ = 0;
 }
 
+absl::StatusOr<Tensor> Tensor::MakeValue(DataType type, std::vector<Tensor> values) {
+  if (!IsValueType(type) || std::string_view(DataTypeName(type)) == "undefined") {
+    return absl::InvalidArgumentError(absl::StrCat("type code ", static_cast<int>(type),
+                                                   " is not a sequence or optional type"));
+  }
+  const DataType element = ValueElementType(type);
+  if (IsOptionalType(type) && values.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(DataTypeName(type), " holds at most one value; given ",
+                                                   values.size()));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    Tensor& v = values[i];
+    if (v.dtype() != element) {
+      return absl::InvalidArgumentError(absl::StrCat(DataTypeName(type), ": value ", i, " is ", v.DebugString(),
+                                                     "; expected ", DataTypeName(element)));
+    }
+    if (!v.in_value_ && !v.is_value()) {
+      absl::StatusOr<Tensor> copy = v.Clone();
+      if (!copy.ok()) return copy.status();
+      v = *std::move(copy);
+    }
+    v.in_value_ = true;
+  }
+  Tensor t;
+  t.dtype_ = type;
+  t.values_ = std::make_shared<const std::vector<Tensor>>(std::move(values));
+  return t;
+}
+
+const std::vector<Tensor>& Tensor::values() const {
+  static const std::vector<Tensor>* const kNone = new std::vector<Tensor>();
+  return values_ ? *values_ : *kNone;
+}
+
 absl::StatusOr<Tensor> Tensor::Clone() const {
+  if (is_value()) return *this;  // immutable: shared
   auto t = Create(dtype_, dims_);
   if (!t.ok()) return t.status();
   if (nbytes()) {
@@ -241,6 +284,13 @@ double Tensor::ElementAsDouble(int64_t i) const {
 }
 
 std::string Tensor::DebugString() const {
+  if (is_value()) {
+    if (IsOptionalType(dtype_)) {
+      return values().empty() ? absl::StrCat(DataTypeName(dtype_), " none")
+                              : absl::StrCat(DataTypeName(dtype_), " of ", values()[0].DebugString());
+    }
+    return absl::StrCat(DataTypeName(dtype_), " of ", values().size());
+  }
   return absl::StrCat(DataTypeName(dtype_), ShapeToString(dims_));
 }
 

@@ -87,6 +87,21 @@ class Tensor {
   template <typename T>
   static Tensor FromVector(Shape dims, const std::vector<T>& values);
 
+  // ONNX's sequence and optional values (dtype IsValueType, core/dtype.h)
+  // are Tensors too, with no bytes of their own (shape [0]) and a list of
+  // values: for SequenceOf(E), tensors of type E; for OptionalOf(X), none
+  // or one value of type X. A tensor is copied into memory of the value's
+  // own (it may be a planner's arena slot that the next op reuses) unless
+  // it already belongs to a value (in_value(): a values()[i] of another
+  // one), which is shared: values are immutable once made. INVALID_ARGUMENT
+  // names the mismatched type.
+  static absl::StatusOr<Tensor> MakeValue(DataType type, std::vector<Tensor> values);
+  bool is_value() const { return IsValueType(dtype_); }
+  // A value's contents; empty for a tensor and for an optional's "none".
+  const std::vector<Tensor>& values() const;
+  // True for a tensor or value held by a value (read-only, shared).
+  bool in_value() const { return in_value_; }
+
   DataType dtype() const { return dtype_; }
   const Shape& dims() const { return dims_; }
   size_t rank() const { return dims_.size(); }
@@ -146,6 +161,8 @@ class Tensor {
   size_t offset_ = 0;  // bytes into buffer_
   bool alias_ = false;
   size_t planned_capacity_ = 0;  // > 0: placed in a planner's arena (Planned)
+  std::shared_ptr<const std::vector<Tensor>> values_;  // a value's contents (MakeValue)
+  bool in_value_ = false;
 };
 
 // Copies src's bytes into dst, which may be on another device; both must have

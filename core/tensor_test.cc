@@ -116,3 +116,55 @@ TEST(WorkspaceTest, AliasOfParentSlice) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+// ONNX sequence and optional values (Tensor::MakeValue): their type names
+// parse back, tensors are copied in unless they already belong to a value,
+// and mismatched types are refused by name.
+TEST(TensorTest, SequenceAndOptionalValues) {
+  EXPECT_STREQ(DataTypeName(SequenceOf(DataType::kInt64)), "seq(int64)");
+  EXPECT_STREQ(DataTypeName(OptionalOf(SequenceOf(DataType::kFloat32))), "optional(seq(float32))");
+  EXPECT_EQ(*ParseDataType("optional(seq(float32))"), OptionalOf(SequenceOf(DataType::kFloat32)));
+  EXPECT_FALSE(ParseDataType("seq(seq(float32))").ok());
+  EXPECT_EQ(DataTypeSize(SequenceOf(DataType::kFloat32)), 0u);
+
+  Tensor a = Tensor::FromVector<float>({2}, {1, 2});
+  absl::StatusOr<Tensor> s = Tensor::MakeValue(SequenceOf(DataType::kFloat32), {a});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->is_value());
+  EXPECT_EQ(s->nbytes(), 0u);
+  ASSERT_EQ(s->values().size(), 1u);
+  // Copied: writing `a` afterwards leaves the sequence as it was.
+  EXPECT_NE(s->values()[0].raw_data(), a.raw_data());
+  a.data<float>()[0] = 9;
+  EXPECT_EQ(s->values()[0].data<float>()[0], 1);
+  // A tensor of a value is shared by the next value made from it.
+  absl::StatusOr<Tensor> s2 = Tensor::MakeValue(SequenceOf(DataType::kFloat32), {s->values()[0], a});
+  ASSERT_TRUE(s2.ok()) << s2.status();
+  EXPECT_EQ(s2->values()[0].raw_data(), s->values()[0].raw_data());
+  EXPECT_TRUE(s2->values()[0].in_value());
+  // An optional of the sequence, and a none.
+  absl::StatusOr<Tensor> o = Tensor::MakeValue(OptionalOf(SequenceOf(DataType::kFloat32)), {*s2});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->DebugString(), "optional(seq(float32)) of seq(float32) of 2");
+  EXPECT_TRUE(Tensor::MakeValue(OptionalOf(DataType::kInt32), {})->values().empty());
+
+  absl::StatusOr<Tensor> bad = Tensor::MakeValue(SequenceOf(DataType::kInt64), {a});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("value 0 is float32[2]; expected int64"), std::string::npos) << bad.status();
+  bad = Tensor::MakeValue(OptionalOf(DataType::kFloat32), {a, a});
+  ASSERT_FALSE(bad.ok());
+  bad = Tensor::MakeValue(DataType::kFloat32, {});
+  ASSERT_FALSE(bad.ok());
+  // Resizing a value's handle makes it a tensor again.
+  Tensor t = *s;
+  ASSERT_TRUE(t.Resize(DataType::kFloat32, {3}).ok());
+  EXPECT_FALSE(t.is_value());
+  EXPECT_TRUE(t.values().empty());
+  EXPECT_EQ(s->values().size(), 1u);
+}
+
+}  // namespace
+}  // namespace loom

@@ -56,12 +56,19 @@ sdk::Status RegisterQuantizationSchemas(sdk::Registrar& reg);
 sdk::Status RegisterDetectionSchemas(sdk::Registrar& reg);  // detection.cc: NonMaxSuppression
 // signal.cc: HannWindow, HammingWindow, BlackmanWindow
 sdk::Status RegisterSignalSchemas(sdk::Registrar& reg);
+// signal_spectral.cc: DFT, STFT, MelWeightMatrix
+sdk::Status RegisterSignalSpectralSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorReverseSequenceSchemas(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
 sdk::Status RegisterMathDetSchemas(sdk::Registrar& reg);  // math_det.cc: Det
 sdk::Status RegisterTensorUniqueSchemas(sdk::Registrar& reg);  // tensor_unique.cc: Unique
 sdk::Status RegisterNnUnpoolSchemas(sdk::Registrar& reg);  // nn_unpool.cc: MaxUnpool
+// sequence.cc: SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceAt, SequenceErase, SequenceLength,
+// SplitToSequence, ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement
+sdk::Status RegisterSequenceSchemas(sdk::Registrar& reg);
 // nn_tfidf_vectorizer.cc: TfIdfVectorizer
 sdk::Status RegisterNnTfIdfVectorizerSchemas(sdk::Registrar& reg);
+sdk::Status RegisterTensorGridSampleSchemas(sdk::Registrar& reg);  // tensor_grid_sample.cc: GridSample
+sdk::Status RegisterDetectionRoiAlignSchemas(sdk::Registrar& reg);  // detection_roi_align.cc: RoiAlign
 
 }  // namespace ops
 }  // namespace loom

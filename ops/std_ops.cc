@@ -15,8 +15,9 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
     RegisterTensorExpandTileRangeSchemas, RegisterTensorPadSpaceDepthSchemas, RegisterTensorOneHotSchemas,
     RegisterTensorGatherScatterSchemas, RegisterTensorResizeUpsampleSchemas, RegisterReductionSumMeanMaxMinSchemas,
     RegisterReductionArgMaxProdLogSumSchemas, RegisterRnnSchemas, RegisterGradientSchemas, RegisterTrainingSchemas,
-    RegisterQuantizationSchemas, RegisterDetectionSchemas, RegisterSignalSchemas,
+    RegisterQuantizationSchemas, RegisterDetectionSchemas, RegisterSignalSchemas, RegisterSignalSpectralSchemas,
     RegisterTensorReverseSequenceSchemas, RegisterMathDetSchemas, RegisterTensorUniqueSchemas,
-    RegisterNnUnpoolSchemas, RegisterNnTfIdfVectorizerSchemas,
+    RegisterNnUnpoolSchemas, RegisterNnTfIdfVectorizerSchemas, RegisterSequenceSchemas,
+    RegisterTensorGridSampleSchemas, RegisterDetectionRoiAlignSchemas,
   });
 }

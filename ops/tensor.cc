@@ -296,8 +296,8 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        "whose values are not read.",
        {"input:T1", "target_type:T2|only its dtype matters"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
        {std::string("saturate:int=1|") + kSaturateDoc}, Fn<InferLike<1, 0>>()},
-      {"Identity", 16, "ONNX Identity-16 (tensors): output = input.", {"input:T"}, {"output:T"}, {bytes}, {},
-       &SameShapeAsInput0, true},
+      {"Identity", 16, "ONNX Identity-16: output = input, a tensor, sequence or optional (shared: values are immutable).",
+       {"input:T"}, {"output:T"}, {{"T", AllValueTypes()}}, {}, &SameShapeAsInput0, true},
       {"Constant", 13,
        "ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
        "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.",

@@ -55,6 +55,17 @@ PIN(offsetof(LoomKernelContextApi, OpResource_Acquire), 24);
 PIN(offsetof(LoomKernelContextApi, OpResource_Release), 40);
 PIN(offsetof(LoomKernelContextApi, Prepare_FpMathMode), 48); /* its version 2 */
 PIN(sizeof(LoomKernelContextApi), 56);
+PIN(offsetof(LoomValueApi, version), 8);
+PIN(offsetof(LoomValueApi, Value_Count), 16); /* its version 1 */
+PIN(offsetof(LoomValueApi, Value_At), 24);
+PIN(offsetof(LoomValueApi, Value_Set), 32);
+PIN(offsetof(LoomValueApi, Value_Assign), 40);
+PIN(offsetof(LoomValueApi, Value_NewTensor), 48);
+PIN(offsetof(LoomValueApi, Value_FreeTensor), 56);
+PIN(sizeof(LoomValueApi), 64);
+PIN(LOOM_SUBAPI_VALUES, 2);
+PIN(LOOM_DTYPE_SEQUENCE, 0x100);
+PIN(LOOM_DTYPE_OPTIONAL, 0x200);
 PIN(offsetof(LoomSchemaDef, fold), 144); /* version 11 */
 PIN(LOOM_SUBAPI_KERNEL_CONTEXT, 1);
 PIN(LOOM_ABI_VERSION, 11u);

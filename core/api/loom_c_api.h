@@ -86,6 +86,14 @@ typedef int32_t LoomDataType;
 #define LOOM_DTYPE_UINT32 12
 #define LOOM_DTYPE_UINT64 13
 #define LOOM_DTYPE_BFLOAT16 16
+/* Since the values table (LOOM_SUBAPI_VALUES): the types of ONNX's
+ * non-tensor values, as flags over a tensor code. A sequence of tensors of
+ * element type E is LOOM_DTYPE_SEQUENCE | E; an optional of type X (a
+ * tensor or a sequence type) is LOOM_DTYPE_OPTIONAL | X. Such a value has
+ * no bytes of its own (TensorData is NULL, TensorNumElements 0, shape [0]);
+ * its tensors are read through LoomValueApi. */
+#define LOOM_DTYPE_SEQUENCE 0x100
+#define LOOM_DTYPE_OPTIONAL 0x200
 
 /* Attribute types: ONNX AttributeProto.AttributeType codes (NET = GRAPH). */
 typedef enum LoomAttrType {
@@ -625,7 +633,8 @@ typedef struct LoomApi {
 
 /* Since 11: the sub-tables GetSubApi hands out. */
 typedef enum LoomSubApiKind {
-  LOOM_SUBAPI_KERNEL_CONTEXT = 1 /* LoomKernelContextApi */
+  LOOM_SUBAPI_KERNEL_CONTEXT = 1, /* LoomKernelContextApi */
+  LOOM_SUBAPI_VALUES = 2          /* LoomValueApi */
 } LoomSubApiKind;
 
 /* Since 11 (its version 1; version 2 adds Prepare_FpMathMode): what a
@@ -671,6 +680,39 @@ typedef struct LoomKernelContextApi {
    * nets inherit their enclosing net's mode. */
   int (*Prepare_FpMathMode)(const LoomPrepareContext* ctx);
 } LoomKernelContextApi;
+
+/* Sequence and optional values (ONNX sequence(tensor) and optional types),
+ * version 1. A value is a LoomTensor whose dtype has LOOM_DTYPE_SEQUENCE or
+ * LOOM_DTYPE_OPTIONAL set; it holds a list of tensors (a sequence: any
+ * number, all of its element type; an optional: none, or one value of its
+ * inner type). Values are immutable once made: ops make new ones, and a
+ * sequence's tensors are shared between the sequences made from it. */
+typedef struct LoomValueApi {
+  size_t struct_size;  /* sizeof(LoomValueApi) in the core */
+  uint32_t version;    /* the newest version of this table the core provides */
+  /* How many values `v` holds: a sequence's length, 1 or 0 for an optional
+   * (0: "none"), 0 for a tensor. */
+  size_t (*Value_Count)(const LoomTensor* v);
+  /* Value i of `v` (a tensor, or an optional's sequence); NULL when i is
+   * out of range. Valid while `v` keeps its value. */
+  const LoomTensor* (*Value_At)(const LoomTensor* v, size_t i);
+  /* Makes `v` the value of type `type` (a sequence or optional code)
+   * holding `n` values: for a sequence, tensors of its element type; for
+   * an optional, n <= 1 values of its inner type. Tensors are copied into
+   * memory of the value's own (a blob's memory may be reused by the next
+   * op), except those read with Value_At from another value, which are
+   * shared. INVALID_ARGUMENT names the mismatched type. */
+  LoomStatus* (*Value_Set)(LoomTensor* v, LoomDataType type, const LoomTensor* const* values, size_t n);
+  /* Makes `dst` hold the same value as `src`, a sequence or optional (no
+   * copy: values are immutable). INVALID_ARGUMENT when `src` is a tensor. */
+  LoomStatus* (*Value_Assign)(LoomTensor* dst, const LoomTensor* src);
+  /* A CPU tensor of `dtype` and `dims` (uninitialized) that the caller owns
+   * and frees with Value_FreeTensor: contents for Value_Set that no blob
+   * holds (SplitToSequence's pieces). NULL and *status on a bad dtype or
+   * shape, or when memory runs out. */
+  LoomTensor* (*Value_NewTensor)(LoomDataType dtype, const int64_t* dims, size_t rank, LoomStatus** status);
+  void (*Value_FreeTensor)(LoomTensor* t);
+} LoomValueApi;
 
 /* Version 2 of LoomKernelContextApi: what Prepare_FpMathMode reports. */
 typedef enum LoomFpMathMode {

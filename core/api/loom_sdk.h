@@ -180,6 +180,14 @@ inline const char* DTypeName(LoomDataType t) {
   }
 }
 
+// DTypeName, or for a sequence / optional type "seq(float32)",
+// "optional(seq(int64))" (the core's DataTypeName).
+inline std::string TypeName(LoomDataType t) {
+  if (t & LOOM_DTYPE_OPTIONAL) return "optional(" + TypeName(t & ~LOOM_DTYPE_OPTIONAL) + ")";
+  if (t & LOOM_DTYPE_SEQUENCE) return "seq(" + TypeName(t & ~LOOM_DTYPE_SEQUENCE) + ")";
+  return DTypeName(t);
+}
+
 // A non-owning view of a tensor handed to a kernel.
 class Tensor {
  public:
@@ -289,6 +297,77 @@ inline const LoomKernelContextApi* KernelContextApi() {
   return table;
 }
 
+// ONNX sequence and optional values (LoomValueApi): a value is a tensor
+// handle whose dtype carries LOOM_DTYPE_SEQUENCE or LOOM_DTYPE_OPTIONAL.
+inline bool IsValueType(LoomDataType t) { return (t & (LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL)) != 0; }
+inline bool IsSequenceType(LoomDataType t) {
+  return (t & (LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL)) == LOOM_DTYPE_SEQUENCE;
+}
+inline bool IsOptionalType(LoomDataType t) { return (t & LOOM_DTYPE_OPTIONAL) != 0; }
+// A sequence's element type, an optional's inner type.
+inline LoomDataType ValueElementType(LoomDataType t) {
+  return (t & LOOM_DTYPE_OPTIONAL) ? (t & ~LOOM_DTYPE_OPTIONAL) : (t & ~LOOM_DTYPE_SEQUENCE);
+}
+// The core's values table, or nullptr from a core without it.
+inline const LoomValueApi* ValueApi() {
+  static const LoomValueApi* table = LOOM_SDK_API_HAS(GetSubApi) && Api().GetSubApi != nullptr
+                                         ? static_cast<const LoomValueApi*>(Api().GetSubApi(LOOM_SUBAPI_VALUES, 1))
+                                         : nullptr;
+  return table;
+}
+// What value `v` holds (a sequence's tensors; an optional's zero or one
+// value); empty for a tensor or from a core without the table.
+inline std::vector<Tensor> ValuesOf(const Tensor& v) {
+  std::vector<Tensor> out;
+  const LoomValueApi* a = ValueApi();
+  if (a == nullptr || !v.present()) return out;
+  const size_t n = a->Value_Count(v.handle());
+  for (size_t i = 0; i < n; ++i) out.emplace_back(a->Value_At(v.handle(), i));
+  return out;
+}
+// Makes blob `v` the value of `type` holding `values` (LoomValueApi::
+// Value_Set: tensors copied unless they came from ValuesOf).
+inline Status SetValue(LoomTensor* v, LoomDataType type, const std::vector<Tensor>& values) {
+  const LoomValueApi* a = ValueApi();
+  if (a == nullptr) return Status(LOOM_UNIMPLEMENTED, "the core has no values table (sequences, optionals)");
+  std::vector<const LoomTensor*> h;
+  for (const Tensor& t : values) h.push_back(t.handle());
+  return Status(a->Value_Set(v, type, h.data(), h.size()));
+}
+// A CPU tensor the kernel owns (LoomValueApi::Value_NewTensor), freed when
+// this goes: contents for SetValue that no blob holds. Move-only.
+class OwnedTensor {
+ public:
+  OwnedTensor() = default;
+  OwnedTensor(OwnedTensor&& o) noexcept : t_(std::exchange(o.t_, nullptr)) {}
+  OwnedTensor& operator=(OwnedTensor&& o) noexcept {
+    if (this != &o) { Reset(); t_ = std::exchange(o.t_, nullptr); }
+    return *this;
+  }
+  OwnedTensor(const OwnedTensor&) = delete;
+  OwnedTensor& operator=(const OwnedTensor&) = delete;
+  ~OwnedTensor() { Reset(); }
+  static Status Create(LoomDataType dtype, const std::vector<int64_t>& dims, OwnedTensor* out) {
+    const LoomValueApi* a = ValueApi();
+    if (a == nullptr) return Status(LOOM_UNIMPLEMENTED, "the core has no values table (sequences, optionals)");
+    LoomStatus* st = nullptr;
+    out->Reset();
+    out->t_ = a->Value_NewTensor(dtype, dims.data(), dims.size(), &st);
+    return Status(st);
+  }
+  Tensor get() const { return Tensor(t_); }
+  void Reset() { if (t_) ValueApi()->Value_FreeTensor(std::exchange(t_, nullptr)); }
+
+ private:
+  LoomTensor* t_ = nullptr;
+};
+// Makes blob `dst` share the sequence or optional `src`.
+inline Status AssignValue(LoomTensor* dst, const Tensor& src) {
+  const LoomValueApi* a = ValueApi();
+  if (a == nullptr) return Status(LOOM_UNIMPLEMENTED, "the core has no values table (sequences, optionals)");
+  return Status(a->Value_Assign(dst, src.handle()));
+}
+
 // Sizes `t` (a blob of a workspace the kernel of `ctx` keeps: its nested
 // nets' inputs, links, outputs) as an op's output is sized: the running
 // net's max_tensor_bytes, memory from the net's pool
@@ -351,6 +430,9 @@ class KernelContext {
     if (s.ok()) *out = Tensor(t);
     return s;
   }
+  // Output i's blob as it is, unsized: for a sequence or optional output
+  // (SetValue, AssignValue). nullptr when the output is not requested.
+  LoomTensor* OutputHandle(size_t i) { return i < num_outputs() ? Api().Ctx_OutputHandle(ctx_, i) : nullptr; }
   int num_threads() const { return Api().Ctx_NumThreads(ctx_); }
   void* stream() const { return Api().Ctx_Stream(ctx_); }
   // A limit of the net this op runs in (LoomLimit; ABI 2's Ctx_Limit): <= 0

@@ -61,6 +61,10 @@ const void* GetSubApi(uint32_t kind, uint32_t version) {
       const LoomKernelContextApi* t = GetKernelContextApi();
       return version <= t->version ? t : nullptr;
     }
+    case LOOM_SUBAPI_VALUES: {
+      const LoomValueApi* t = GetValueApi();
+      return version <= t->version ? t : nullptr;
+    }
     default: return nullptr;
   }
 }

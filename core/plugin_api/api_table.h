@@ -19,6 +19,7 @@ void FillGradientApi(LoomApi* api);       // Grad_*: gradient makers (gradient_a
 
 // The sub-tables of LoomApi::GetSubApi (ABI 11), each from its group's file.
 const LoomKernelContextApi* GetKernelContextApi();  // context_api.cc
+const LoomValueApi* GetValueApi();                  // value_api.cc
 
 // Timestep executors made through the ABI and not yet released (for tests:
 // kernels must release theirs, so nothing grows across runs).

@@ -125,6 +125,8 @@ bool Droppable(const onnx::NodeProto& node, const onnx::AttributeProto& a) {
 absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bool subgraph,
                                     onnx::GraphProto* take_data = nullptr);
 
+int32_t TypeCode(const onnx::TypeProto& t);
+
 absl::Status ConvertAttribute(const onnx::AttributeProto& a, int64_t opset, Argument* out) {
   out->set_name(a.name());
   switch (a.type()) {
@@ -153,6 +155,16 @@ absl::Status ConvertAttribute(const onnx::AttributeProto& a, int64_t opset, Argu
         *out->add_nets() = *n;
       }
       break;
+    case onnx::AttributeProto::TYPE_PROTO: {  // Optional's `type`: Loom's type code
+      const int32_t code = TypeCode(a.tp());
+      if (code == 0) {
+        return absl::InvalidArgumentError(absl::StrCat("attribute '", a.name(),
+                                                       "' names a type Loom does not hold (a tensor, sequence of "
+                                                       "tensors or optional of either, of a numeric or bool dtype)"));
+      }
+      out->set_i(code);
+      break;
+    }
     default:
       return absl::InvalidArgumentError(absl::StrCat("attribute '", a.name(), "' has ONNX type ", a.type(),
                                                      ", which Loom does not hold"));
@@ -174,6 +186,33 @@ const char* DtypeName(int32_t code) {
     case 16: return "bfloat16";
     default: return "";
   }
+}
+
+// A value's type code (core/dtype.h): a tensor's dtype, sequence(tensor(E))
+// as LOOM_DTYPE_SEQUENCE | E, optional(X) as LOOM_DTYPE_OPTIONAL | X's; 0
+// for what Loom does not hold (strings, maps, sparse tensors).
+int32_t TypeCode(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) return *DtypeName(t.tensor_type().elem_type()) ? t.tensor_type().elem_type() : 0;
+  if (t.has_sequence_type()) {
+    const onnx::TypeProto& e = t.sequence_type().elem_type();
+    return e.has_tensor_type() && TypeCode(e) != 0 ? TypeCode(e) | LOOM_DTYPE_SEQUENCE : 0;
+  }
+  if (t.has_optional_type()) {
+    const int32_t inner = TypeCode(t.optional_type().elem_type());
+    return inner != 0 && (inner & LOOM_DTYPE_OPTIONAL) == 0 ? inner | LOOM_DTYPE_OPTIONAL : 0;
+  }
+  return 0;
+}
+
+// The type's name as core/dtype.h's DataTypeName writes it ("float32",
+// "seq(int64)", "optional(seq(float32))"); "" for what Loom does not hold.
+std::string TypeName(const onnx::TypeProto& t) {
+  const int32_t code = TypeCode(t);
+  if (code == 0) return "";
+  std::string name = DtypeName(code & ~(LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL));
+  if (code & LOOM_DTYPE_SEQUENCE) name = "seq(" + name + ")";
+  if (code & LOOM_DTYPE_OPTIONAL) name = "optional(" + name + ")";
+  return name;
 }
 
 // Names a subgraph reads from enclosing graphs (ONNX outer-scope values):
@@ -249,20 +288,20 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
         }
         if (static_shape) *net.add_arg() = shape;
       }
-      if (*DtypeName(tt.elem_type())) {
-        Argument* dt = net.add_arg();
-        dt->set_name("input_dtype." + in.name());
-        dt->set_s(DtypeName(tt.elem_type()));
-      }
+    }
+    if (!TypeName(in.type()).empty()) {
+      Argument* dt = net.add_arg();
+      dt->set_name("input_dtype." + in.name());
+      dt->set_s(TypeName(in.type()));
     }
   }
   for (const auto& out : g.output()) {
     net.add_external_output(out.name());
     // Output dtypes let control-flow ops infer theirs before the body runs.
-    if (out.type().has_tensor_type() && *DtypeName(out.type().tensor_type().elem_type())) {
+    if (!TypeName(out.type()).empty()) {
       Argument* dt = net.add_arg();
       dt->set_name("output_dtype." + out.name());
-      dt->set_s(DtypeName(out.type().tensor_type().elem_type()));
+      dt->set_s(TypeName(out.type()));
     }
   }
   // ONNX requires nodes in topological order. A node that reads what only
@@ -389,6 +428,13 @@ absl::StatusOr<NetDef> ConvertGraph(const onnx::GraphProto& g, int64_t opset, bo
         t->set_name("training_mode");
         t->set_i(1);
       }
+    }
+    // RoiAlign-10 has no coordinate_transformation_mode and samples as
+    // opset 16's "output_half_pixel"; 16's default is "half_pixel".
+    if (node.op_type() == "RoiAlign" && opset < 16 && !HasAttribute(node, "coordinate_transformation_mode")) {
+      Argument* m = op->add_arg();
+      m->set_name("coordinate_transformation_mode");
+      m->set_s("output_half_pixel");
     }
   }
   if (subgraph) {

@@ -23,8 +23,23 @@ namespace controlflow {
 using nested::NetDefSummary;
 using nested::ReadNetDefSummary;
 
-// "float32" etc. (sdk::DTypeName's names) -> dtype; UNDEFINED if unknown.
+// "float32" etc. (sdk::TypeName's names, "seq(float32)" and
+// "optional(...)" included) -> type code; UNDEFINED if unknown.
 inline LoomDataType DTypeFromName(const std::string& name) {
+  auto wrapped = [&](const std::string& head, std::string* inner) {
+    if (name.size() <= head.size() + 1 || name.compare(0, head.size(), head) != 0 || name.back() != ')') return false;
+    *inner = name.substr(head.size(), name.size() - head.size() - 1);
+    return true;
+  };
+  std::string inner;
+  if (wrapped("seq(", &inner)) {
+    const LoomDataType e = DTypeFromName(inner);
+    return e == LOOM_DTYPE_UNDEFINED || sdk::IsValueType(e) ? LOOM_DTYPE_UNDEFINED : e | LOOM_DTYPE_SEQUENCE;
+  }
+  if (wrapped("optional(", &inner)) {
+    const LoomDataType e = DTypeFromName(inner);
+    return e == LOOM_DTYPE_UNDEFINED || sdk::IsOptionalType(e) ? LOOM_DTYPE_UNDEFINED : e | LOOM_DTYPE_OPTIONAL;
+  }
   static const LoomDataType kAll[] = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
                                       LOOM_DTYPE_INT8,  LOOM_DTYPE_UINT8,  LOOM_DTYPE_INT16,   LOOM_DTYPE_UINT16,
                                       LOOM_DTYPE_INT32, LOOM_DTYPE_UINT32, LOOM_DTYPE_INT64,   LOOM_DTYPE_UINT64,
@@ -108,10 +123,12 @@ class Body {
 };
 
 // Sizes dst (a body blob) like src (dtype and shape), from the pool of the
-// net ctx's op runs in, and copies src's bytes into it.
+// net ctx's op runs in, and copies src's bytes into it. A sequence or
+// optional is shared instead (values are immutable).
 inline sdk::Status CopyTensor(sdk::KernelContext& ctx, LoomTensor* dst, const LoomTensor* src) {
   if (dst == src) return sdk::Status::Ok();
   sdk::Tensor s(src);
+  if (sdk::IsValueType(s.dtype())) return sdk::AssignValue(dst, s);
   LOOM_SDK_RETURN_IF_ERROR(sdk::ResizeTensor(ctx.handle(), dst, s.dtype(), s.dims_data(), s.rank(), "a body's carried value"));
   return sdk::Status(sdk::Api().Tensor_Copy(dst, src));
 }
@@ -120,6 +137,7 @@ inline sdk::Status CopyTensor(sdk::KernelContext& ctx, LoomTensor* dst, const Lo
 // dtype must be the one inferred for it.
 inline sdk::Status CopyToOutput(sdk::KernelContext& ctx, size_t i, const LoomTensor* src) {
   sdk::Tensor s(src), out;
+  if (sdk::IsValueType(s.dtype())) return sdk::AssignValue(ctx.OutputHandle(i), s);
   LOOM_SDK_RETURN_IF_ERROR(ctx.Output(i, s.dtype(), s.shape(), &out));
   return sdk::Status(sdk::Api().Tensor_Copy(const_cast<LoomTensor*>(out.handle()), src));
 }

@@ -11,6 +11,7 @@ namespace controlflow {
 sdk::Status RegisterIf(sdk::Registrar& reg);    // if.cc: ONNX If
 sdk::Status RegisterLoop(sdk::Registrar& reg);  // loop.cc: ONNX Loop
 sdk::Status RegisterScan(sdk::Registrar& reg);  // scan.cc: ONNX Scan
+sdk::Status RegisterSequenceMap(sdk::Registrar& reg);  // sequence_map.cc: ONNX SequenceMap
 
 }  // namespace controlflow
 }  // namespace loom

@@ -83,12 +83,19 @@ sdk::Status RegisterQuantizedConvTransposeKernels(sdk::Registrar& reg);
 sdk::Status RegisterDetectionKernels(sdk::Registrar& reg);
 // signal.cc: HannWindow, HammingWindow, BlackmanWindow
 sdk::Status RegisterSignalKernels(sdk::Registrar& reg);
+// signal_spectral.cc: DFT, STFT, MelWeightMatrix
+sdk::Status RegisterSignalSpectralKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorReverseSequenceKernels(sdk::Registrar& reg);  // tensor_reverse_sequence.cc: ReverseSequence
 sdk::Status RegisterMathDetKernels(sdk::Registrar& reg);  // math_det.cc: Det
 sdk::Status RegisterTensorUniqueKernels(sdk::Registrar& reg);  // tensor_unique.cc: Unique
 sdk::Status RegisterNnUnpoolKernels(sdk::Registrar& reg);  // nn_unpool.cc: MaxUnpool
+// sequence.cc: SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceAt, SequenceErase, SequenceLength,
+// SplitToSequence, ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement
+sdk::Status RegisterSequenceKernels(sdk::Registrar& reg);
 // nn_tfidf_vectorizer.cc: TfIdfVectorizer
 sdk::Status RegisterNnTfIdfVectorizerKernels(sdk::Registrar& reg);
+sdk::Status RegisterTensorGridSampleKernels(sdk::Registrar& reg);  // tensor_grid_sample.cc: GridSample
+sdk::Status RegisterDetectionRoiAlignKernels(sdk::Registrar& reg);  // detection_roi_align.cc: RoiAlign
 // quantized_dynamic_matmul.cc: DynamicQuantizeMatMul (Loom's domain)
 sdk::Status RegisterQuantizedDynamicMatMulKernels(sdk::Registrar& reg);
 // quantized_dynamic_rnn.cc: DynamicQuantizeLSTM (Loom's domain)

@@ -20,8 +20,9 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterQuantizationKernels, RegisterQuantizedMatMulConvKernels, RegisterQuantizedAddKernels,
     RegisterQuantizedLookupKernels, RegisterQuantizedGlobalPoolKernels, RegisterQuantizedFloatMulKernels,
     RegisterQuantizedConvTransposeKernels, RegisterQuantizedDynamicMatMulKernels,
-    RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels, RegisterSignalKernels,
+    RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels, RegisterSignalKernels, RegisterSignalSpectralKernels,
     RegisterTensorReverseSequenceKernels, RegisterMathDetKernels, RegisterTensorUniqueKernels,
-    RegisterNnUnpoolKernels, RegisterNnTfIdfVectorizerKernels,
+    RegisterNnUnpoolKernels, RegisterNnTfIdfVectorizerKernels, RegisterSequenceKernels,
+    RegisterTensorGridSampleKernels, RegisterDetectionRoiAlignKernels,
   });
 }

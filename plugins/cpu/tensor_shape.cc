@@ -38,6 +38,7 @@ class IdentityKernel {
   Status Init(const KernelInfo&) { return Status::Ok(); }
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), y;
+    if (sdk::IsValueType(x.dtype())) return sdk::AssignValue(ctx.OutputHandle(0), x);  // shared: immutable
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), x.shape(), &y));
     CopyData(x, y);
     return Status::Ok();
@@ -148,7 +149,13 @@ Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<IdentityKernel>("Identity", {"CPU", "", 0, {{"T", all}}}));
+  std::vector<LoomDataType> values = all;  // Identity-16 passes sequences and optionals on too
+  for (LoomDataType t : all) {
+    values.push_back(t | LOOM_DTYPE_SEQUENCE);
+    values.push_back(t | LOOM_DTYPE_OPTIONAL);
+    values.push_back(t | LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL);
+  }
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<IdentityKernel>("Identity", {"CPU", "", 0, {{"T", values}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeKernel>("Shape", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConstantKernel>("Constant", {"CPU", "", 0, {{"T", all}}}));
   return Status::Ok();

@@ -84,6 +84,14 @@ py::array ShareTensor(Tensor t) {
   return py::array(dtype, shape, held->raw_data(), base);
 }
 
+py::object ShareValue(Tensor t) {
+  if (!t.is_value()) return ShareTensor(std::move(t));
+  if (IsOptionalType(t.dtype())) return t.values().empty() ? py::none() : ShareValue(t.values()[0]);
+  py::list items;
+  for (const Tensor& v : t.values()) items.append(ShareValue(v));
+  return std::move(items);
+}
+
 py::array CopyTensor(const Tensor& t) { return ShareTensor(Value(t.Clone())); }
 
 }  // namespace python

@@ -33,6 +33,10 @@ Tensor CopyArray(const pybind11::handle& value, const std::string& name);
 // A numpy array over `t`'s memory, keeping the tensor alive (no copy).
 pybind11::array ShareTensor(Tensor t);
 
+// ShareTensor for a tensor; for an ONNX sequence a list of arrays, for an
+// optional None or its value (as ONNX Runtime's Python API returns them).
+pybind11::object ShareValue(Tensor t);
+
 // A numpy array with a copy of `t`'s values (Caffe2's FetchBlob: the
 // workspace may reuse the memory on the next run).
 pybind11::array CopyTensor(const Tensor& t);

@@ -73,7 +73,7 @@ py::list Run(const Session& s, const py::object& output_names, const py::dict& f
     out = s.Run(feeds, fetches);
   }
   py::list result;
-  for (Tensor& t : Value(std::move(out))) result.append(ShareTensor(std::move(t)));
+  for (Tensor& t : Value(std::move(out))) result.append(ShareValue(std::move(t)));
   return result;
 }
 

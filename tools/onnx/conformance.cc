@@ -59,6 +59,7 @@
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/onnx-data_pb.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "tools/child_process.h"
 #include "session/registry_setup.h"
@@ -91,16 +92,7 @@ struct Result {
   std::vector<std::string> ops;
 };
 
-absl::StatusOr<Tensor> LoadOnnxTensor(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  onnx::TensorProto t;
-  if (!t.ParseFromString(ss.str()) || (t.dims_size() == 0 && !t.has_raw_data() && t.float_data_size() == 0 &&
-                                       t.int32_data_size() == 0 && t.int64_data_size() == 0 && t.double_data_size() == 0 &&
-                                       t.data_type() == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a TensorProto (sequences and maps are not supported)"));
-  }
+absl::StatusOr<Tensor> ConvertOnnxTensor(const onnx::TensorProto& t) {
   // Reuse the importer's conversion through a one-tensor model.
   onnx::ModelProto m;
   *m.mutable_graph()->add_initializer() = t;
@@ -110,12 +102,84 @@ absl::StatusOr<Tensor> LoadOnnxTensor(const std::string& path) {
   return TensorFromProto(net->initializer(0));
 }
 
+absl::StatusOr<Tensor> ConvertOnnxSequence(const onnx::SequenceProto& s, DataType type) {
+  if (s.elem_type() != onnx::SequenceProto::TENSOR && s.tensor_values_size() + s.sequence_values_size() > 0) {
+    return absl::InvalidArgumentError("sequences of other than tensors are not Loom values");
+  }
+  std::vector<Tensor> items;
+  for (const auto& t : s.tensor_values()) {
+    auto v = ConvertOnnxTensor(t);
+    if (!v.ok()) return v.status();
+    items.push_back(*std::move(v));
+  }
+  return Tensor::MakeValue(type, std::move(items));
+}
+
+// An ONNX test's input or output file: a TensorProto, or for a value of
+// sequence or optional type (`type`, from the graph's declaration) a
+// SequenceProto or OptionalProto.
+absl::StatusOr<Tensor> LoadOnnxValue(const std::string& path, DataType type = DataType::kUndefined) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (IsSequenceType(type)) {
+    onnx::SequenceProto s;
+    if (!s.ParseFromString(ss.str())) return absl::InvalidArgumentError(absl::StrCat(path, ": not a SequenceProto"));
+    return ConvertOnnxSequence(s, type);
+  }
+  if (IsOptionalType(type)) {
+    onnx::OptionalProto o;
+    if (!o.ParseFromString(ss.str())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an OptionalProto"));
+    const DataType inner = ValueElementType(type);
+    if (o.has_tensor_value()) {
+      auto v = ConvertOnnxTensor(o.tensor_value());
+      if (!v.ok()) return v.status();
+      return Tensor::MakeValue(type, {*std::move(v)});
+    }
+    if (o.has_sequence_value()) {
+      auto v = ConvertOnnxSequence(o.sequence_value(), inner);
+      if (!v.ok()) return v.status();
+      return Tensor::MakeValue(type, {*std::move(v)});
+    }
+    return Tensor::MakeValue(type, {});
+  }
+  onnx::TensorProto t;
+  if (!t.ParseFromString(ss.str()) || (t.dims_size() == 0 && !t.has_raw_data() && t.float_data_size() == 0 &&
+                                       t.int32_data_size() == 0 && t.int64_data_size() == 0 && t.double_data_size() == 0 &&
+                                       t.data_type() == 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a TensorProto (maps are not supported)"));
+  }
+  return ConvertOnnxTensor(t);
+}
+
+// The type the graph declares for input or output `name` ("input_dtype." /
+// "output_dtype." arguments); kUndefined when it declares none.
+DataType DeclaredType(const NetDef& net, const std::string& key) {
+  for (const auto& a : net.arg()) {
+    if (a.name() == key) {
+      absl::StatusOr<DataType> t = ParseDataType(a.s());
+      return t.ok() ? *t : DataType::kUndefined;
+    }
+  }
+  return DataType::kUndefined;
+}
+
 bool IsFloat(DataType d) {
   return d == DataType::kFloat32 || d == DataType::kFloat64 || d == DataType::kFloat16 || d == DataType::kBFloat16;
 }
 
 // "" when equal; otherwise what differs.
 std::string Compare(const std::string& name, const Tensor& got, const Tensor& want) {
+  if (got.is_value() || want.is_value()) {  // sequences and optionals: type, count, then each value
+    if (got.dtype() != want.dtype() || got.values().size() != want.values().size()) {
+      return absl::StrCat("output '", name, "': expected ", want.DebugString(), ", found ", got.DebugString());
+    }
+    for (size_t i = 0; i < want.values().size(); ++i) {
+      std::string d = Compare(absl::StrCat(name, "[", i, "]"), got.values()[i], want.values()[i]);
+      if (!d.empty()) return d;
+    }
+    return "";
+  }
   // bfloat16 expectations come as uint16 bit patterns (see the inputs).
   if (got.dtype() == DataType::kBFloat16 && want.dtype() == DataType::kUInt16 && got.dims() == want.dims()) {
     for (int64_t i = 0; i < want.num_elements(); ++i) {
@@ -211,7 +275,7 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     for (int i = 0; i < net->external_input_size(); ++i) {
       fs::path p = set / absl::StrCat("input_", i, ".pb");
       if (!fs::exists(p)) continue;  // an optional input left out
-      auto t = LoadOnnxTensor(p.string());
+      auto t = LoadOnnxValue(p.string(), DeclaredType(*net, "input_dtype." + net->external_input(i)));
       if (!t.ok()) {
         r.detail = std::string(t.status().message());
         return r;
@@ -250,7 +314,7 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     for (int i = 0; i < net->external_output_size(); ++i) {
       fs::path p = set / absl::StrCat("output_", i, ".pb");
       if (!fs::exists(p)) continue;
-      auto want = LoadOnnxTensor(p.string());
+      auto want = LoadOnnxValue(p.string(), DeclaredType(*net, "output_dtype." + net->external_output(i)));
       if (!want.ok()) {
         r.detail = std::string(want.status().message());
         return r;
@@ -428,9 +492,6 @@ std::string KnownReason(const std::string& test) {
       {"test_castlike_STRING", "string tensors are not a Loom dtype."},
       {"test_training_dropout", "training-mode Dropout draws a random mask; the expected data comes from NumPy's generator, "
                                 "which a runtime cannot reproduce."},
-      {"test_identity_opt", "optional values (ONNX Optional type) are not Loom values."},
-      {"test_if_opt", "optional values (ONNX Optional type) are not Loom values."},
-      {"test_identity_sequence", "sequence values (ONNX Sequence type) are not Loom values."},
       {"test_scan_sum", "Scan-8 (batched, with sequence_lens) was replaced in opset 9; Loom implements Scan from opset 9."},
   };
   for (const auto& [prefix, why] : kReasons) {

@@ -6,7 +6,8 @@
 // optionals, one too few or too many), attributes of the schema with the
 // right type or a wrong one (edge values: negative, zero, huge, NaN) plus
 // unknown ones, outputs (sometimes reusing a name), engine and device. The
-// net's inputs are fed with chosen dtypes (mostly those the schema allows),
+// net's inputs are fed with chosen dtypes (mostly those the schema allows;
+// a sequence or optional type gets a value of 0-2 such tensors),
 // shapes of rank 0-5 with zero, small and large dims (at most kMaxFedElements
 // elements) and values including negatives and extremes (shape, axes and
 // index inputs); sometimes an input is an initializer instead, with a
@@ -132,6 +133,13 @@ class Builder {
 
   // Values: the first few from the input, then repeated.
   Tensor AnyTensor(DataType dtype, Shape dims) {
+    if (IsValueType(dtype)) {  // a sequence of 0-2 tensors, an optional none or holding one
+      std::vector<Tensor> items;
+      const int count = fdp_.ConsumeIntegralInRange(0, IsOptionalType(dtype) ? 1 : 2);
+      for (int i = 0; i < count; ++i) items.push_back(AnyTensor(ValueElementType(dtype), dims));
+      absl::StatusOr<Tensor> v = Tensor::MakeValue(dtype, std::move(items));
+      return v.ok() ? *std::move(v) : Tensor();
+    }
     Tensor t = Tensor::Zeros(dtype, std::move(dims));
     int64_t n = t.num_elements();
     size_t es = DataTypeSize(dtype);

@@ -57,6 +57,7 @@ static const char* TensorTypeName(DataType t) {
     case DataType::kInt64: return "int64";
     case DataType::kUInt64: return "uint64";
     case DataType::kBool: return "bool";
+    case DataType::kString: return "string";
     default: return "undefined";
   }
 }
@@ -81,12 +82,12 @@ absl::StatusOr<DataType> ParseDataType(absl::string_view name) {
   }
   if (name == "float") return DataType::kFloat32;
   if (name == "double") return DataType::kFloat64;
-  for (int32_t c : {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16}) {
+  for (int32_t c : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16}) {
     if (name == DataTypeName(static_cast<DataType>(c))) return static_cast<DataType>(c);
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown data type '", name,
                                                  "'; expected float32, float64, float16, bfloat16, "
-                                                 "int8, uint8, int16, int32, int64 or bool, or seq(...) / "
+                                                 "int8, uint8, int16, int32, int64, bool or string, or seq(...) / "
                                                  "optional(...) of one"));
 }
 

@@ -28,6 +28,9 @@ enum class DataType : int32_t {
   kUInt32 = LOOM_DTYPE_UINT32,
   kUInt64 = LOOM_DTYPE_UINT64,
   kBFloat16 = LOOM_DTYPE_BFLOAT16,
+  // UTF-8 strings: a string tensor keeps them apart from any buffer
+  // (Tensor::strings()); DataTypeSize is 0.
+  kString = LOOM_DTYPE_STRING,
 };
 
 // ONNX's non-tensor value types as flags over a tensor code

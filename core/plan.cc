@@ -27,7 +27,7 @@ std::optional<DataType> FixedTypeOf(const std::string& type_str) {
       {"tensor(int16)", DataType::kInt16}, {"tensor(uint16)", DataType::kUInt16},
       {"tensor(int32)", DataType::kInt32}, {"tensor(uint32)", DataType::kUInt32},
       {"tensor(int64)", DataType::kInt64}, {"tensor(uint64)", DataType::kUInt64},
-      {"tensor(bool)", DataType::kBool}};
+      {"tensor(bool)", DataType::kBool}, {"tensor(string)", DataType::kString}};
   auto it = kNames.find(type_str);
   if (it == kNames.end()) return std::nullopt;
   return it->second;

@@ -43,6 +43,19 @@ void FillFrom(Tensor* t, const F& field) {
 
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
   std::string label = absl::StrCat("tensor '", p.name(), "'");
+  if (p.data_type() == static_cast<int32_t>(DataType::kString)) {
+    Shape dims(p.dims().begin(), p.dims().end());
+    absl::StatusOr<int64_t> n = CheckedNumBytes(DataType::kInt8, dims);  // the element count, checked
+    if (!n.ok()) return absl::InvalidArgumentError(absl::StrCat(label, ": dims: ", n.status().message()));
+    if (p.string_data_size() != *n) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": string_data has ", p.string_data_size(), " values; string",
+                                                     ShapeToString(dims), " needs ", *n));
+    }
+    auto t = Tensor::Create(DataType::kString, dims);
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat(label, ": ", t.status().message()));
+    for (int64_t i = 0; i < *n; ++i) (*t->mutable_strings())[i] = p.string_data(static_cast<int>(i));
+    return t;
+  }
   if (!IsSupportedDataType(p.data_type())) {
     return absl::InvalidArgumentError(absl::StrCat(label, ": unsupported data_type ", p.data_type()));
   }
@@ -97,6 +110,10 @@ TensorProto TensorToProto(const Tensor& t, const std::string& name) {
   if (!name.empty()) p.set_name(name);
   for (int64_t d : t.dims()) p.add_dims(d);
   p.set_data_type(static_cast<int32_t>(t.dtype()));
+  if (t.dtype() == DataType::kString) {
+    for (const std::string& s : t.strings()) p.add_string_data(s);
+    return p;
+  }
   p.set_raw_data(t.nbytes() ? std::string(static_cast<const char*>(t.raw_data()), t.nbytes()) : std::string());
   return p;
 }

@@ -116,6 +116,22 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims, BufferPool* pool) {
     in_value_ = false;
     alias_ = false;
   }
+  if (dtype == DataType::kString) {  // elements of their own, no buffer
+    if (absl::Status s = CheckDims(dims, sizeof(std::string)); !s.ok()) return s;
+    if (!device_->is_host()) return absl::InvalidArgumentError("string tensors live on the host only");
+    const size_t n = static_cast<size_t>(NumElements(dims));
+    if (!strings_ || strings_.use_count() != 1) strings_ = std::make_shared<std::vector<std::string>>();
+    strings_->assign(n, std::string());
+    buffer_.reset();
+    planned_capacity_ = 0;
+    offset_ = 0;
+    alias_ = false;
+    dtype_ = dtype;
+    dims_ = std::move(dims);
+    num_elements_ = static_cast<int64_t>(n);
+    return absl::OkStatus();
+  }
+  strings_.reset();
   if (DataTypeSize(dtype) == 0) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported data type code ", static_cast<int>(dtype)));
   }
@@ -146,7 +162,7 @@ absl::Status Tensor::Resize(DataType dtype, Shape dims, BufferPool* pool) {
 }
 
 absl::Status Tensor::ResizeOrCheckAlias(DataType dtype, Shape dims, BufferPool* pool) {
-  if (!alias_) return Resize(dtype, std::move(dims), pool);
+  if (!alias_ || dtype == DataType::kString || dtype_ == DataType::kString) return Resize(dtype, std::move(dims), pool);
   absl::Status s = CheckDims(dims, DataTypeSize(dtype));
   if (!s.ok()) return s;
   size_t bytes = static_cast<size_t>(NumElements(dims)) * DataTypeSize(dtype);
@@ -162,6 +178,7 @@ absl::Status Tensor::ResizeOrCheckAlias(DataType dtype, Shape dims, BufferPool* 
 
 absl::StatusOr<Tensor> Tensor::Slice(int64_t begin, int64_t end) const {
   if (dims_.empty()) return absl::InvalidArgumentError("cannot slice a scalar");
+  if (dtype_ == DataType::kString) return absl::InvalidArgumentError("cannot alias rows of a string tensor");
   if (begin < 0 || end < begin || end > dims_[0]) {
     return absl::OutOfRangeError(absl::StrCat("slice [", begin, ", ", end, ") out of range for ", DebugString()));
   }
@@ -210,6 +227,7 @@ Tensor Tensor::ShapeOnly(DataType dtype, Shape dims) {
 
 void Tensor::Release() {
   values_.reset();
+  strings_.reset();
   buffer_.reset();
   dims_.assign(1, 0);
   num_elements_ = 0;
@@ -247,6 +265,11 @@ absl::StatusOr<Tensor> Tensor::MakeValue(DataType type, std::vector<Tensor> valu
   return t;
 }
 
+const std::vector<std::string>& Tensor::strings() const {
+  static const std::vector<std::string>* const kNone = new std::vector<std::string>();
+  return strings_ ? *strings_ : *kNone;
+}
+
 const std::vector<Tensor>& Tensor::values() const {
   static const std::vector<Tensor>* const kNone = new std::vector<Tensor>();
   return values_ ? *values_ : *kNone;
@@ -254,6 +277,13 @@ const std::vector<Tensor>& Tensor::values() const {
 
 absl::StatusOr<Tensor> Tensor::Clone() const {
   if (is_value()) return *this;  // immutable: shared
+  if (dtype_ == DataType::kString) {
+    Tensor t = *this;
+    t.strings_ = std::make_shared<std::vector<std::string>>(strings());
+    t.alias_ = false;
+    t.in_value_ = false;
+    return t;
+  }
   auto t = Create(dtype_, dims_);
   if (!t.ok()) return t.status();
   if (nbytes()) {
@@ -295,6 +325,14 @@ std::string Tensor::DebugString() const {
 }
 
 absl::Status CopyTensorBytes(const Tensor& src, Tensor* dst, StreamHandle stream) {
+  if (src.dtype() == DataType::kString || dst->dtype() == DataType::kString) {
+    if (src.dtype() != dst->dtype() || src.num_elements() != dst->num_elements() || dst->mutable_strings() == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("copy of ", src.DebugString(), " into ", dst->DebugString(),
+                                                     ": string tensors copy into string tensors of as many elements"));
+    }
+    if (dst->mutable_strings() != &src.strings()) *dst->mutable_strings() = src.strings();
+    return absl::OkStatus();
+  }
   if (dst->nbytes() != src.nbytes()) {
     return absl::InvalidArgumentError(absl::StrCat("copy of ", src.DebugString(), " into ", dst->DebugString(),
                                                    ": byte sizes differ"));

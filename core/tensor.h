@@ -102,6 +102,12 @@ class Tensor {
   // True for a tensor or value held by a value (read-only, shared).
   bool in_value() const { return in_value_; }
 
+  // A string tensor's elements (dtype kString), row-major; its bytes are
+  // none (nbytes() 0, raw_data() nullptr). Copies of the tensor share them
+  // as they share a buffer. Empty for other dtypes.
+  const std::vector<std::string>& strings() const;
+  std::vector<std::string>* mutable_strings() const { return strings_.get(); }
+
   DataType dtype() const { return dtype_; }
   const Shape& dims() const { return dims_; }
   size_t rank() const { return dims_.size(); }
@@ -162,6 +168,7 @@ class Tensor {
   bool alias_ = false;
   size_t planned_capacity_ = 0;  // > 0: placed in a planner's arena (Planned)
   std::shared_ptr<const std::vector<Tensor>> values_;  // a value's contents (MakeValue)
+  std::shared_ptr<std::vector<std::string>> strings_;   // a string tensor's elements
   bool in_value_ = false;
 };
 

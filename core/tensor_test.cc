@@ -168,3 +168,41 @@ TEST(TensorTest, SequenceAndOptionalValues) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+// String tensors: elements of their own (no bytes), copied by Clone and
+// CopyTensorBytes, through TensorProto and back.
+TEST(TensorTest, StringTensors) {
+  absl::StatusOr<Tensor> t = Tensor::Create(DataType::kString, {2});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->nbytes(), 0u);
+  EXPECT_EQ(t->raw_data(), nullptr);
+  ASSERT_EQ(t->strings().size(), 2u);
+  (*t->mutable_strings())[0] = "Monday";
+  (*t->mutable_strings())[1] = std::string("a\0b", 3);
+  absl::StatusOr<Tensor> c = t->Clone();
+  ASSERT_TRUE(c.ok());
+  (*t->mutable_strings())[0] = "changed";
+  EXPECT_EQ(c->strings()[0], "Monday");
+  absl::StatusOr<Tensor> back = TensorFromProto(TensorToProto(*c, "s"));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dtype(), DataType::kString);
+  EXPECT_EQ(back->dims(), Shape({2}));
+  EXPECT_EQ(back->strings()[1], std::string("a\0b", 3));
+  Tensor dst = *Tensor::Create(DataType::kString, {2});
+  ASSERT_TRUE(CopyTensorBytes(*c, &dst).ok());
+  EXPECT_EQ(dst.strings()[0], "Monday");
+  Tensor floats = Tensor::Zeros(DataType::kFloat32, {2});
+  EXPECT_FALSE(CopyTensorBytes(*c, &floats).ok());
+  // A proto declaring more strings than it holds is refused.
+  TensorProto p = TensorToProto(*c, "s");
+  p.add_dims(3);
+  EXPECT_FALSE(TensorFromProto(p).ok());
+  EXPECT_STREQ(DataTypeName(DataType::kString), "string");
+  EXPECT_EQ(*ParseDataType("string"), DataType::kString);
+}
+
+}  // namespace
+}  // namespace loom

@@ -65,6 +65,8 @@ sdk::Status RegisterNnUnpoolSchemas(sdk::Registrar& reg);  // nn_unpool.cc: MaxU
 // sequence.cc: SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceAt, SequenceErase, SequenceLength,
 // SplitToSequence, ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement
 sdk::Status RegisterSequenceSchemas(sdk::Registrar& reg);
+// nn_string_normalizer.cc: StringNormalizer
+sdk::Status RegisterNnStringNormalizerSchemas(sdk::Registrar& reg);
 // nn_tfidf_vectorizer.cc: TfIdfVectorizer
 sdk::Status RegisterNnTfIdfVectorizerSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorGridSampleSchemas(sdk::Registrar& reg);  // tensor_grid_sample.cc: GridSample

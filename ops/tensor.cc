@@ -148,7 +148,7 @@ Status InferGather(InferenceContext& ctx) {
 // ---- Cast, Identity, Constant, Shape, Dropout ------------------------------------
 Status InferCast(InferenceContext& ctx) {
   const int64_t to = ctx.info().IntOr("to", 0);
-  if (sdk::DTypeSize(static_cast<LoomDataType>(to)) == 0) {
+  if (sdk::DTypeSize(static_cast<LoomDataType>(to)) == 0 && to != LOOM_DTYPE_STRING) {
     return sdk::InvalidArgument("Cast: attribute 'to' = " + std::to_string(to) +
                                 " is not a dtype Loom supports (ONNX TensorProto.DataType codes)");
   }
@@ -221,6 +221,10 @@ Status InferDropout(InferenceContext& ctx) {
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
   const TypeSet bytes = {"T", all, kMovesBytes};
+  std::vector<LoomDataType> with_string = all;
+  with_string.push_back(LOOM_DTYPE_STRING);
+  std::vector<LoomDataType> identity_types = AllValueTypes();
+  identity_types.push_back(LOOM_DTYPE_STRING);
   const TypeSet index = {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}};
   std::vector<OpSpec> specs = {
       {"Concat", 13,
@@ -288,16 +292,21 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
       {"Cast", 13,
        "ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
        "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "
-       "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even.",
-       {"input:T1"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
+       "astype on x86); to bool: nonzero is true; float16/bfloat16 round to nearest even. To string: numpy's "
+       "str (shortest round-trip digits, positional for 1e-4 <= |x| < 1e16, else 1e-05 style; NaN, INF, -INF; "
+       "True/False); from string: the whole text as strtod/strtoll read it, an error naming the element "
+       "otherwise (ops/semantics/cast_string.h).",
+       {"input:T1"}, {"output:T2"}, {{"T1", with_string}, {"T2", with_string}},
        {"to:int!|the output dtype", std::string("saturate:int=1|") + kSaturateDoc}, Fn<&InferCast>()},
       {"CastLike", 15,
        "ONNX CastLike-15: Cast (same conversion rules as Cast-13) of input to the dtype of target_type, "
        "whose values are not read.",
-       {"input:T1", "target_type:T2|only its dtype matters"}, {"output:T2"}, {{"T1", all}, {"T2", all}},
+       {"input:T1", "target_type:T2|only its dtype matters"}, {"output:T2"}, {{"T1", with_string}, {"T2", with_string}},
        {std::string("saturate:int=1|") + kSaturateDoc}, Fn<InferLike<1, 0>>()},
-      {"Identity", 16, "ONNX Identity-16: output = input, a tensor, sequence or optional (shared: values are immutable).",
-       {"input:T"}, {"output:T"}, {{"T", AllValueTypes()}}, {}, &SameShapeAsInput0, true},
+      {"Identity", 16,
+       "ONNX Identity-16: output = input, a tensor (strings too), sequence or optional (shared: values are "
+       "immutable).",
+       {"input:T"}, {"output:T"}, {{"T", identity_types}}, {}, &SameShapeAsInput0, true},
       {"Constant", 13,
        "ONNX Constant-13: outputs the value of exactly one attribute: value (a tensor), value_float / "
        "value_int (scalars), value_floats / value_ints (1-D). String values are not supported.",

@@ -243,11 +243,11 @@ LoomStatus* Run(const LoomSession* session, const char* const* input_names, cons
     const size_t n = num_outputs > 0 ? num_outputs : declared.size();
     std::vector<std::unique_ptr<LoomValue>> made(n);
     absl::Status s = session->session->RunWith(feeds, fetches, [&](size_t i, const Tensor& src) -> absl::Status {
-      if (src.is_value()) {
+      if (src.is_value() || src.dtype() == DataType::kString) {
         return absl::UnimplementedError(absl::StrCat("Run: output '", fetches.empty() ? declared[i].name : fetches[i],
                                                      "' is a ", DataTypeName(src.dtype()),
-                                                     "; the C API returns tensors only (the C++ Session and Python "
-                                                     "return sequences and optionals)"));
+                                                     "; the C API returns numeric and bool tensors only (the C++ "
+                                                     "Session and Python return strings, sequences and optionals)"));
       }
       if (outputs[i] != nullptr) return CopyOutputInto(fetches.empty() ? declared[i].name : fetches[i], src, &outputs[i]->tensor);
       absl::StatusOr<Tensor> copy = src.Clone();

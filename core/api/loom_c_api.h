@@ -86,6 +86,10 @@ typedef int32_t LoomDataType;
 #define LOOM_DTYPE_UINT32 12
 #define LOOM_DTYPE_UINT64 13
 #define LOOM_DTYPE_BFLOAT16 16
+/* Since the values table: ONNX string tensors. A string tensor has a shape
+ * but no bytes (TensorData is NULL); its elements are read and written with
+ * LoomValueApi's String_At and String_Set. */
+#define LOOM_DTYPE_STRING 8
 /* Since the values table (LOOM_SUBAPI_VALUES): the types of ONNX's
  * non-tensor values, as flags over a tensor code. A sequence of tensors of
  * element type E is LOOM_DTYPE_SEQUENCE | E; an optional of type X (a
@@ -712,6 +716,15 @@ typedef struct LoomValueApi {
    * shape, or when memory runs out. */
   LoomTensor* (*Value_NewTensor)(LoomDataType dtype, const int64_t* dims, size_t rank, LoomStatus** status);
   void (*Value_FreeTensor)(LoomTensor* t);
+  /* Element i (flat, row-major) of a string tensor (LOOM_DTYPE_STRING):
+   * its bytes (UTF-8, not NUL-terminated) and length, valid until the
+   * tensor is resized or set. 0 and nothing written when `t` is not a
+   * string tensor or i is out of range, else 1. */
+  int (*String_At)(const LoomTensor* t, size_t i, const char** data, size_t* len);
+  /* Sets element i of a string tensor (an op's output sized with dtype
+   * LOOM_DTYPE_STRING) to `len` bytes at `data`. INVALID_ARGUMENT when `t`
+   * is not a string tensor or i is out of range. */
+  LoomStatus* (*String_Set)(LoomTensor* t, size_t i, const char* data, size_t len);
 } LoomValueApi;
 
 /* Version 2 of LoomKernelContextApi: what Prepare_FpMathMode reports. */

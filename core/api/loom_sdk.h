@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -361,6 +362,25 @@ class OwnedTensor {
  private:
   LoomTensor* t_ = nullptr;
 };
+// Element i of string tensor `t` (LOOM_DTYPE_STRING); empty when `t` is
+// not one, i is out of range or the core has no values table.
+inline std::string_view StringAt(const Tensor& t, size_t i) {
+  const LoomValueApi* a = ValueApi();
+  const char* d = nullptr;
+  size_t n = 0;
+  if (a == nullptr || !LOOM_HAS_MEMBER(LoomValueApi, a->struct_size, String_At) || !a->String_At(t.handle(), i, &d, &n)) {
+    return {};
+  }
+  return std::string_view(d, n);
+}
+// Sets element i of string tensor `t` (an output sized as LOOM_DTYPE_STRING).
+inline Status SetStringAt(const Tensor& t, size_t i, std::string_view s) {
+  const LoomValueApi* a = ValueApi();
+  if (a == nullptr || !LOOM_HAS_MEMBER(LoomValueApi, a->struct_size, String_Set)) {
+    return Status(LOOM_UNIMPLEMENTED, "the core has no string tensors");
+  }
+  return Status(a->String_Set(const_cast<LoomTensor*>(t.handle()), i, s.data(), s.size()));
+}
 // Makes blob `dst` share the sequence or optional `src`.
 inline Status AssignValue(LoomTensor* dst, const Tensor& src) {
   const LoomValueApi* a = ValueApi();

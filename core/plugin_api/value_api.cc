@@ -1,6 +1,8 @@
 // The values table (LoomValueApi, LOOM_SUBAPI_VALUES): ONNX sequence and
-// optional values through the ABI, adapters over Tensor::MakeValue and
-// Tensor::values() (core/tensor.h).
+// optional values and string tensors' elements through the ABI, adapters
+// over Tensor::MakeValue, Tensor::values() and Tensor::strings()
+// (core/tensor.h).
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -61,6 +63,27 @@ LoomTensor* Value_NewTensor(LoomDataType dtype, const int64_t* dims, size_t rank
 
 void Value_FreeTensor(LoomTensor* t) { delete FromHandle(t); }
 
+int String_At(const LoomTensor* t, size_t i, const char** data, size_t* len) {
+  if (t == nullptr || data == nullptr || len == nullptr) return 0;
+  const std::vector<std::string>& s = FromHandle(t)->strings();
+  if (FromHandle(t)->dtype() != DataType::kString || i >= s.size()) return 0;
+  *data = s[i].data();
+  *len = s[i].size();
+  return 1;
+}
+
+LoomStatus* String_Set(LoomTensor* t, size_t i, const char* data, size_t len) {
+  if (t == nullptr || (len > 0 && data == nullptr)) return Err(LOOM_INVALID_ARGUMENT, "String_Set: null argument");
+  const Tensor& tensor = *FromHandle(t);
+  std::vector<std::string>* s = tensor.mutable_strings();
+  if (tensor.dtype() != DataType::kString || s == nullptr || i >= s->size()) {
+    return Err(LOOM_INVALID_ARGUMENT, absl::StrCat("String_Set: element ", i, " of ", tensor.DebugString(),
+                                                   " is not a string element"));
+  }
+  (*s)[i].assign(data, len);
+  return nullptr;
+}
+
 }  // namespace
 
 const LoomValueApi* GetValueApi() {
@@ -74,6 +97,8 @@ const LoomValueApi* GetValueApi() {
     t.Value_Assign = Value_Assign;
     t.Value_NewTensor = Value_NewTensor;
     t.Value_FreeTensor = Value_FreeTensor;
+    t.String_At = String_At;
+    t.String_Set = String_Set;
     return t;
   }();
   return &kTable;

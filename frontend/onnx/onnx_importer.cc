@@ -100,8 +100,22 @@ absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in, bool copy
       out.set_raw_data(raw);
       break;
     }
-    case onnx::TensorProto::STRING:
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': string tensors are not supported"));
+    case onnx::TensorProto::STRING: {
+      // As many strings as the dims say (checked here: the dims were not).
+      int64_t n = 1;
+      for (int64_t d : dims) {
+        if (d < 0 || (d > 0 && n > std::numeric_limits<int64_t>::max() / d)) {
+          return absl::InvalidArgumentError(absl::StrCat(label, ": bad dims ", ShapeToString(dims)));
+        }
+        n *= d;
+      }
+      if (in.string_data_size() != n) {
+        return absl::InvalidArgumentError(absl::StrCat(label, ": string_data has ", in.string_data_size(),
+                                                       " values; string", ShapeToString(dims), " needs ", n));
+      }
+      for (const std::string& s : in.string_data()) out.add_string_data(s);
+      break;
+    }
     default:  // int32, int16, int8, uint16, uint8, bool, float16, bfloat16
       for (int32_t v : in.int32_data()) out.add_int32_data(v);
       break;

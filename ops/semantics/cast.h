@@ -97,7 +97,7 @@ inline sdk::Status ReadCastTo(const sdk::KernelInfo& info, const std::string& la
   int64_t code = 0;
   LOOM_SDK_RETURN_IF_ERROR(info.GetInt("to", &code));
   *to = static_cast<LoomDataType>(code);
-  if (sdk::DTypeSize(*to) == 0) {
+  if (sdk::DTypeSize(*to) == 0 && *to != LOOM_DTYPE_STRING) {
     return sdk::InvalidArgument(label + ": attribute 'to' = " + std::to_string(code) +
                                 " is not a dtype Loom supports (ONNX TensorProto.DataType codes)");
   }

@@ -92,6 +92,8 @@ sdk::Status RegisterNnUnpoolKernels(sdk::Registrar& reg);  // nn_unpool.cc: MaxU
 // sequence.cc: SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceAt, SequenceErase, SequenceLength,
 // SplitToSequence, ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement
 sdk::Status RegisterSequenceKernels(sdk::Registrar& reg);
+// nn_string_normalizer.cc: StringNormalizer
+sdk::Status RegisterNnStringNormalizerKernels(sdk::Registrar& reg);
 // nn_tfidf_vectorizer.cc: TfIdfVectorizer
 sdk::Status RegisterNnTfIdfVectorizerKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorGridSampleKernels(sdk::Registrar& reg);  // tensor_grid_sample.cc: GridSample

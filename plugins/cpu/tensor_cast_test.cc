@@ -42,3 +42,47 @@ TEST(CastLike, MatchesCastEveryPair) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+Tensor CastTo(int to, const Tensor& x) {
+  auto y = testing::RunSingleOp(
+      testing::ParseOp(R"(type: "Cast" input: "x" output: "y" arg { name: "to" i: )" + std::to_string(to) + " }"), {x});
+  EXPECT_TRUE(y.ok()) << y.status();
+  return y.ok() ? (*y)[0] : Tensor();
+}
+
+// To string: numpy's str of each value (ops/semantics/cast_string.h).
+TEST(Cast, NumbersToText) {
+  const Tensor f = Tensor::FromVector<float>({8}, {3.0f, 0.0001f, 1e-5f, 1.5e16f, -0.5f, 0.039187793f, NAN, -INFINITY});
+  EXPECT_EQ(CastTo(8, f).strings(),
+            (std::vector<std::string>{"3.0", "0.0001", "1e-05", "1.5e+16", "-0.5", "0.039187793", "NaN", "-INF"}));
+  // float64 keeps its own shortest digits.
+  EXPECT_EQ(CastTo(8, Tensor::FromVector<double>({1}, {0.1})).strings(), (std::vector<std::string>{"0.1"}));
+  EXPECT_EQ(CastTo(8, Tensor::FromVector<int64_t>({2}, {-7, 1234567890123})).strings(),
+            (std::vector<std::string>{"-7", "1234567890123"}));
+  EXPECT_EQ(CastTo(8, Tensor::FromVector<bool>({2}, {true, false})).strings(),
+            (std::vector<std::string>{"True", "False"}));
+}
+
+// From string: the whole text must read as the number; errors name the element.
+TEST(Cast, TextToNumbers) {
+  Tensor s = *Tensor::Create(DataType::kString, {4});
+  *s.mutable_strings() = {"2.5", "+INF", "-1e-3", "NaN"};
+  const Tensor f = CastTo(1, s);
+  ASSERT_EQ(f.dtype(), DataType::kFloat32);
+  EXPECT_EQ(f.data<float>()[0], 2.5f);
+  EXPECT_TRUE(std::isinf(f.data<float>()[1]) && f.data<float>()[1] > 0);
+  EXPECT_FLOAT_EQ(f.data<float>()[2], -1e-3f);
+  EXPECT_TRUE(std::isnan(f.data<float>()[3]));
+  *s.mutable_strings() = {"42", "-3", "7", "0"};
+  EXPECT_EQ(CastTo(6, s).data<int32_t>()[1], -3);
+  *s.mutable_strings() = {"1", "2", "3x", "4"};
+  auto y = testing::RunSingleOp(testing::ParseOp(R"(type: "Cast" input: "x" output: "y" arg { name: "to" i: 7 })"), {s});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("element 2 \"3x\" is not a int64"), std::string::npos) << y.status();
+}
+
+}  // namespace
+}  // namespace loom

@@ -149,7 +149,8 @@ Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
-  std::vector<LoomDataType> values = all;  // Identity-16 passes sequences and optionals on too
+  std::vector<LoomDataType> values = all;  // Identity-16 passes strings, sequences and optionals on too
+  values.push_back(LOOM_DTYPE_STRING);
   for (LoomDataType t : all) {
     values.push_back(t | LOOM_DTYPE_SEQUENCE);
     values.push_back(t | LOOM_DTYPE_OPTIONAL);

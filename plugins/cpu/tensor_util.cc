@@ -14,6 +14,11 @@ std::vector<LoomDataType> AllDTypes() {
 }
 
 void CopyData(const Tensor& in, const Tensor& out) {
+  if (in.dtype() == LOOM_DTYPE_STRING) {  // elements, not bytes
+    if (in.handle() == out.handle()) return;
+    for (int64_t i = 0; i < in.num_elements(); ++i) (void)sdk::SetStringAt(out, static_cast<size_t>(i), sdk::StringAt(in, i));
+    return;
+  }
   const size_t bytes = static_cast<size_t>(in.num_elements()) * sdk::DTypeSize(in.dtype());
   if (bytes == 0 || in.raw_data() == out.raw_data()) return;
   std::memcpy(out.raw_data(), in.raw_data(), bytes);

@@ -85,6 +85,12 @@ py::array ShareTensor(Tensor t) {
 }
 
 py::object ShareValue(Tensor t) {
+  if (t.dtype() == DataType::kString) {  // a numpy array of Python str objects, as ONNX Runtime returns
+    py::list items;
+    for (const std::string& s : t.strings()) items.append(py::str(s));
+    std::vector<py::ssize_t> shape(t.dims().begin(), t.dims().end());
+    return py::module_::import("numpy").attr("array")(items, py::arg("dtype") = "object").attr("reshape")(shape);
+  }
   if (!t.is_value()) return ShareTensor(std::move(t));
   if (IsOptionalType(t.dtype())) return t.values().empty() ? py::none() : ShareValue(t.values()[0]);
   py::list items;

@@ -33,8 +33,9 @@ Tensor CopyArray(const pybind11::handle& value, const std::string& name);
 // A numpy array over `t`'s memory, keeping the tensor alive (no copy).
 pybind11::array ShareTensor(Tensor t);
 
-// ShareTensor for a tensor; for an ONNX sequence a list of arrays, for an
-// optional None or its value (as ONNX Runtime's Python API returns them).
+// ShareTensor for a tensor; a string tensor as a numpy array of str
+// objects (a copy); for an ONNX sequence a list of arrays, for an optional
+// None or its value (as ONNX Runtime's Python API returns them).
 pybind11::object ShareValue(Tensor t);
 
 // A numpy array with a copy of `t`'s values (Caffe2's FetchBlob: the

@@ -194,6 +194,15 @@ std::string Compare(const std::string& name, const Tensor& got, const Tensor& wa
   if (got.dtype() != want.dtype() || got.dims() != want.dims()) {
     return absl::StrCat("output '", name, "': expected ", want.DebugString(), ", found ", got.DebugString());
   }
+  if (want.dtype() == DataType::kString) {  // exactly
+    for (size_t i = 0; i < want.strings().size(); ++i) {
+      if (got.strings()[i] != want.strings()[i]) {
+        return absl::StrCat("output '", name, "' string: \"", got.strings()[i], "\" at flat index ", i, ", expected \"",
+                            want.strings()[i], "\"");
+      }
+    }
+    return "";
+  }
   double worst_abs = 0, worst_rel = 0;
   int64_t where = -1;
   bool exact = !IsFloat(want.dtype());
@@ -486,10 +495,6 @@ std::string KnownReason(const std::string& test) {
       {"test_adam_multiple", "the expected data was made with epsilon = 0.01, which the node does not set; Loom uses "
                              "the schema's default 1e-6 (libonnx's Adam schema says 1e-6). With 0.01 the first value "
                              "is 0.7591363, the expected one."},
-      {"test_cast_FLOAT_to_STRING", "string tensors are not a Loom dtype."},
-      {"test_cast_STRING", "string tensors are not a Loom dtype."},
-      {"test_castlike_FLOAT_to_STRING", "string tensors are not a Loom dtype."},
-      {"test_castlike_STRING", "string tensors are not a Loom dtype."},
       {"test_training_dropout", "training-mode Dropout draws a random mask; the expected data comes from NumPy's generator, "
                                 "which a runtime cannot reproduce."},
       {"test_scan_sum", "Scan-8 (batched, with sequence_lens) was replaced in opset 9; Loom implements Scan from opset 9."},

@@ -872,7 +872,7 @@ TEST(Cast, RandomFloatToEveryDtype) {
 
 TEST(Cast, Errors) {
   const Tensor x = RandomTensor(DataType::kFloat32, {2}, 44);
-  ExpectError(ParseOp(R"(type: "Cast" input: "x" output: "y" )" + Int("to", 8)), {x}, {"Cast", "'to'", "8"});  // string
+  ExpectError(ParseOp(R"(type: "Cast" input: "x" output: "y" )" + Int("to", 14)), {x}, {"Cast", "'to'", "14"});  // complex64
   ExpectError(ParseOp(R"(type: "Cast" input: "x" output: "y" )" + Int("to", 99)), {x}, {"Cast", "99"});
   ExpectError(ParseOp(R"(type: "Cast" input: "x" output: "y")"), {x}, {"to"});
 }

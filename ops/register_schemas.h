@@ -67,6 +67,8 @@ sdk::Status RegisterNnUnpoolSchemas(sdk::Registrar& reg);  // nn_unpool.cc: MaxU
 sdk::Status RegisterSequenceSchemas(sdk::Registrar& reg);
 // nn_string_normalizer.cc: StringNormalizer
 sdk::Status RegisterNnStringNormalizerSchemas(sdk::Registrar& reg);
+// random.cc: RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike, Bernoulli
+sdk::Status RegisterRandomSchemas(sdk::Registrar& reg);
 // nn_tfidf_vectorizer.cc: TfIdfVectorizer
 sdk::Status RegisterNnTfIdfVectorizerSchemas(sdk::Registrar& reg);
 sdk::Status RegisterTensorGridSampleSchemas(sdk::Registrar& reg);  // tensor_grid_sample.cc: GridSample

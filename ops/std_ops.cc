@@ -17,7 +17,7 @@ LOOM_DEFINE_PLUGIN_INIT(LoomStdOpsInit, "loom.std", "0.1.0", reg) {
     RegisterReductionArgMaxProdLogSumSchemas, RegisterRnnSchemas, RegisterGradientSchemas, RegisterTrainingSchemas,
     RegisterQuantizationSchemas, RegisterDetectionSchemas, RegisterSignalSchemas, RegisterSignalSpectralSchemas,
     RegisterTensorReverseSequenceSchemas, RegisterMathDetSchemas, RegisterTensorUniqueSchemas,
-    RegisterNnUnpoolSchemas, RegisterNnTfIdfVectorizerSchemas, RegisterNnStringNormalizerSchemas, RegisterSequenceSchemas,
+    RegisterNnUnpoolSchemas, RegisterNnTfIdfVectorizerSchemas, RegisterRandomSchemas, RegisterNnStringNormalizerSchemas, RegisterSequenceSchemas,
     RegisterTensorGridSampleSchemas, RegisterDetectionRoiAlignSchemas,
   });
 }

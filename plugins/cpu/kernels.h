@@ -94,6 +94,8 @@ sdk::Status RegisterNnUnpoolKernels(sdk::Registrar& reg);  // nn_unpool.cc: MaxU
 sdk::Status RegisterSequenceKernels(sdk::Registrar& reg);
 // nn_string_normalizer.cc: StringNormalizer
 sdk::Status RegisterNnStringNormalizerKernels(sdk::Registrar& reg);
+// random.cc: RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike, Bernoulli
+sdk::Status RegisterRandomKernels(sdk::Registrar& reg);
 // nn_tfidf_vectorizer.cc: TfIdfVectorizer
 sdk::Status RegisterNnTfIdfVectorizerKernels(sdk::Registrar& reg);
 sdk::Status RegisterTensorGridSampleKernels(sdk::Registrar& reg);  // tensor_grid_sample.cc: GridSample

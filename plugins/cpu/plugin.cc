@@ -22,7 +22,7 @@ LOOM_PLUGIN("cpu", "0.1.0", reg) {
     RegisterQuantizedConvTransposeKernels, RegisterQuantizedDynamicMatMulKernels,
     RegisterQuantizedDynamicRnnKernels, RegisterDetectionKernels, RegisterSignalKernels, RegisterSignalSpectralKernels,
     RegisterTensorReverseSequenceKernels, RegisterMathDetKernels, RegisterTensorUniqueKernels,
-    RegisterNnUnpoolKernels, RegisterNnTfIdfVectorizerKernels, RegisterNnStringNormalizerKernels, RegisterSequenceKernels,
+    RegisterNnUnpoolKernels, RegisterNnTfIdfVectorizerKernels, RegisterRandomKernels, RegisterNnStringNormalizerKernels, RegisterSequenceKernels,
     RegisterTensorGridSampleKernels, RegisterDetectionRoiAlignKernels,
   });
 }

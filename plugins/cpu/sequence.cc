@@ -72,12 +72,8 @@ class SequenceConstructKernel {
   }
 };
 
-class SequenceInsertKernel {
+class SequenceInsertKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const Tensor seq = ctx.Input(0), x = ctx.Input(1), position = ctx.Input(2);
     std::vector<Tensor> items = ValuesOf(seq);
@@ -89,16 +85,10 @@ class SequenceInsertKernel {
     return sdk::SetValue(ctx.OutputHandle(0), seq.dtype(), items);
   }
 
- private:
-  std::string label_;
 };
 
-class SequenceAtKernel {
+class SequenceAtKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const std::vector<Tensor> items = ValuesOf(ctx.Input(0));
     int64_t pos = 0;
@@ -106,16 +96,10 @@ class SequenceAtKernel {
     return CopyToOutput(ctx, 0, items[pos]);
   }
 
- private:
-  std::string label_;
 };
 
-class SequenceEraseKernel {
+class SequenceEraseKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const Tensor seq = ctx.Input(0), position = ctx.Input(1);
     std::vector<Tensor> items = ValuesOf(seq);
@@ -128,8 +112,6 @@ class SequenceEraseKernel {
     return sdk::SetValue(ctx.OutputHandle(0), seq.dtype(), items);
   }
 
- private:
-  std::string label_;
 };
 
 class SequenceLengthKernel {
@@ -294,12 +276,8 @@ class OptionalHasElementKernel {
   }
 };
 
-class OptionalGetElementKernel {
+class OptionalGetElementKernel : public LabeledKernel {
  public:
-  Status Init(const KernelInfo& info) {
-    label_ = OpLabel(info);
-    return Status::Ok();
-  }
   Status Compute(KernelContext& ctx) {
     const Tensor x = ctx.Input(0);
     if (!sdk::IsOptionalType(x.dtype())) {  // a plain value (opset 18)
@@ -313,8 +291,6 @@ class OptionalGetElementKernel {
     return CopyToOutput(ctx, 0, v[0]);
   }
 
- private:
-  std::string label_;
 };
 
 }  // namespace

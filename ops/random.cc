@@ -23,7 +23,8 @@ const char kSeedDoc[] =
 
 sdk::Status CheckDType(int64_t dt, const std::vector<LoomDataType>& ok) {
   if (std::find(ok.begin(), ok.end(), static_cast<LoomDataType>(dt)) == ok.end()) {
-    return sdk::InvalidArgument("attribute 'dtype' = " + std::to_string(dt) + " is not one this op makes");
+    return sdk::InvalidArgument("output dtype " + sdk::TypeName(static_cast<LoomDataType>(dt)) +
+                                " (attribute 'dtype', or the input's without it) is not one this op makes");
   }
   return sdk::Status::Ok();
 }

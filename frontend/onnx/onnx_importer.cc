@@ -608,7 +608,11 @@ std::string ExportOnnxTensor(const Tensor& t, const std::string& name) {
   p.set_name(name);
   p.set_data_type(static_cast<int32_t>(t.dtype()));
   for (int64_t d : t.dims()) p.add_dims(d);
-  p.set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+  if (t.dtype() == DataType::kString) {
+    for (const std::string& s : t.strings()) p.add_string_data(s);
+  } else {
+    p.set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+  }
   return p.SerializeAsString();
 }
 

@@ -8,9 +8,10 @@
 // scientific with a sign and at least two exponent digits ("1e-05",
 // "1.5e+16"); NaN, INF and -INF as ONNX Runtime writes them (which reading
 // back accepts); integers in decimal; bool as "True" / "False". Reading
-// accepts what C's strtod / strtoll accept over the whole text ("NaN",
-// "INF", "+INF", "-INF" included) and, for bool, "True"/"true"/"1" and
-// "False"/"false"/"0".
+// accepts what C's strtod / strtoll / strtoull accept over the whole text
+// ("NaN", "INF", "+INF", "-INF" included), integers only within the target
+// type's range (unsigned ones without a sign; numpy refuses the rest too)
+// and, for bool, "True"/"true"/"1" and "False"/"false"/"0".
 #ifndef LOOM_OPS_SEMANTICS_CAST_STRING_H_
 #define LOOM_OPS_SEMANTICS_CAST_STRING_H_
 
@@ -80,6 +81,17 @@ inline bool TextToInt(std::string_view text, long long* out) {
   char* end = nullptr;
   errno = 0;
   *out = std::strtoll(s.c_str(), &end, 10);
+  return end == s.c_str() + s.size() && errno != ERANGE;
+}
+
+// The whole of `text` as an unsigned integer (no sign); false when it is
+// not one or is out of range.
+inline bool TextToUnsigned(std::string_view text, unsigned long long* out) {
+  const std::string s(text);
+  if (s.empty() || s.find('-') != std::string::npos) return false;
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtoull(s.c_str(), &end, 10);
   return end == s.c_str() + s.size() && errno != ERANGE;
 }
 

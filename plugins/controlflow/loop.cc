@@ -88,6 +88,10 @@ class LoopKernel {
       for (size_t j = 0; j < scans_; ++j) {
         LOOM_SDK_RETURN_IF_ERROR(body_.Output(ctx, 1 + carried_ + j, &v));
         sdk::Tensor t(v);
+        if (sdk::IsValueType(t.dtype())) {
+          return sdk::InvalidArgument(label_ + ": scan output " + std::to_string(j) + " must be a tensor; found " +
+                                      sdk::TypeName(t.dtype()));
+        }
         if (it == 0) {
           scan_shape[j] = t.shape();
           scan_dtype[j] = t.dtype();

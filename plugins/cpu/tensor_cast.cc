@@ -53,9 +53,13 @@ Status CastFromString(const std::string& label, const Tensor& x, LoomDataType to
         bool b = false;
         ok = semantics::TextToBool(text, &b);
         out[i] = b;
+      } else if constexpr (std::is_integral_v<To> && std::is_unsigned_v<To>) {
+        unsigned long long v = 0;
+        ok = semantics::TextToUnsigned(text, &v) && v <= std::numeric_limits<To>::max();
+        out[i] = static_cast<To>(v);
       } else if constexpr (std::is_integral_v<To>) {
         long long v = 0;
-        ok = semantics::TextToInt(text, &v);
+        ok = semantics::TextToInt(text, &v) && v >= std::numeric_limits<To>::min() && v <= std::numeric_limits<To>::max();
         out[i] = static_cast<To>(v);
       } else {
         double v = 0;
@@ -64,7 +68,7 @@ Status CastFromString(const std::string& label, const Tensor& x, LoomDataType to
       }
       if (!ok) {
         return sdk::InvalidArgument(label + ": element " + std::to_string(i) + " \"" + std::string(text) +
-                                    "\" is not a " + sdk::DTypeName(to_dt));
+                                    "\" is not a " + sdk::DTypeName(to_dt) + " (or is out of its range)");
       }
     }
     return Status::Ok();

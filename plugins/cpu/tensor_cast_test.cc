@@ -78,6 +78,17 @@ TEST(Cast, TextToNumbers) {
   EXPECT_TRUE(std::isnan(f.data<float>()[3]));
   *s.mutable_strings() = {"42", "-3", "7", "0"};
   EXPECT_EQ(CastTo(6, s).data<int32_t>()[1], -3);
+  // uint64 above INT64_MAX reads back; out-of-range and negative unsigned
+  // values are errors, not wrapped.
+  Tensor big = *Tensor::Create(DataType::kString, {1});
+  *big.mutable_strings() = {"18446744073709551615"};
+  EXPECT_EQ(CastTo(13, big).data<uint64_t>()[0], UINT64_MAX);
+  for (const auto& [text, to] : std::vector<std::pair<std::string, int>>{{"3000000000", 6}, {"300", 2}, {"-1", 13}}) {
+    *big.mutable_strings() = {text};
+    auto bad = testing::RunSingleOp(
+        testing::ParseOp(R"(type: "Cast" input: "x" output: "y" arg { name: "to" i: )" + std::to_string(to) + " }"), {big});
+    EXPECT_FALSE(bad.ok()) << text << " to " << to;
+  }
   *s.mutable_strings() = {"1", "2", "3x", "4"};
   auto y = testing::RunSingleOp(testing::ParseOp(R"(type: "Cast" input: "x" output: "y" arg { name: "to" i: 7 })"), {s});
   ASSERT_FALSE(y.ok());

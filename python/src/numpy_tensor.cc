@@ -88,7 +88,8 @@ py::object ShareValue(Tensor t) {
   if (t.dtype() == DataType::kString) {  // a numpy array of Python str objects, as ONNX Runtime returns
     py::list items;
     for (const std::string& s : t.strings()) items.append(py::str(s));
-    std::vector<py::ssize_t> shape(t.dims().begin(), t.dims().end());
+    py::tuple shape(t.dims().size());
+    for (size_t i = 0; i < t.dims().size(); ++i) shape[i] = py::int_(t.dims()[i]);
     return py::module_::import("numpy").attr("array")(items, py::arg("dtype") = "object").attr("reshape")(shape);
   }
   if (!t.is_value()) return ShareTensor(std::move(t));

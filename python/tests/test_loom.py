@@ -247,3 +247,32 @@ def test_registry_listing():
     names = {p["name"]: p for p in loom.plugins()}
     assert {"cpu", "rnn", "example"} <= set(names)
     assert names["cpu"]["abi_version"] >= 1 and names["cpu"]["kernels"] > 50
+
+
+def test_sequence_optional_and_string_outputs():
+    # x [2, 3] split into rows: a sequence output (a list of arrays), an
+    # optional of it (the list), an empty optional (None), and the rows'
+    # sums as strings (a numpy object array).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    nodes = [
+        helper.make_node("SplitToSequence", ["x"], ["rows"], axis=0, keepdims=0),
+        helper.make_node("Optional", ["rows"], ["some"]),
+        helper.make_node("Optional", [], ["none"], type=helper.make_tensor_type_proto(TensorProto.FLOAT, None)),
+        helper.make_node("ReduceSum", ["x"], ["sums"], axes=[1], keepdims=0),
+        helper.make_node("Cast", ["sums"], ["text"], to=TensorProto.STRING),
+    ]
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    outputs = [
+        helper.make_value_info("rows", seq),
+        helper.make_value_info("some", helper.make_optional_type_proto(seq)),
+        helper.make_value_info("none", helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))),
+        helper.make_tensor_value_info("text", TensorProto.STRING, [2]),
+    ]
+    model = helper.make_model(helper.make_graph(nodes, "values", [x], outputs), opset_imports=[helper.make_opsetid("", 13)])
+    s = loom.Session(model.SerializeToString())
+    rows, some, none, text = s.run(None, {"x": np.array([[1, 2, 3], [4, 5, 6.5]], np.float32)})
+    assert isinstance(rows, list) and len(rows) == 2
+    np.testing.assert_array_equal(rows[1], [4, 5, 6.5])
+    assert isinstance(some, list) and len(some) == 2
+    assert none is None
+    assert text.dtype == object and text.tolist() == ["6.0", "15.5"]

@@ -21,15 +21,30 @@ namespace loom {
 namespace tools {
 namespace {
 
-// "output prob: float32 [1, 10] [0.0552142, 0.00671549, ...]"
-void PrintOutput(const RunOutput& output, int show, std::ostream& out) {
-  const Tensor& t = *output.tensor;
+// "float32 [1, 10] [0.0552142, 0.00671549, ...]", strings quoted.
+std::string Describe(const Tensor& t, int show) {
   std::vector<std::string> vals;
   for (int64_t i = 0; i < std::min<int64_t>(t.num_elements(), show); ++i) {
-    vals.push_back(absl::StrFormat("%.6g", t.ElementAsDouble(i)));
+    vals.push_back(t.dtype() == DataType::kString ? absl::StrCat("\"", t.strings()[i], "\"")
+                                                  : absl::StrFormat("%.6g", t.ElementAsDouble(i)));
   }
-  out << "output " << output.name << ": " << DataTypeName(t.dtype()) << " " << ShapeToString(t.dims()) << " ["
-      << absl::StrJoin(vals, ", ") << (t.num_elements() > static_cast<int64_t>(vals.size()) ? ", ..." : "") << "]\n";
+  return absl::StrCat(DataTypeName(t.dtype()), " ", ShapeToString(t.dims()), " [", absl::StrJoin(vals, ", "),
+                      t.num_elements() > static_cast<int64_t>(vals.size()) ? ", ..." : "", "]");
+}
+
+// "output prob: float32 [1, 10] [0.0552142, 0.00671549, ...]"; a sequence
+// or optional as "seq(float32) of 2:" and a line per value it holds.
+void PrintOutput(const RunOutput& output, int show, std::ostream& out) {
+  const Tensor& t = *output.tensor;
+  if (!t.is_value()) {
+    out << "output " << output.name << ": " << Describe(t, show) << "\n";
+    return;
+  }
+  out << "output " << output.name << ": " << t.DebugString() << (t.values().empty() ? "" : ":") << "\n";
+  for (size_t i = 0; i < t.values().size(); ++i) {
+    const Tensor& v = t.values()[i];
+    out << "  [" << i << "] " << (v.is_value() ? v.DebugString() : Describe(v, show)) << "\n";
+  }
 }
 
 // DIR/<name>.pb and, with `raw`, DIR/<name>.bin.
@@ -37,13 +52,17 @@ absl::Status WriteOutput(const RunOutput& output, const std::string& dir, bool r
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create --output_dir ", dir, ": ", ec.message()));
+  if (output.tensor->is_value()) {
+    return absl::UnimplementedError(absl::StrCat("output '", output.name, "' is a ", DataTypeName(output.tensor->dtype()),
+                                                 "; --output_dir writes tensors only (TensorProto files)"));
+  }
   // ONNX's TensorProto (onnx.load_tensor reads it; so does loom_run's input
   // reader), not Loom's own message, whose field numbers differ.
   const std::string path = absl::StrCat(dir, "/", output.name, ".pb");
   std::ofstream pb(path, std::ios::binary);
   pb << onnx_import::ExportOnnxTensor(*output.tensor, output.name);
   if (!pb) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  if (raw) {
+  if (raw && output.tensor->dtype() != DataType::kString) {  // strings have no raw bytes
     std::ofstream file(absl::StrCat(dir, "/", output.name, ".bin"), std::ios::binary);
     file.write(static_cast<const char*>(output.tensor->raw_data()), static_cast<std::streamsize>(output.tensor->nbytes()));
     if (!file) return absl::PermissionDeniedError(absl::StrCat("cannot write ", dir, "/", output.name, ".bin"));

@@ -223,6 +223,8 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
   const TypeSet bytes = {"T", all, kMovesBytes};
   std::vector<LoomDataType> with_string = all;
   with_string.push_back(LOOM_DTYPE_STRING);
+  // Ops that move whole elements (string tensors too).
+  const TypeSet bytes_or_string = {"T", with_string, kMovesBytes};
   std::vector<LoomDataType> identity_types = AllValueTypes();
   identity_types.push_back(LOOM_DTYPE_STRING);
   const TypeSet index = {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}};
@@ -253,24 +255,24 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
       {"Reshape", 14,
        "ONNX Reshape-14: data with the dims in `shape`; 0 copies the input's dim at that index (unless "
        "allowzero = 1, when 0 is a zero dim) and one -1 is inferred from the element count.",
-       {"data:T", "shape:tensor(int64)|1-D, the new dims"}, {"reshaped:T"}, {bytes},
+       {"data:T", "shape:tensor(int64)|1-D, the new dims"}, {"reshaped:T"}, {bytes_or_string},
        {"allowzero:int=0|1: a 0 in shape is a zero dim rather than a copy"}, Fn<&InferReshape>(), true},
       {"Transpose", 13, "ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.",
        {"data:T"}, {"transposed:T"}, {bytes},
        {"perm:ints?|a permutation of the axes (negative entries count from the end)"}, Fn<&InferTranspose>()},
       {"Flatten", 13, "ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].", {"input:T"}, {"output:T"},
-       {bytes}, {"axis:int=1|in [-r, r]"}, Fn<&InferShapeOnly<semantics::FlattenAttrs>>(), true},
+       {bytes_or_string}, {"axis:int=1|in [-r, r]"}, Fn<&InferShapeOnly<semantics::FlattenAttrs>>(), true},
       {"Squeeze", 13,
        "ONNX Squeeze-13: removes the size-1 dims at `axes` (the optional input of opset 13, or the "
        "attribute of opset 1-11); without axes, every size-1 dim.",
-       {"data:T", "axes:tensor(int64)?|1-D, in [-r, r-1]"}, {"squeezed:T"}, {bytes},
+       {"data:T", "axes:tensor(int64)?|1-D, in [-r, r-1]"}, {"squeezed:T"}, {bytes_or_string},
        {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferShapeOnly<semantics::SqueezeAttrs>>(), true},
       {"Unsqueeze", 13,
        "ONNX Unsqueeze-13: inserts size-1 dims at `axes` of the output (the input of opset 13, or the "
        "attribute of opset 1-11).",
        {"data:T", "axes:tensor(int64)?|1-D, in [-R, R-1] for the output rank R; required unless the opset 1-11 "
                   "attribute is used"},
-       {"expanded:T"}, {bytes}, {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferShapeOnly<semantics::UnsqueezeAttrs>>(), true},
+       {"expanded:T"}, {bytes_or_string}, {"axes:ints?|opset 1-11 form of the axes input"}, Fn<&InferShapeOnly<semantics::UnsqueezeAttrs>>(), true},
       {"Gather", 13,
        "ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
        "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.",
@@ -319,7 +321,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
       {"Shape", 15,
        "ONNX Shape-15: the input's dims[start:end] as 1-D int64 (negative start/end count from the end, "
        "both clamp to [0, r]).",
-       {"data:T"}, {"shape:tensor(int64)"}, {{"T", all, "any dtype"}},
+       {"data:T"}, {"shape:tensor(int64)"}, {{"T", with_string, "any dtype"}},
        {"start:int=0|first axis", "end:int?|one past the last axis (default: the rank)"}, Fn<&InferShape>()},
       {"Dropout", 13,
        "ONNX Dropout-13: in inference (training_mode false or absent) output = data and mask all true; in "

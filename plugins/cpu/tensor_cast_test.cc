@@ -97,3 +97,33 @@ TEST(Cast, TextToNumbers) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+// String tensors through the ops that move whole elements: Reshape keeps
+// the elements in order, Shape reads the dims, Unsqueeze adds one.
+TEST(Strings, ReshapeShapeUnsqueeze) {
+  Tensor s = *Tensor::Create(DataType::kString, {2, 2});
+  *s.mutable_strings() = {"a", "bb", "", "dddd"};
+  auto y = testing::RunSingleOp(testing::ParseOp(R"(type: "Reshape" input: "x" input: "s" output: "y")"),
+                                {s, Tensor::FromVector<int64_t>({1}, {4})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].dims(), Shape({4}));
+  EXPECT_EQ((*y)[0].strings(), s.strings());
+  y = testing::RunSingleOp(testing::ParseOp(R"(type: "Shape" input: "x" output: "y")"), {s});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].data<int64_t>()[1], 2);
+  y = testing::RunSingleOp(testing::ParseOp(R"(type: "Unsqueeze" input: "x" input: "a" output: "y")"),
+                           {s, Tensor::FromVector<int64_t>({1}, {0})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].dims(), Shape({1, 2, 2}));
+  EXPECT_EQ((*y)[0].strings()[3], "dddd");
+  // An op that moves bytes refuses strings by type.
+  y = testing::RunSingleOp(testing::ParseOp(R"(type: "Transpose" input: "x" output: "y")"), {s});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("string"), std::string::npos) << y.status();
+}
+
+}  // namespace
+}  // namespace loom

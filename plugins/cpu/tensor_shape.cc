@@ -145,10 +145,12 @@ class ConstantKernel {
 
 Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::ReshapeAttrs>>("Reshape", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", {"CPU", "", 0, {{"T", all}}}));
+  std::vector<LoomDataType> with_string = all;  // these move whole elements: strings too
+  with_string.push_back(LOOM_DTYPE_STRING);
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::ReshapeAttrs>>("Reshape", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::UnsqueezeAttrs>>("Unsqueeze", {"CPU", "", 0, {{"T", with_string}}}));
   std::vector<LoomDataType> values = all;  // Identity-16 passes strings, sequences and optionals on too
   values.push_back(LOOM_DTYPE_STRING);
   for (LoomDataType t : all) {
@@ -157,7 +159,7 @@ Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
     values.push_back(t | LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL);
   }
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<IdentityKernel>("Identity", {"CPU", "", 0, {{"T", values}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeKernel>("Shape", {"CPU", "", 0, {{"T", all}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeKernel>("Shape", {"CPU", "", 0, {{"T", with_string}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConstantKernel>("Constant", {"CPU", "", 0, {{"T", all}}}));
   return Status::Ok();
 }

@@ -15,13 +15,11 @@ static std::atomic<bool> g_poison_by_default{false};
 
 void SetPoisonReleasedMemoryByDefault(bool on) { g_poison_by_default.store(on, std::memory_order_relaxed); }
 
-// Puts initializer `init` of `def` into `ws` unless a blob of its name is
-// there; its error names the net.
-static absl::Status AddInitializer(const NetDef& def, const TensorProto& init, Workspace* ws) {
-  if (ws->HasBlob(init.name())) return absl::OkStatus();
-  absl::StatusOr<Tensor> t = TensorFromProto(init);
+// Puts initializer `name` of `def`, read as `t`, into `ws`; the error names
+// the net.
+static absl::Status AddInitializer(const NetDef& def, const std::string& name, absl::StatusOr<Tensor> t, Workspace* ws) {
   if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("net '", def.name(), "': initializer: ", t.status().message()));
-  ws->SetBlob(init.name(), *std::move(t));
+  ws->SetBlob(name, *std::move(t));
   return absl::OkStatus();
 }
 
@@ -32,7 +30,8 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
                                                    "' is not available; expected 'sequential' or 'multi_stream'"));
   }
   for (const TensorProto& init : def.initializer()) {
-    if (absl::Status s = AddInitializer(def, init, ws); !s.ok()) return s;
+    if (ws->HasBlob(init.name())) continue;
+    if (absl::Status s = AddInitializer(def, init.name(), TensorFromProto(init), ws); !s.ok()) return s;
   }
   absl::StatusOr<std::unique_ptr<CheckedNet>> checked = CheckNet(def, *registry, *ws, scope.outer_constants);
   if (!checked.ok()) return checked.status();
@@ -47,10 +46,13 @@ absl::StatusOr<std::unique_ptr<Net>> Net::Create(const NetDef& def, Workspace* w
 absl::StatusOr<std::unique_ptr<Net>> Net::Create(NetDef&& def, Workspace* ws, const Registry* registry,
                                                  NetOptions options, NetScope scope) {
   for (TensorProto& init : *def.mutable_initializer()) {
-    if (absl::Status s = AddInitializer(def, init, ws); !s.ok()) return s;
-    // Keep name, type and dims; the values go now (Swap frees them, where
-    // clearing a string or repeated field would keep its capacity).
+    // Keep name, type and dims; the values move into the tensor, or go now
+    // (Swap frees them, where clearing a string or repeated field would
+    // keep its capacity).
     TensorProto meta = InitializerMetadata(init);
+    if (!ws->HasBlob(init.name())) {
+      if (absl::Status s = AddInitializer(def, meta.name(), TensorFromProto(std::move(init)), ws); !s.ok()) return s;
+    }
     init.Swap(&meta);
   }
   if (def.initializer_size() > 0) ReturnFreeHeapMemory();  // the bytes just freed

@@ -105,6 +105,31 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
   return t;
 }
 
+absl::StatusOr<Tensor> TensorFromProto(TensorProto&& p) {
+  const DataType dt = static_cast<DataType>(p.data_type());
+  if (p.has_raw_data() && IsSupportedDataType(p.data_type())) {
+    Shape dims(p.dims().begin(), p.dims().end());
+    absl::StatusOr<int64_t> bytes = CheckedNumBytes(dt, dims);
+    auto held = std::make_shared<std::string>(std::move(*p.mutable_raw_data()));
+    p.clear_raw_data();
+    const bool fits = bytes.ok() && static_cast<int64_t>(held->size()) == *bytes;
+    if (fits && *bytes > 0 && reinterpret_cast<uintptr_t>(held->data()) % DataTypeSize(dt) == 0) {
+      void* data = held->data();
+      absl::StatusOr<Tensor> t = Tensor::Borrow(dt, std::move(dims), data, std::move(held));
+      if (t.ok()) return t;
+      return absl::Status(t.status().code(), absl::StrCat("tensor '", p.name(), "': ", t.status().message()));
+    }
+    p.set_raw_data(std::move(*held));  // the copying path checks and says what is wrong
+  }
+  absl::StatusOr<Tensor> t = TensorFromProto(static_cast<const TensorProto&>(p));
+  if (t.ok()) {
+    TensorProto meta;  // values go now (Swap frees them)
+    meta.set_name(p.name());
+    p.Swap(&meta);
+  }
+  return t;
+}
+
 TensorProto TensorToProto(const Tensor& t, const std::string& name) {
   TensorProto p;
   if (!name.empty()) p.set_name(name);

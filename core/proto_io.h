@@ -17,6 +17,12 @@ namespace loom {
 // A CPU tensor from a TensorProto (raw_data or the typed fields). Errors name
 // the tensor and say what is wrong (unknown data_type, byte count mismatch).
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto);
+// The same, taking `proto`'s raw_data without a copy where it can: the
+// tensor then owns the moved string's memory (aligned to malloc's 16 bytes,
+// which every kernel takes, rather than kTensorAlignment), so a weight is
+// never held twice while a net loads (Net::Create(NetDef&&)). `proto` is
+// left without its values either way on success.
+absl::StatusOr<Tensor> TensorFromProto(TensorProto&& proto);
 // A TensorProto with raw_data (little-endian) of a CPU tensor.
 TensorProto TensorToProto(const Tensor& t, const std::string& name = "");
 

@@ -206,3 +206,28 @@ TEST(TensorTest, StringTensors) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+// TensorFromProto(&&) takes raw_data without a copy where it can and reads
+// the same values; a proto whose bytes do not fit is still an error.
+TEST(TensorTest, FromProtoTakesTheBytes) {
+  Tensor w = Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  TensorProto p = TensorToProto(w, "w");
+  const void* bytes = p.raw_data().data();
+  absl::StatusOr<Tensor> t = TensorFromProto(std::move(p));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->raw_data(), bytes);  // the string's memory, not a copy
+  EXPECT_EQ(t->dims(), Shape({2, 3}));
+  EXPECT_EQ(t->data<float>()[5], 6);
+  EXPECT_FALSE(p.has_raw_data());
+  TensorProto bad = TensorToProto(w, "w");
+  bad.add_dims(2);
+  absl::StatusOr<Tensor> e = TensorFromProto(std::move(bad));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("tensor 'w'"), std::string::npos) << e.status();
+}
+
+}  // namespace
+}  // namespace loom

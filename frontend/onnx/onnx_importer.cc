@@ -209,7 +209,8 @@ int32_t TypeCode(const onnx::TypeProto& t) {
   if (t.has_tensor_type()) return *DtypeName(t.tensor_type().elem_type()) ? t.tensor_type().elem_type() : 0;
   if (t.has_sequence_type()) {
     const onnx::TypeProto& e = t.sequence_type().elem_type();
-    return e.has_tensor_type() && TypeCode(e) != 0 ? TypeCode(e) | LOOM_DTYPE_SEQUENCE : 0;
+    const int32_t element = e.has_tensor_type() ? TypeCode(e) : 0;
+    return element != 0 ? element | LOOM_DTYPE_SEQUENCE : 0;
   }
   if (t.has_optional_type()) {
     const int32_t inner = TypeCode(t.optional_type().elem_type());
@@ -222,11 +223,7 @@ int32_t TypeCode(const onnx::TypeProto& t) {
 // "seq(int64)", "optional(seq(float32))"); "" for what Loom does not hold.
 std::string TypeName(const onnx::TypeProto& t) {
   const int32_t code = TypeCode(t);
-  if (code == 0) return "";
-  std::string name = DtypeName(code & ~(LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL));
-  if (code & LOOM_DTYPE_SEQUENCE) name = "seq(" + name + ")";
-  if (code & LOOM_DTYPE_OPTIONAL) name = "optional(" + name + ")";
-  return name;
+  return code == 0 ? "" : DataTypeName(static_cast<DataType>(code));
 }
 
 // Names a subgraph reads from enclosing graphs (ONNX outer-scope values):

@@ -23,6 +23,16 @@ Status ElementwiseGradientOperands(KernelContext& ctx, const std::string& label,
   return ctx.Output(0, dy->dtype(), dy->shape(), dx);
 }
 
+Status ReadScalarInt(const std::string& label, const Tensor& t, const char* name, int64_t* v) {
+  std::vector<int64_t> vals;
+  if (!ReadInts(t, &vals) || vals.size() != 1) {
+    return sdk::InvalidArgument(label + ": input '" + name + "' must be one int32/int64 element; found " +
+                                sdk::DTypeName(t.dtype()) + " " + ShapeStr(t.shape()));
+  }
+  *v = vals[0];
+  return Status::Ok();
+}
+
 bool ReadInts(const Tensor& t, std::vector<int64_t>* out) {
   out->clear();
   if (t.dtype() == LOOM_DTYPE_INT64) {

@@ -57,6 +57,9 @@ bool NormalizeAxis(int64_t* axis, int64_t rank);
 
 // Reads an int64 or int32 tensor's values (shape/axes/indices inputs).
 bool ReadInts(const Tensor& t, std::vector<int64_t>* out);
+// The one value of `t`, an int32/int64 tensor of one element (input `name`
+// of `label`'s op, named in the INVALID_ARGUMENT otherwise).
+Status ReadScalarInt(const std::string& label, const Tensor& t, const char* name, int64_t* v);
 
 // A gradient op's operands that pair element by element: dY (input 0) and
 // the forward tensor (input 1, named `other` in the error), which must

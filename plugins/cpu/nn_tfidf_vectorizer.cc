@@ -29,10 +29,8 @@ class TfIdfVectorizerKernel {
     std::vector<int64_t> ys = xs.size() == 2 ? std::vector<int64_t>{rows, pool_.output_size}
                                              : std::vector<int64_t>{pool_.output_size};
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
-    std::vector<int64_t> ids(static_cast<size_t>(rows * len));
-    for (size_t i = 0; i < ids.size(); ++i) {
-      ids[i] = x.dtype() == LOOM_DTYPE_INT64 ? x.data<int64_t>()[i] : x.data<int32_t>()[i];
-    }
+    std::vector<int64_t> ids;
+    ReadInts(x, &ids);  // int32 or int64 (the schema's T)
     float* out = y.data<float>();
 #pragma omp parallel for if (rows > 1)
     for (int64_t r = 0; r < rows; ++r) semantics::TfIdfRow(pool_, ids.data() + r * len, len, out + r * pool_.output_size);

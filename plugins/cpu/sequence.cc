@@ -22,17 +22,11 @@ using sdk::OwnedTensor;
 using sdk::TypeName;
 using sdk::ValuesOf;
 
-int64_t ScalarIndex(const Tensor& t) {
-  return t.dtype() == LOOM_DTYPE_INT64 ? t.data<int64_t>()[0] : static_cast<int64_t>(t.data<int32_t>()[0]);
-}
-
 // A position input (a scalar) in [-n, n - 1], or [-n, n] with `end_ok`
 // (insertion), made non-negative.
 Status ReadPosition(const Tensor& t, int64_t n, bool end_ok, const std::string& label, int64_t* pos) {
-  if (t.num_elements() != 1) {
-    return sdk::InvalidArgument(label + ": input 'position' must be a scalar; found " + ShapeStr(t.shape()));
-  }
-  int64_t p = ScalarIndex(t);
+  int64_t p = 0;
+  LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label, t, "position", &p));
   const int64_t hi = end_ok ? n : n - 1;
   if (p < -n || p > hi) {
     return Status(LOOM_OUT_OF_RANGE, label + ": position " + std::to_string(p) + " is outside [" + std::to_string(-n) +
@@ -145,15 +139,15 @@ class SplitToSequenceKernel {
       sizes.assign(static_cast<size_t>(dim), 1);
       squeeze = !keepdims_;
     } else if (split.rank() == 0) {
-      const int64_t chunk = ScalarIndex(split);
+      int64_t chunk = 0;
+      LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, split, "split", &chunk));
       if (chunk <= 0) return sdk::InvalidArgument(label_ + ": scalar 'split' must be > 0; found " + std::to_string(chunk));
       for (int64_t at = 0; at < dim; at += chunk) sizes.push_back(std::min(chunk, dim - at));
     } else {
       int64_t sum = 0;
-      for (int64_t i = 0; i < split.num_elements(); ++i) {
-        const int64_t s = split.dtype() == LOOM_DTYPE_INT64 ? split.data<int64_t>()[i] : split.data<int32_t>()[i];
+      ReadInts(split, &sizes);  // int32 or int64 (the schema's I)
+      for (int64_t s : sizes) {
         if (s < 0) return sdk::InvalidArgument(label_ + ": 'split' has a negative size " + std::to_string(s));
-        sizes.push_back(s);
         sum += s;
       }
       if (sum != dim) {

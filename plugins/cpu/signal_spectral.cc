@@ -94,17 +94,6 @@ T Store(double v) {
   return Num<T>::Store(static_cast<typename Num<T>::C>(v));
 }
 
-// The one value of a scalar int input (`name` in errors).
-Status ScalarInt(const std::string& label, const Tensor& t, const char* name, int64_t* v) {
-  std::vector<int64_t> vals;
-  if (!ReadInts(t, &vals) || vals.size() != 1) {
-    return sdk::InvalidArgument(label + ": input '" + name + "' must be one int32/int64 element; found " +
-                                sdk::DTypeName(t.dtype()) + " " + ShapeStr(t.shape()));
-  }
-  *v = vals[0];
-  return Status::Ok();
-}
-
 class DftKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -115,7 +104,7 @@ class DftKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), len = ctx.Input(1), y;
     int64_t dft_length = -1;
-    if (len.present()) LOOM_SDK_RETURN_IF_ERROR(ScalarInt(label_, len, "dft_length", &dft_length));
+    if (len.present()) LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, len, "dft_length", &dft_length));
     semantics::DftGeometry g;
     LOOM_SDK_RETURN_IF_ERROR(semantics::DftGeometryOf(label_, x.shape(), attrs_, dft_length, &g));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out_shape, &y));
@@ -167,7 +156,7 @@ class StftKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), window = ctx.Input(2), y;
     int64_t step = 0, window_length = -1, frame_length = -1;
-    LOOM_SDK_RETURN_IF_ERROR(ScalarInt(label_, ctx.Input(1), "frame_step", &step));
+    LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, ctx.Input(1), "frame_step", &step));
     if (window.present()) {
       if (window.rank() != 1) {
         return sdk::InvalidArgument(label_ + ": input 'window' must be 1-D [frame_length]; found " +
@@ -180,7 +169,7 @@ class StftKernel {
       window_length = window.dim(0);
     }
     if (ctx.Input(3).present()) {
-      LOOM_SDK_RETURN_IF_ERROR(ScalarInt(label_, ctx.Input(3), "frame_length", &frame_length));
+      LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, ctx.Input(3), "frame_length", &frame_length));
     }
     semantics::StftGeometry g;
     LOOM_SDK_RETURN_IF_ERROR(
@@ -234,9 +223,9 @@ class MelWeightMatrixKernel {
 
   Status Compute(KernelContext& ctx) {
     int64_t mel = 0, n = 0, rate = 0;
-    LOOM_SDK_RETURN_IF_ERROR(ScalarInt(label_, ctx.Input(0), "num_mel_bins", &mel));
-    LOOM_SDK_RETURN_IF_ERROR(ScalarInt(label_, ctx.Input(1), "dft_length", &n));
-    LOOM_SDK_RETURN_IF_ERROR(ScalarInt(label_, ctx.Input(2), "sample_rate", &rate));
+    LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, ctx.Input(0), "num_mel_bins", &mel));
+    LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, ctx.Input(1), "dft_length", &n));
+    LOOM_SDK_RETURN_IF_ERROR(ReadScalarInt(label_, ctx.Input(2), "sample_rate", &rate));
     LOOM_SDK_RETURN_IF_ERROR(semantics::CheckMelSizes(label_, mel, n, rate));
     double lo = 0, hi = 0;
     LOOM_SDK_RETURN_IF_ERROR(ScalarFloat(ctx.Input(3), "lower_edge_hertz", &lo));

@@ -7,12 +7,19 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/external_data.h"
 #include "core/limits.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/text_format.h"
 
 namespace loom {
 namespace {
+
+// The folder of a file's path ("." for a bare name).
+std::string FolderOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
 
 bool IsTextPath(const std::string& path) {
   return absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt") || absl::EndsWith(path, ".prototxt");
@@ -39,10 +46,32 @@ void FillFrom(Tensor* t, const F& field) {
   for (int64_t i = 0; i < t->num_elements(); ++i) d[i] = static_cast<T>(field.Get(static_cast<int>(i)));
 }
 
+// A tensor whose bytes are in a file (core/external_data.h).
+absl::StatusOr<Tensor> ExternalTensorFromProto(const TensorProto& p, const std::string& label) {
+  if (p.data_type() == static_cast<int32_t>(DataType::kString) || !IsSupportedDataType(p.data_type())) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": external data of data_type ", p.data_type(),
+                                                   " is not supported"));
+  }
+  if (p.has_raw_data() || p.float_data_size() || p.double_data_size() || p.int64_data_size() || p.int32_data_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": has both external_data and values"));
+  }
+  const DataType dt = static_cast<DataType>(p.data_type());
+  Shape dims(p.dims().begin(), p.dims().end());
+  absl::StatusOr<int64_t> bytes = CheckedNumBytes(dt, dims);
+  if (!bytes.ok()) return absl::InvalidArgumentError(absl::StrCat(label, ": dims: ", bytes.status().message()));
+  const ExternalData& e = p.external_data();
+  if (e.has_length() && e.length() != *bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": external data length ", e.length(), " bytes; ",
+                                                   DataTypeName(dt), ShapeToString(dims), " needs ", *bytes));
+  }
+  return LoadExternalTensor(label, dt, std::move(dims), e.location(), e.offset());
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
   std::string label = absl::StrCat("tensor '", p.name(), "'");
+  if (p.has_external_data()) return ExternalTensorFromProto(p, label);
   if (p.data_type() == static_cast<int32_t>(DataType::kString)) {
     Shape dims(p.dims().begin(), p.dims().end());
     absl::StatusOr<int64_t> n = CheckedNumBytes(DataType::kInt8, dims);  // the element count, checked
@@ -177,6 +206,7 @@ absl::StatusOr<NetDef> ParseNetDefText(const std::string& text) {
   if (!ParseText(text, &net)) {
     return absl::InvalidArgumentError("NetDef text does not parse");
   }
+  if (absl::Status s = ResolveExternalData(&net, ""); !s.ok()) return s;  // text has no folder
   return net;
 }
 
@@ -184,10 +214,16 @@ absl::StatusOr<NetDef> ReadNetDef(const std::string& path) {
   auto data = ReadFile(path);
   if (!data.ok()) return data.status();
   NetDef net;
-  if (!IsTextPath(path) && ParseBinaryProto(*data, &net)) return net;
-  net.Clear();
-  if (ParseText(*data, &net)) return net;
-  return absl::InvalidArgumentError(absl::StrCat("'", path, "' is neither a binary nor a text-format NetDef"));
+  bool parsed = !IsTextPath(path) && ParseBinaryProto(*data, &net);
+  if (!parsed) {
+    net.Clear();
+    parsed = ParseText(*data, &net);
+  }
+  if (!parsed) return absl::InvalidArgumentError(absl::StrCat("'", path, "' is neither a binary nor a text-format NetDef"));
+  if (absl::Status s = ResolveExternalData(&net, FolderOf(path)); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+  }
+  return net;
 }
 
 absl::Status WriteNetDef(const NetDef& net, const std::string& path) {
@@ -204,10 +240,19 @@ absl::StatusOr<TensorProto> ReadTensorProto(const std::string& path) {
   auto data = ReadFile(path);
   if (!data.ok()) return data.status();
   TensorProto t;
-  if (!IsTextPath(path) && t.ParseFromString(*data)) return t;
-  t.Clear();
-  if (google::protobuf::TextFormat::ParseFromString(*data, &t)) return t;
-  return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a TensorProto"));
+  bool parsed = !IsTextPath(path) && t.ParseFromString(*data);
+  if (!parsed) {
+    t.Clear();
+    parsed = google::protobuf::TextFormat::ParseFromString(*data, &t);
+  }
+  if (!parsed) return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a TensorProto"));
+  if (t.has_external_data()) {  // beside the tensor's file, as a NetDef's
+    absl::StatusOr<std::string> full =
+        ResolveDataLocation(absl::StrCat("tensor '", t.name(), "'"), FolderOf(path), t.external_data().location());
+    if (!full.ok()) return absl::Status(full.status().code(), absl::StrCat(path, ": ", full.status().message()));
+    t.mutable_external_data()->set_location(*full);
+  }
+  return t;
 }
 
 absl::Status WriteTensorProto(const TensorProto& t, const std::string& path) {

@@ -14,8 +14,11 @@
 
 namespace loom {
 
-// A CPU tensor from a TensorProto (raw_data or the typed fields). Errors name
-// the tensor and say what is wrong (unknown data_type, byte count mismatch).
+// A CPU tensor from a TensorProto (raw_data, the typed fields, or
+// external_data: mapped or read from its file, core/external_data.h, whose
+// location must be an absolute path a loader resolved). Errors name the
+// tensor and say what is wrong (unknown data_type, byte count mismatch, a
+// file too short).
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto);
 // The same, taking `proto`'s raw_data without a copy where it can: the
 // tensor then owns the moved string's memory (aligned to malloc's 16 bytes,
@@ -27,11 +30,16 @@ absl::StatusOr<Tensor> TensorFromProto(TensorProto&& proto);
 TensorProto TensorToProto(const Tensor& t, const std::string& name = "");
 
 // Reads a NetDef from `path`: protobuf binary, or text format when the file
-// ends in .pbtxt/.txt/.prototxt or does not parse as binary.
+// ends in .pbtxt/.txt/.prototxt or does not parse as binary. Its external
+// data locations are resolved against path's folder (ResolveExternalData,
+// core/external_data.h: confined to it; errors name the tensor).
+// ParseNetDefText's text has no folder: external data there is refused.
 absl::StatusOr<NetDef> ReadNetDef(const std::string& path);
 // Writes binary unless `path` ends in .pbtxt/.txt/.prototxt.
 absl::Status WriteNetDef(const NetDef& net, const std::string& path);
 absl::StatusOr<NetDef> ParseNetDefText(const std::string& text);
+// A TensorProto from `path` (binary or text); an external_data location is
+// resolved against path's folder as ReadNetDef's are.
 absl::StatusOr<TensorProto> ReadTensorProto(const std::string& path);
 // Parses binary protobuf `data` (or what `in` yields) into `m`, allowing
 // 1000 nested messages rather than protobuf's default 100 (about 330 nested

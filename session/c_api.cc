@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/external_data.h"
 #include "core/proto_io.h"
 #include "core/status_bridge.h"
 #include "session/loom_session_c_api.h"
@@ -146,6 +147,8 @@ LoomStatus* CreateFromNetDef(const void* netdef, size_t bytes, const LoomSession
     if (!net.ParseFromArray(netdef, static_cast<int>(bytes))) {
       return absl::InvalidArgumentError(absl::StrCat("CreateSessionFromNetDef: the ", bytes, " bytes are not a binary NetDef"));
     }
+    // Bytes have no folder: external data resolves against external_data_dir.
+    if (absl::Status s = ResolveExternalData(&net, o.external_data_dir); !s.ok()) return s;
     return Session::FromNetDef(std::move(net), o);
   });
 }

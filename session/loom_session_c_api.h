@@ -77,8 +77,8 @@ typedef struct LoomSessionOptions {
    * fpmath_mode); 0, LOOM_FPMATH_MODE_STRICT, is the default. */
   int32_t fpmath_mode;
   /* Read where struct_size covers it: SessionOptions::external_data_dir,
-   * the folder CreateSessionFromOnnxBytes reads a model's external data
-   * from (NULL or "": such a model is refused). */
+   * the folder CreateSessionFromOnnxBytes and CreateSessionFromNetDef read
+   * a model's external data from (NULL or "": such a model is refused). */
   const char* external_data_dir;
 } LoomSessionOptions;
 

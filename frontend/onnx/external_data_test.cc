@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "core/external_data.h"
+#include "core/net.h"
+#include "core/proto_io.h"
+#include "core/workspace.h"
 #include "core/tensor.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "gtest/gtest.h"
@@ -25,6 +29,13 @@ namespace onnx_import {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A tensor's bytes, made as Net::Create makes it (external data mapped or read).
+std::string Bytes(const TensorProto& p) {
+  absl::StatusOr<Tensor> t = TensorFromProto(p);
+  if (!t.ok()) return std::string(t.status().message());
+  return std::string(static_cast<const char*>(t->raw_data()), t->nbytes());
+}
 
 // y = x + a + b, with a [4] and b [2, 3] float initializers.
 onnx::ModelProto InlineModel() {
@@ -112,8 +123,13 @@ TEST_F(ExternalDataTest, TensorsFromFilesBesideTheModelEqualTheInlineOnes) {
   ASSERT_EQ(external->initializer_size(), 2);
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(external->initializer(i).name(), inline_net->initializer(i).name());
-    EXPECT_EQ(external->initializer(i).raw_data(), inline_net->initializer(i).raw_data()) << i;
+    // The NetDef names the checked file by absolute path; the bytes come
+    // when the tensor is made.
+    EXPECT_EQ(external->initializer(i).external_data().location(),
+              fs::canonical(dir_ / "model" / "weights.bin").string());
+    EXPECT_EQ(Bytes(external->initializer(i)), inline_net->initializer(i).raw_data()) << i;
   }
+  EXPECT_EQ(external->initializer(1).external_data().offset(), 16);
   // The bytes alone have no folder: refused, unless one is named.
   auto no_folder = ImportOnnxModel(bytes);
   ASSERT_FALSE(no_folder.ok());
@@ -123,7 +139,44 @@ TEST_F(ExternalDataTest, TensorsFromFilesBesideTheModelEqualTheInlineOnes) {
       << no_folder.status();
   auto with_folder = ImportOnnxModel(bytes, (dir_ / "model").string());
   ASSERT_TRUE(with_folder.ok()) << with_folder.status();
-  EXPECT_EQ(with_folder->initializer(1).raw_data(), inline_net->initializer(1).raw_data());
+  EXPECT_EQ(Bytes(with_folder->initializer(1)), inline_net->initializer(1).raw_data());
+}
+
+// loom_import's path: an imported model written as a NetDef with its
+// weights in a data file beside it, read back and run, gives the inline
+// model's outputs.
+TEST_F(ExternalDataTest, NetDefWrittenWithExternalDataRunsAsTheInlineModel) {
+  Write({});
+  auto imported = Import();
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const std::string path = (dir_ / "net.pb").string();
+  ASSERT_TRUE(WriteNetDefWithExternalData(*imported, path, "net.data", /*min_bytes=*/0).ok());
+  auto back = ReadNetDef(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->initializer(0).external_data().location(), fs::canonical(dir_ / "net.data").string());
+  EXPECT_EQ(back->initializer(1).external_data().offset(), 64);  // b after a's 16 bytes, aligned
+  auto inline_net = ImportOnnxModel(InlineModel().SerializeAsString());
+  ASSERT_TRUE(inline_net.ok()) << inline_net.status();
+  const Tensor x = Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::vector<std::string> outputs[2];
+  int i = 0;
+  for (NetDef* def : {&*back, &*inline_net}) {
+    Workspace ws;
+    *ws.CreateBlob("x") = x;
+    auto net = Net::Create(*def, &ws, testing::CpuControlFlowRegistry());
+    ASSERT_TRUE(net.ok()) << net.status();
+    ASSERT_TRUE((*net)->Run().ok());
+    for (const char* name : {"y", "s"}) {
+      const Tensor* t = ws.GetBlob(name);
+      ASSERT_NE(t, nullptr) << name;
+      outputs[i].push_back(std::string(static_cast<const char*>(t->raw_data()), t->nbytes()));
+    }
+    ++i;
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  const std::vector<float> y(reinterpret_cast<const float*>(outputs[0][0].data()),
+                             reinterpret_cast<const float*>(outputs[0][0].data()) + 6);
+  EXPECT_EQ(y, (std::vector<float>{1.5f, 1, 5, 12, 21, -26}));  // x + b
 }
 
 TEST_F(ExternalDataTest, LocationsOutsideTheFolderAreRefused) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/limits.h"
@@ -34,9 +35,25 @@ bool OrtContribAsLoom(const onnx::NodeProto& node) {
 // `copy_raw` false: raw_data is left out (the caller moves it in).
 absl::StatusOr<TensorProto> ConvertTensor(const onnx::TensorProto& in, bool copy_raw = true) {
   if (in.data_location() == onnx::TensorProto::EXTERNAL) {
-    // LoadExternalData reads them first; one left here came another way
-    // (ImportOnnxTensor's single tensor has no folder).
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data outside a model file"));
+    // LoadExternalData checked it and named its file by absolute path; the
+    // bytes are mapped or read when the net is made (TensorFromProto).
+    TensorProto out;
+    out.set_name(in.name());
+    out.set_data_type(in.data_type());
+    for (int64_t d : in.dims()) out.add_dims(d);
+    ExternalData* e = out.mutable_external_data();
+    int64_t offset = -1, length = -1;
+    for (const onnx::StringStringEntryProto& kv : in.external_data()) {
+      if (kv.key() == "location") e->set_location(kv.value());
+      if (kv.key() == "offset" && !absl::SimpleAtoi(kv.value(), &offset)) offset = -1;
+      if (kv.key() == "length" && !absl::SimpleAtoi(kv.value(), &length)) length = -1;
+    }
+    e->set_offset(offset);
+    e->set_length(length);
+    if (e->location().empty() || e->location()[0] != '/' || offset < 0 || length < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", in.name(), "': external data outside a model file"));
+    }
+    return out;
   }
   // A hostile tensor declares dims its data does not fill (or that
   // overflow): refused here, before anything is sized from the dims.
@@ -597,6 +614,9 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
 absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
   onnx::TensorProto t;
   if (!t.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX TensorProto");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {  // a lone tensor has no folder
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name(), "': external data outside a model file"));
+  }
   return ConvertTensor(t);
 }
 

@@ -6,8 +6,10 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <type_traits>
 
 #include "absl/status/status.h"
+#include "core/external_data.h"
 #include "core/proto_io.h"
 #include "python/src/status.h"
 
@@ -21,6 +23,9 @@ Message ParseBytes(const pybind11::bytes& bytes, const std::string& what) {
   const std::string data = bytes;
   if (!ParseBinaryProto(data, &m)) {
     Check(absl::InvalidArgumentError("loom: " + what + " does not parse as a " + m.GetTypeName()));
+  }
+  if constexpr (std::is_same_v<Message, NetDef>) {
+    Check(ResolveExternalData(&m, ""));  // bytes have no folder: external data is refused
   }
   return m;
 }

@@ -14,6 +14,7 @@
 #include "core/autodiff/backward.h"
 #include "core/autodiff/data_parallel.h"
 #include "core/autodiff/optimizer.h"
+#include "core/external_data.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "python/src/bindings.h"
 #include "python/src/proto_bytes.h"
@@ -90,6 +91,7 @@ py::bytes ImportOnnx(const py::object& model, bool training, int optimization_le
   o.level = optimization_level;
   o.training = training;
   transforms::Optimize(&def, o);
+  Check(InlineExternalData(&def));  // the bytes go to Python, where no file location is kept
   return ToBytes(def);
 }
 

@@ -75,7 +75,10 @@ struct SessionOptions {
 // An input or output of the model.
 struct TensorInfo {
   std::string name;
-  DataType dtype = DataType::kUndefined;  // kUndefined: not declared (a NetDef)
+  // The type code (core/dtype.h: a tensor dtype, seq(...), optional(...));
+  // kUndefined: not declared (a NetDef without the importer's input_dtype /
+  // output_dtype arguments).
+  DataType dtype = DataType::kUndefined;
   // -1 where the model leaves a dimension open; `dim_names` then holds its
   // symbolic name (ONNX dim_param, "batch") or "".
   std::vector<int64_t> dims;

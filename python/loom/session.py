@@ -18,9 +18,12 @@ class Session(_loom.Session):
     default plugins that ship in this package are loaded first, then
     `plugins` (paths). run(output_names, feed) follows ONNX Runtime's
     InferenceSession.run: `output_names` None means every output, in
-    `outputs` order; `feed` maps input names to arrays; it returns a list of
-    numpy arrays. Inputs that are C-contiguous, aligned and in native byte
-    order are read in place; run releases the GIL, so threads may share a
+    `outputs` order; `feed` maps input names to values; it returns a list of
+    numpy arrays. As ONNX Runtime, it takes numpy arrays of str objects (or
+    of kind 'U'/'S') for string inputs, lists for sequence inputs (items of
+    one dtype) and None or the value for optional inputs, by each input's
+    declared type (python/README.md). Numeric inputs that are C-contiguous,
+    aligned and in native byte order are read in place; run releases the GIL, so threads may share a
     session. `inputs`/`outputs` list TensorInfo (name, dtype, shape);
     ops()/plugins() list what the session loaded. Errors raise loom.Error (a
     RuntimeError) whose text starts with the status code and names the op,

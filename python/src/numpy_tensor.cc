@@ -39,6 +39,54 @@ py::array Contiguous(const py::handle& value, const std::string& name) {
   return a;
 }
 
+// "[1, 0]": the position of element `flat` of an array of shape `dims`.
+std::string Position(const Shape& dims, int64_t flat) {
+  std::vector<int64_t> at(dims.size());
+  for (size_t i = dims.size(); i-- > 0;) {
+    at[i] = dims[i] > 0 ? flat % dims[i] : 0;
+    flat = dims[i] > 0 ? flat / dims[i] : 0;
+  }
+  std::string out = "[";
+  for (size_t i = 0; i < at.size(); ++i) out += (i ? ", " : "") + std::to_string(at[i]);
+  return out + "]";
+}
+
+// A string tensor with a copy of `a`'s items (dtype object, 'U' or 'S').
+Tensor StringTensor(const py::array& a, const std::string& name) {
+  Shape dims(a.shape(), a.shape() + a.ndim());
+  Tensor t = Value(Tensor::Create(DataType::kString, dims));
+  // Row-major, as Python objects: str for 'U', bytes for 'S', the items themselves for object.
+  const py::list items = py::module_::import("numpy").attr("ravel")(a).attr("tolist")();
+  std::vector<std::string>& out = *t.mutable_strings();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const py::handle item = items[i];
+    if (py::isinstance<py::str>(item)) {
+      out[i] = item.cast<std::string>();  // UTF-8
+    } else if (py::isinstance<py::bytes>(item)) {
+      PyObject* text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(item.ptr()), PyBytes_GET_SIZE(item.ptr()), "strict");
+      if (text == nullptr) {
+        PyErr_Clear();
+        throw py::value_error("loom: " + name + " element " + Position(dims, static_cast<int64_t>(i)) +
+                              " is bytes that are not UTF-8");
+      }
+      Py_DECREF(text);
+      out[i] = std::string(PyBytes_AS_STRING(item.ptr()), PyBytes_GET_SIZE(item.ptr()));
+    } else {
+      throw py::type_error("loom: " + name + " element " + Position(dims, static_cast<int64_t>(i)) + " is " +
+                           std::string(py::str(py::type::handle_of(item).attr("__name__"))) +
+                           "; an array of dtype object feeds a string tensor: its items must be str or bytes");
+    }
+  }
+  return t;
+}
+
+// One tensor of a feed: strings copied, numbers read in place.
+Tensor FeedTensor(const py::handle& value, const std::string& name) {
+  py::array a = py::array::ensure(value);
+  if (a && (a.dtype().kind() == 'O' || a.dtype().kind() == 'U' || a.dtype().kind() == 'S')) return StringTensor(a, name);
+  return a ? BorrowArray(a, name) : BorrowArray(value, name);
+}
+
 }  // namespace
 
 py::dtype NumpyDtype(DataType t) {
@@ -70,6 +118,50 @@ Tensor BorrowArray(const py::handle& value, const std::string& name) {
     delete static_cast<py::object*>(o);
   });
   return Value(Tensor::Borrow(dtype, std::move(dims), const_cast<void*>(a.data()), std::move(owner)));
+}
+
+Tensor FeedValue(const py::handle& value, DataType declared, const std::string& name) {
+  const bool known = declared != DataType::kUndefined;
+  if (value.is_none()) {
+    if (known && IsOptionalType(declared)) return Value(Tensor::MakeValue(declared, {}));
+    throw py::type_error("loom: " + name + " is None, which only an input of an optional type takes (" +
+                         (known ? std::string("its type is ") + DataTypeName(declared)
+                                : std::string("the model does not declare its type")) +
+                         ")");
+  }
+  if (known && IsOptionalType(declared)) {
+    return Value(Tensor::MakeValue(declared, {FeedValue(value, ValueElementType(declared), name)}));
+  }
+  const bool list = py::isinstance<py::list>(value);
+  if (known && IsSequenceType(declared) && !list) {
+    throw py::type_error("loom: " + name + " is declared " + DataTypeName(declared) + "; feed it a list, not " +
+                         std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
+  if (list && (!known || IsSequenceType(declared))) {
+    const py::list items_in = py::reinterpret_borrow<py::list>(value);
+    const DataType element = known ? ValueElementType(declared) : DataType::kUndefined;
+    if (items_in.empty() && !known) {
+      throw py::type_error("loom: " + name +
+                           " is an empty list, and the model does not declare its type: an empty sequence needs its "
+                           "element type");
+    }
+    std::vector<Tensor> items;
+    for (size_t i = 0; i < items_in.size(); ++i) {
+      items.push_back(FeedTensor(items_in[i], name + " item " + std::to_string(i)));
+      const DataType got = items.back().dtype();
+      if (got != items[0].dtype()) {
+        throw py::type_error("loom: " + name + " item " + std::to_string(i) + " has dtype " + DataTypeName(got) +
+                             " and item 0 " + DataTypeName(items[0].dtype()) + "; a sequence's items share one dtype");
+      }
+      if (known && got != element) {
+        throw py::type_error("loom: " + name + " is declared " + DataTypeName(declared) + "; item " + std::to_string(i) +
+                             " has dtype " + DataTypeName(got));
+      }
+    }
+    const DataType type = known ? declared : SequenceOf(items[0].dtype());
+    return Value(Tensor::MakeValue(type, std::move(items)));
+  }
+  return FeedTensor(value, name);
 }
 
 Tensor CopyArray(const py::handle& value, const std::string& name) {

@@ -26,6 +26,24 @@ pybind11::dtype NumpyDtype(DataType t);
 // `name` ("input 'x'") names it in errors (TypeError for an unheld dtype).
 Tensor BorrowArray(const pybind11::handle& value, const std::string& name);
 
+// A Session.run feed as a tensor or an ONNX value, as ONNX Runtime's Python
+// API takes them. `declared` is the input's declared type (kUndefined: not
+// known). In order:
+//  - None: an optional with no element; TypeError unless `declared` is an
+//    optional type.
+//  - `declared` optional(X): the optional holding `value` fed as X.
+//  - a list, `declared` a sequence type or not known: a sequence, each item
+//    fed as a tensor (below); the items share one dtype (the declared
+//    element type where known), else TypeError naming the item. An empty
+//    list needs the declared type (TypeError otherwise).
+//  - a numpy array of dtype object (str or bytes items) or of kind 'U'/'S':
+//    a string tensor of its shape (a copy; bytes decoded as UTF-8);
+//    TypeError naming the element for another item, ValueError for bytes
+//    that are not UTF-8.
+//  - anything else: BorrowArray (read in place; a list for a tensor input
+//    as numpy.asarray makes it).
+Tensor FeedValue(const pybind11::handle& value, DataType declared, const std::string& name);
+
 // The same values in memory of the tensor's own (Caffe2's FeedBlob copies:
 // the array may change after the call).
 Tensor CopyArray(const pybind11::handle& value, const std::string& name);

@@ -1,7 +1,9 @@
 // loom.Session: loom::Session (session/session.h) with numpy arrays in and
 // out. Inputs that are C-contiguous, aligned and native are read in place;
 // outputs are arrays over the tensors the run returned. Run releases the
-// GIL, so Python threads run a session concurrently.
+// GIL, so Python threads run a session concurrently. Feeds follow ONNX
+// Runtime's Python API (numpy_tensor.h FeedValue): string arrays, lists as
+// sequences, None as an empty optional, by each input's declared type.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -63,7 +65,11 @@ py::list Run(const Session& s, const py::object& output_names, const py::dict& f
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const auto& [k, v] : feed) {
     const std::string name = py::str(k);
-    feeds.emplace_back(name, BorrowArray(v, "input '" + name + "'"));
+    DataType declared = DataType::kUndefined;
+    for (const TensorInfo& i : s.inputs()) {
+      if (i.name == name) declared = i.dtype;
+    }
+    feeds.emplace_back(name, FeedValue(v, declared, "input '" + name + "'"));
   }
   std::vector<std::string> fetches;
   if (!output_names.is_none()) fetches = output_names.cast<std::vector<std::string>>();

@@ -276,3 +276,145 @@ def test_sequence_optional_and_string_outputs():
     assert isinstance(some, list) and len(some) == 2
     assert none is None
     assert text.dtype == object and text.tolist() == ["6.0", "15.5"]
+
+
+def value_model(nodes, inputs, outputs, opset=15):
+    """ONNX bytes of a graph over `inputs`/`outputs` (ValueInfoProtos)."""
+    graph = helper.make_graph(nodes, "feeds", inputs, outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]).SerializeToString()
+
+
+def test_string_feeds():
+    # Identity and StringNormalizer on string inputs: object arrays of str
+    # (and bytes, read as UTF-8), numpy 'U' and 'S' arrays, any shape.
+    model = value_model(
+        [helper.make_node("Identity", ["t"], ["same"]),
+         helper.make_node("StringNormalizer", ["w"], ["upper"], case_change_action="UPPER")],
+        [helper.make_tensor_value_info("t", TensorProto.STRING, [2, 2]),
+         helper.make_tensor_value_info("w", TensorProto.STRING, [3])],
+        [helper.make_tensor_value_info("same", TensorProto.STRING, [2, 2]),
+         helper.make_tensor_value_info("upper", TensorProto.STRING, [3])])
+    s = loom.Session(model)
+    assert s.inputs[0].dtype == "string"
+    t = np.array([["a", "bé"], [b"c\xc3\xa9", ""]], dtype=object)
+    same, upper = s.run(None, {"t": t, "w": np.array(["ab", "Cd", "x y"], dtype=object)})
+    assert same.dtype == object and same.shape == (2, 2)
+    assert same.tolist() == [["a", "bé"], ["cé", ""]]
+    assert upper.tolist() == ["AB", "CD", "X Y"]
+    same, upper = s.run(None, {"t": np.array([["p", "qq"], ["rrr", "s"]]), "w": np.array([b"a", b"b", b"c"])})
+    assert same.tolist() == [["p", "qq"], ["rrr", "s"]] and upper.tolist() == ["A", "B", "C"]
+    # A list feeds a tensor input as numpy.asarray makes it.
+    (upper,) = s.run(["upper"], {"t": t, "w": ["k", "l", "m"]})
+    assert upper.tolist() == ["K", "L", "M"]
+
+
+def test_sequence_feeds(tmp_path):
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    model = value_model(
+        [helper.make_node("SequenceLength", ["xs"], ["n"]),
+         helper.make_node("ConcatFromSequence", ["xs"], ["rows"], axis=0),
+         helper.make_node("SequenceAt", ["xs", "at"], ["second"])],
+        [helper.make_value_info("xs", seq), helper.make_tensor_value_info("at", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+         helper.make_tensor_value_info("rows", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("second", TensorProto.FLOAT, None)])
+    s = loom.Session(model)
+    assert s.inputs[0].dtype == "seq(float32)"
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([[10, 11, 12]], np.float32)
+    n, rows, second = s.run(None, {"xs": [a, b], "at": np.int64(1)})
+    assert n.dtype == np.int64 and n == 2
+    np.testing.assert_array_equal(rows, [[0, 1, 2], [3, 4, 5], [10, 11, 12]])
+    np.testing.assert_array_equal(second, [[10, 11, 12]])
+    # The same from a file: the declared types are read from it too.
+    (tmp_path / "seq.onnx").write_bytes(model)
+    s = loom.Session(tmp_path / "seq.onnx")
+    assert s.inputs[0].dtype == "seq(float32)"
+    n, rows, second = s.run(None, {"xs": [b, a, b], "at": np.int64(-2)})
+    assert n == 3 and rows.shape == (4, 3)
+    np.testing.assert_array_equal(second, a)
+    # An empty list: the declared element type makes the empty sequence.
+    (n,) = loom.Session(value_model([helper.make_node("SequenceLength", ["xs"], ["n"])], [helper.make_value_info("xs", seq)],
+                                    [helper.make_tensor_value_info("n", TensorProto.INT64, [])])).run(None, {"xs": []})
+    assert n == 0
+
+
+def test_sequence_feeds_of_an_undeclared_type(tmp_path):
+    # A NetDef declares no input types: a list is a sequence of its items'
+    # dtype; an empty list is refused.
+    net = loom.NetBuilder("n")
+    net.add_output(net.op("SequenceLength", [net.add_input("xs")], ["n"]))
+    path = tmp_path / "n.pbtxt"
+    net.save(path)
+    s = loom.Session(path)
+    assert s.inputs[0].dtype is None
+    (n,) = s.run(None, {"xs": [np.zeros(2, np.int32), np.ones(3, np.int32), np.ones((1, 1), np.int32)]})
+    assert n == 3
+    with pytest.raises(TypeError, match="input 'xs' is an empty list, and the model does not declare its type"):
+        s.run(None, {"xs": []})
+    with pytest.raises(TypeError, match=r"input 'xs' item 2 has dtype int64 and item 0 int32; a sequence's items share one dtype"):
+        s.run(None, {"xs": [np.zeros(2, np.int32), np.ones(3, np.int32), np.ones(1, np.int64)]})
+    with pytest.raises(TypeError, match="input 'xs' is None, which only an input of an optional type takes"):
+        s.run(None, {"xs": None})
+
+
+def test_optional_feeds():
+    tensor = helper.make_tensor_type_proto(TensorProto.FLOAT, None)
+    seq = helper.make_sequence_type_proto(tensor)
+    s = loom.Session(value_model(
+        [helper.make_node("OptionalHasElement", ["o"], ["has"]),
+         helper.make_node("OptionalHasElement", ["os"], ["has_seq"])],
+        [helper.make_value_info("o", helper.make_optional_type_proto(tensor)),
+         helper.make_value_info("os", helper.make_optional_type_proto(seq))],
+        [helper.make_tensor_value_info("has", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("has_seq", TensorProto.BOOL, [])]))
+    assert [i.dtype for i in s.inputs] == ["optional(float32)", "optional(seq(float32))"]
+    has, has_seq = s.run(None, {"o": None, "os": None})
+    assert has.dtype == np.bool_ and not has and not has_seq
+    has, has_seq = s.run(None, {"o": np.ones(2, np.float32), "os": []})
+    assert has and has_seq
+    has, has_seq = s.run(None, {"o": np.float32(1), "os": [np.ones(2, np.float32)]})
+    assert has and has_seq
+    # The value goes through: OptionalGetElement returns it.
+    s = loom.Session(value_model(
+        [helper.make_node("OptionalGetElement", ["o"], ["y"])],
+        [helper.make_value_info("o", helper.make_optional_type_proto(tensor))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]))
+    (y,) = s.run(None, {"o": np.array([1.5, -2], np.float32)})
+    np.testing.assert_array_equal(y, [1.5, -2])
+    with pytest.raises(loom.Error, match="holds no value"):
+        s.run(None, {"o": None})
+
+
+def test_feed_errors_name_the_input_and_item():
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    s = loom.Session(value_model(
+        [helper.make_node("SequenceLength", ["xs"], ["n"]), helper.make_node("Identity", ["t"], ["u"]),
+         helper.make_node("Identity", ["f"], ["g"])],
+        [helper.make_value_info("xs", seq), helper.make_tensor_value_info("t", TensorProto.STRING, [2, 2]),
+         helper.make_tensor_value_info("f", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+         helper.make_tensor_value_info("u", TensorProto.STRING, [2, 2]),
+         helper.make_tensor_value_info("g", TensorProto.FLOAT, [2])]))
+    t = np.array([["a", "b"], ["c", "d"]], dtype=object)
+    f = np.zeros(2, np.float32)
+    ok = {"xs": [f], "t": t, "f": f}
+    n, u, g = s.run(None, ok)
+    assert n == 1 and u.tolist() == t.tolist()
+    with pytest.raises(TypeError, match=r"input 'xs' item 1 has dtype float64 and item 0 float32; a sequence's items share one dtype"):
+        s.run(None, dict(ok, xs=[f, np.zeros(2)]))
+    with pytest.raises(TypeError, match=r"input 'xs' is declared seq\(float32\); item 0 has dtype int64"):
+        s.run(None, dict(ok, xs=[[1, 2]]))
+    with pytest.raises(TypeError, match=r"input 'xs' is declared seq\(float32\); feed it a list, not ndarray"):
+        s.run(None, dict(ok, xs=f))
+    bad = t.copy()
+    bad[1, 0] = 3
+    with pytest.raises(TypeError, match=r"input 't' element \[1, 0\] is int; an array of dtype object feeds a string tensor"):
+        s.run(None, dict(ok, t=bad))
+    with pytest.raises(TypeError, match=r"input 'xs' item 0 element \[1\] is NoneType"):
+        s.run(None, dict(ok, xs=[np.array(["a", None], dtype=object)]))
+    bad[1, 0] = b"\xff"
+    with pytest.raises(ValueError, match=r"input 't' element \[1, 0\] is bytes that are not UTF-8"):
+        s.run(None, dict(ok, t=bad))
+    with pytest.raises(TypeError, match=r"input 'f' is None, which only an input of an optional type takes \(its type is float32\)"):
+        s.run(None, dict(ok, f=None))

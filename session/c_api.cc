@@ -221,6 +221,97 @@ const int64_t* ValueDims(const LoomValue* v) { return v->tensor.dims().data(); }
 int64_t ValueNumElements(const LoomValue* v) { return v->tensor.num_elements(); }
 void* ValueData(const LoomValue* v) { return v->tensor.raw_data(); }
 
+LoomStatus* CreateStringValue(const int64_t* dims, size_t rank, const char* const* strings, const size_t* lengths,
+                              LoomValue** out) {
+  return Guarded("CreateStringValue", [&]() -> absl::Status {
+    if (out == nullptr) return absl::InvalidArgumentError("CreateStringValue: `out` is NULL");
+    if (dims == nullptr && rank > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("CreateStringValue: `dims` is NULL with rank ", rank));
+    }
+    absl::StatusOr<Tensor> t = Tensor::Create(DataType::kString, Shape(dims, dims + rank));
+    if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("CreateStringValue: ", t.status().message()));
+    std::vector<std::string>& items = *t->mutable_strings();
+    if (strings == nullptr && !items.empty()) return absl::InvalidArgumentError("CreateStringValue: `strings` is NULL");
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (strings[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat("CreateStringValue: string ", i, " is NULL"));
+      items[i] = lengths != nullptr ? std::string(strings[i], lengths[i]) : std::string(strings[i]);
+    }
+    *out = new LoomValue{*std::move(t)};
+    return absl::OkStatus();
+  });
+}
+
+LoomStatus* ValueString(const LoomValue* v, int64_t index, const char** data, size_t* length) {
+  return Guarded("ValueString", [&]() -> absl::Status {
+    if (v == nullptr || data == nullptr || length == nullptr) {
+      return absl::InvalidArgumentError("ValueString: `value`, `data` or `length` is NULL");
+    }
+    if (v->tensor.dtype() != DataType::kString) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ValueString: the value is a ", DataTypeName(v->tensor.dtype()), "; expected a string tensor"));
+    }
+    const std::vector<std::string>& items = v->tensor.strings();
+    if (index < 0 || index >= static_cast<int64_t>(items.size())) {
+      return absl::OutOfRangeError(absl::StrCat("ValueString: index ", index, "; the tensor has ", items.size(), " elements"));
+    }
+    *data = items[static_cast<size_t>(index)].data();
+    *length = items[static_cast<size_t>(index)].size();
+    return absl::OkStatus();
+  });
+}
+
+// A sequence or optional of `type` holding copies of `items`.
+absl::Status MakeValueOf(const char* what, DataType type, const LoomValue* const* items, size_t count, LoomValue** out) {
+  if (out == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, ": `out` is NULL"));
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < count; ++i) {
+    if (items[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, ": item ", i, " is NULL"));
+    values.push_back(items[i]->tensor);
+  }
+  absl::StatusOr<Tensor> v = Tensor::MakeValue(type, std::move(values));
+  if (!v.ok()) return absl::Status(v.status().code(), absl::StrCat(what, ": ", v.status().message()));
+  *out = new LoomValue{*std::move(v)};
+  return absl::OkStatus();
+}
+
+LoomStatus* CreateSequenceValue(LoomDataType element, const LoomValue* const* items, size_t count, LoomValue** out) {
+  return Guarded("CreateSequenceValue", [&]() -> absl::Status {
+    if (items == nullptr && count > 0) return absl::InvalidArgumentError("CreateSequenceValue: `items` is NULL");
+    const DataType e = static_cast<DataType>(element);
+    if (IsValueType(e) || !IsSupportedDataType(element)) {
+      return absl::InvalidArgumentError(absl::StrCat("CreateSequenceValue: element type ", DataTypeName(e),
+                                                     "; expected a tensor dtype"));
+    }
+    return MakeValueOf("CreateSequenceValue", SequenceOf(e), items, count, out);
+  });
+}
+
+LoomStatus* CreateOptionalValue(LoomDataType inner, const LoomValue* item, LoomValue** out) {
+  return Guarded("CreateOptionalValue", [&]() -> absl::Status {
+    const DataType x = static_cast<DataType>(inner);
+    if (IsOptionalType(x) || (!IsSequenceType(x) && !IsSupportedDataType(inner))) {
+      return absl::InvalidArgumentError(absl::StrCat("CreateOptionalValue: inner type ", DataTypeName(x),
+                                                     "; expected a tensor dtype or a sequence type"));
+    }
+    return MakeValueOf("CreateOptionalValue", OptionalOf(x), &item, item != nullptr ? 1 : 0, out);
+  });
+}
+
+size_t ValueCount(const LoomValue* v) { return v->tensor.values().size(); }
+
+LoomStatus* ValueItem(const LoomValue* v, size_t index, LoomValue** out) {
+  return Guarded("ValueItem", [&]() -> absl::Status {
+    if (v == nullptr || out == nullptr) return absl::InvalidArgumentError("ValueItem: `value` or `out` is NULL");
+    const std::vector<Tensor>& items = v->tensor.values();
+    if (index >= items.size()) {
+      return absl::OutOfRangeError(absl::StrCat("ValueItem: index ", index, "; the ", DataTypeName(v->tensor.dtype()),
+                                                 " holds ", items.size()));
+    }
+    *out = new LoomValue{items[index]};
+    return absl::OkStatus();
+  });
+}
+
 LoomStatus* Run(const LoomSession* session, const char* const* input_names, const LoomValue* const* inputs,
                 size_t num_inputs, const char* const* output_names, size_t num_outputs, LoomValue** outputs) {
   return Guarded("Run", [&]() -> absl::Status {
@@ -246,11 +337,10 @@ LoomStatus* Run(const LoomSession* session, const char* const* input_names, cons
     const size_t n = num_outputs > 0 ? num_outputs : declared.size();
     std::vector<std::unique_ptr<LoomValue>> made(n);
     absl::Status s = session->session->RunWith(feeds, fetches, [&](size_t i, const Tensor& src) -> absl::Status {
-      if (src.is_value() || src.dtype() == DataType::kString) {
-        return absl::UnimplementedError(absl::StrCat("Run: output '", fetches.empty() ? declared[i].name : fetches[i],
-                                                     "' is a ", DataTypeName(src.dtype()),
-                                                     "; the C API returns numeric and bool tensors only (the C++ "
-                                                     "Session and Python return strings, sequences and optionals)"));
+      if ((src.is_value() || src.dtype() == DataType::kString) && outputs[i] != nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("Run: output '", fetches.empty() ? declared[i].name : fetches[i],
+                                                       "' is a ", DataTypeName(src.dtype()),
+                                                       "; pass NULL for it (a new value is made), not a buffer"));
       }
       if (outputs[i] != nullptr) return CopyOutputInto(fetches.empty() ? declared[i].name : fetches[i], src, &outputs[i]->tensor);
       absl::StatusOr<Tensor> copy = src.Clone();
@@ -293,6 +383,12 @@ const LoomSessionApi kApi = {
     &ValueNumElements,
     &ValueData,
     &Run,
+    &CreateStringValue,
+    &ValueString,
+    &CreateSequenceValue,
+    &CreateOptionalValue,
+    &ValueCount,
+    &ValueItem,
 };
 
 }  // namespace

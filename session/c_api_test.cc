@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/proto_io.h"
+#include "onnx/onnx_pb.h"
+#include "testing/onnx_models.h"
 #include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "session/session.h"
@@ -99,6 +101,118 @@ TEST(SessionCApiTest, InfosAndEveryOutput) {
   Api()->ReleaseValue(y);
   Api()->ReleaseValue(x);
   Api()->ReleaseSession(s);
+}
+
+// Version 2: strings, sequences and optionals in and out, against values
+// worked by hand. n = SequenceLength(xs), c = ConcatFromSequence(xs,
+// axis 0), ys = SequenceInsert(xs, c), u = StringNormalizer(s, UPPER),
+// has = OptionalHasElement(o).
+TEST(SessionCApiTest, StringsSequencesAndOptionals) {
+  onnx::GraphProto g;
+  auto input = [&](const std::string& name, auto set_type) {
+    onnx::ValueInfoProto* v = g.add_input();
+    v->set_name(name);
+    set_type(v->mutable_type());
+  };
+  input("xs", [](onnx::TypeProto* t) {
+    t->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  });
+  input("s", [](onnx::TypeProto* t) { t->mutable_tensor_type()->set_elem_type(onnx::TensorProto::STRING); });
+  input("o", [](onnx::TypeProto* t) {
+    t->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  });
+  testing::AddNode(&g, "SequenceLength", {"xs"}, {"n"});
+  testing::IntAttr(testing::AddNode(&g, "ConcatFromSequence", {"xs"}, {"c"}), "axis", 0);
+  testing::AddNode(&g, "SequenceInsert", {"xs", "c"}, {"ys"});
+  onnx::NodeProto* norm = testing::AddNode(&g, "StringNormalizer", {"s"}, {"u"});
+  onnx::AttributeProto* a = norm->add_attribute();
+  a->set_name("case_change_action");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("UPPER");
+  testing::AddNode(&g, "OptionalHasElement", {"o"}, {"has"});
+  for (const char* out : {"n", "c", "ys", "u", "has"}) testing::AddOutput(&g, out, /*typed=*/false);
+  const std::string model = testing::Serialize(g, 18);
+  LoomSession* session = nullptr;
+  ASSERT_EQ(Message(Api()->CreateSessionFromOnnxBytes(model.data(), model.size(), nullptr, &session)), "");
+  LoomTensorInfo info;
+  info.struct_size = LOOM_TENSOR_INFO_STRUCT_SIZE;
+  ASSERT_EQ(Api()->SessionInputInfo(session, 0, &info), nullptr);
+  EXPECT_EQ(info.dtype, LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_FLOAT);
+  ASSERT_EQ(Api()->SessionInputInfo(session, 2, &info), nullptr);
+  EXPECT_EQ(info.dtype, LOOM_DTYPE_OPTIONAL | LOOM_DTYPE_FLOAT);
+
+  // xs = [[1, 2], [3]]; s = ["ab", "c d"]; o = none.
+  float one_two[] = {1, 2}, three[] = {3};
+  int64_t two = 2, one = 1;
+  LoomValue *x0, *x1, *xs, *s, *o;
+  ASSERT_EQ(Api()->CreateValueOver(LOOM_DTYPE_FLOAT, &two, 1, one_two, sizeof one_two, &x0), nullptr);
+  ASSERT_EQ(Api()->CreateValueOver(LOOM_DTYPE_FLOAT, &one, 1, three, sizeof three, &x1), nullptr);
+  const LoomValue* items[] = {x0, x1};
+  ASSERT_EQ(Api()->CreateSequenceValue(LOOM_DTYPE_FLOAT, items, 2, &xs), nullptr);
+  one_two[0] = 100;  // the sequence holds copies
+  const char* strings[] = {"ab", "c dXX"};
+  const size_t lengths[] = {2, 3};
+  ASSERT_EQ(Api()->CreateStringValue(&two, 1, strings, lengths, &s), nullptr);
+  ASSERT_EQ(Api()->CreateOptionalValue(LOOM_DTYPE_FLOAT, nullptr, &o), nullptr);
+  EXPECT_EQ(Api()->ValueDType(xs), LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_FLOAT);
+  EXPECT_EQ(Api()->ValueCount(xs), 2u);
+  EXPECT_EQ(Api()->ValueCount(o), 0u);
+
+  const char* in[] = {"xs", "s", "o"};
+  const LoomValue* inputs[] = {xs, s, o};
+  const char* out[] = {"n", "c", "ys", "u", "has"};
+  LoomValue* outputs[5] = {};
+  ASSERT_EQ(Message(Api()->Run(session, in, inputs, 3, out, 5, outputs)), "");
+  EXPECT_EQ(static_cast<int64_t*>(Api()->ValueData(outputs[0]))[0], 2);
+  const float* c = static_cast<const float*>(Api()->ValueData(outputs[1]));
+  EXPECT_EQ(std::vector<float>(c, c + 3), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(Api()->ValueDType(outputs[2]), LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_FLOAT);
+  ASSERT_EQ(Api()->ValueCount(outputs[2]), 3u);
+  LoomValue* last = nullptr;
+  ASSERT_EQ(Api()->ValueItem(outputs[2], 2, &last), nullptr);
+  ASSERT_EQ(Api()->ValueNumElements(last), 3);
+  EXPECT_EQ(static_cast<const float*>(Api()->ValueData(last))[2], 3.0f);
+  Api()->ReleaseValue(last);
+  EXPECT_NE(Message(Api()->ValueItem(outputs[2], 3, &last)).find("index 3; the seq(float32) holds 3"), std::string::npos);
+  const char* data = nullptr;
+  size_t length = 0;
+  ASSERT_EQ(Api()->ValueString(outputs[3], 1, &data, &length), nullptr);
+  EXPECT_EQ(std::string(data, length), "C D");
+  ASSERT_EQ(Api()->ValueString(outputs[3], 0, &data, &length), nullptr);
+  EXPECT_EQ(std::string(data, length), "AB");
+  EXPECT_NE(Message(Api()->ValueString(outputs[3], 2, &data, &length)).find("index 2; the tensor has 2 elements"),
+            std::string::npos);
+  EXPECT_NE(Message(Api()->ValueString(outputs[1], 0, &data, &length)).find("the value is a float32; expected a string"),
+            std::string::npos);
+  EXPECT_FALSE(static_cast<const bool*>(Api()->ValueData(outputs[4]))[0]);
+  for (LoomValue* v : outputs) Api()->ReleaseValue(v);
+
+  // An optional holding a tensor; a buffer passed for a sequence output.
+  LoomValue* held = nullptr;
+  ASSERT_EQ(Api()->CreateOptionalValue(LOOM_DTYPE_FLOAT, x1, &held), nullptr);
+  EXPECT_EQ(Api()->ValueCount(held), 1u);
+  const LoomValue* inputs2[] = {xs, s, held};
+  LoomValue* has = nullptr;
+  const char* has_name[] = {"has"};
+  ASSERT_EQ(Message(Api()->Run(session, in, inputs2, 3, has_name, 1, &has)), "");
+  EXPECT_TRUE(static_cast<const bool*>(Api()->ValueData(has))[0]);
+  Api()->ReleaseValue(has);
+  LoomValue* buffer = x0;
+  const char* ys_name[] = {"ys"};
+  EXPECT_NE(Message(Api()->Run(session, in, inputs2, 3, ys_name, 1, &buffer)).find("output 'ys' is a seq(float32); pass NULL"),
+            std::string::npos);
+  // Items of another dtype are refused, naming the mismatch.
+  int64_t i64[] = {7};
+  LoomValue* wrong = nullptr;
+  ASSERT_EQ(Api()->CreateValueOver(LOOM_DTYPE_INT64, &one, 1, i64, sizeof i64, &wrong), nullptr);
+  const LoomValue* mixed[] = {x0, wrong};
+  LoomValue* bad = nullptr;
+  const std::string mixed_error = Message(Api()->CreateSequenceValue(LOOM_DTYPE_FLOAT, mixed, 2, &bad));
+  EXPECT_NE(mixed_error.find("CreateSequenceValue: "), std::string::npos) << mixed_error;
+  EXPECT_NE(mixed_error.find("int64"), std::string::npos) << mixed_error;
+  EXPECT_EQ(bad, nullptr);
+  for (LoomValue* v : {x0, x1, xs, s, o, held, wrong}) Api()->ReleaseValue(v);
+  Api()->ReleaseSession(session);
 }
 
 TEST(SessionCApiTest, ErrorsAreStatusesNamingWhatIsWrong) {

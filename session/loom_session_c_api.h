@@ -41,7 +41,7 @@
 extern "C" {
 #endif
 
-#define LOOM_SESSION_API_VERSION 1u
+#define LOOM_SESSION_API_VERSION 2u
 
 typedef struct LoomSession LoomSession; /* a loaded model */
 typedef struct LoomValue LoomValue;     /* a host tensor */
@@ -149,6 +149,44 @@ typedef struct LoomSessionApi {
    * new value is left in `outputs`. */
   LoomStatus* (*Run)(const LoomSession* session, const char* const* input_names, const LoomValue* const* inputs,
                      size_t num_inputs, const char* const* output_names, size_t num_outputs, LoomValue** outputs);
+
+  /* Version 2: string tensors and ONNX's sequence and optional values, as
+   * ONNX Runtime's C API has them (FillStringTensor /
+   * GetStringTensorElement, sequence and optional OrtValues). A sequence's
+   * ValueDType is LOOM_DTYPE_SEQUENCE | its element dtype, an optional's
+   * LOOM_DTYPE_OPTIONAL | its inner type (core/api/loom_c_api.h); such a
+   * value has rank 1, dims [0] and no data (ValueData NULL), and a string
+   * tensor has no data either: read them with the functions below. Run
+   * takes them as inputs and returns them as new values (an output buffer
+   * the caller passes for one is INVALID_ARGUMENT). SessionInputInfo's dtype
+   * says which an input takes. */
+
+  /* A string tensor of `dims` holding a copy of its num_elements strings
+   * (row-major): strings[i] of lengths[i] bytes (`lengths` NULL: each is
+   * NUL-terminated). INVALID_ARGUMENT for a negative dim or a NULL string. */
+  LoomStatus* (*CreateStringValue)(const int64_t* dims, size_t rank, const char* const* strings,
+                                   const size_t* lengths, LoomValue** out);
+  /* Element `index` (flat) of a string tensor: `*data` (not NUL-terminated)
+   * and `*length` bytes, valid while the value lives. INVALID_ARGUMENT for a
+   * value that is not a string tensor, OUT_OF_RANGE for an index past its
+   * elements. */
+  LoomStatus* (*ValueString)(const LoomValue* value, int64_t index, const char** data, size_t* length);
+  /* A sequence of `count` tensors of dtype `element` (copies of `items`;
+   * count 0: an empty sequence). INVALID_ARGUMENT naming the item whose
+   * dtype differs, or one that is itself a sequence or optional. */
+  LoomStatus* (*CreateSequenceValue)(LoomDataType element, const LoomValue* const* items, size_t count,
+                                     LoomValue** out);
+  /* An optional of type `inner` (a tensor dtype or a sequence type) holding
+   * a copy of `item`, or none when `item` is NULL. INVALID_ARGUMENT when
+   * item's type is not `inner`. */
+  LoomStatus* (*CreateOptionalValue)(LoomDataType inner, const LoomValue* item, LoomValue** out);
+  /* The values a sequence holds; 0 or 1 for an optional (0: none); 0 for a
+   * tensor. */
+  size_t (*ValueCount)(const LoomValue* value);
+  /* A new value for item `index` of a sequence or optional (shared, read
+   * only: ValueData of it must not be written); the caller releases it.
+   * OUT_OF_RANGE past ValueCount. */
+  LoomStatus* (*ValueItem)(const LoomValue* value, size_t index, LoomValue** out);
 } LoomSessionApi;
 
 #define LOOM_SESSION_OPTIONS_STRUCT_SIZE sizeof(LoomSessionOptions)

@@ -219,9 +219,17 @@ absl::Status Session::RunWith(const std::vector<std::pair<std::string, Tensor>>&
   }
   std::set<std::string> fed;
   for (const auto& [name, t] : feeds) {
-    bool known = false;
-    for (const TensorInfo& i : inputs_) known = known || i.name == name;
-    if (!known) return absl::InvalidArgumentError(absl::StrCat("Session::Run: no input '", name, "'; the inputs are ", Names(inputs_)));
+    const TensorInfo* declared = nullptr;
+    for (const TensorInfo& i : inputs_) declared = i.name == name ? &i : declared;
+    if (declared == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("Session::Run: no input '", name, "'; the inputs are ", Names(inputs_)));
+    }
+    // As ONNX Runtime: a feed of another type than the model declares is
+    // refused here, not misread by a kernel.
+    if (declared->dtype != DataType::kUndefined && t.dtype() != declared->dtype) {
+      return absl::InvalidArgumentError(absl::StrCat("Session::Run: input '", name, "' is ", DataTypeName(t.dtype()),
+                                                     "; the model declares ", DataTypeName(declared->dtype)));
+    }
     if (!t.device()->is_host()) {
       return absl::InvalidArgumentError(absl::StrCat("Session::Run: input '", name, "' is on ", t.device()->type(),
                                                      "; inputs are host tensors"));

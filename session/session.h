@@ -113,7 +113,8 @@ class Session {
   // returns `fetches` (output names; empty: every output, in outputs()
   // order) as host tensors the caller owns. Thread-safe: any number of
   // threads may Run at once. Errors: an unknown or missing input
-  // (INVALID_ARGUMENT naming it and the inputs expected), an unknown fetch,
+  // (INVALID_ARGUMENT naming it and the inputs expected), an input of
+  // another type than inputs() declares (naming both), an unknown fetch,
   // the run's own errors (naming the op, the input, the expected and found).
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                           const std::vector<std::string>& fetches = {}) const;

@@ -14,6 +14,8 @@
 
 #include "absl/base/config.h"
 #include "core/proto_io.h"
+#include "onnx/onnx_pb.h"
+#include "testing/onnx_models.h"
 #include "testing/op_runner.h"
 #include "gtest/gtest.h"
 #include "tools/runtime_setup.h"
@@ -107,6 +109,19 @@ TEST(SessionTest, ErrorsNameTheInputOrOutput) {
   std::vector<Tensor> small = {Tensor::Zeros(DataType::kFloat32, {1, 9})};
   EXPECT_FALSE((*s)->Run({{"image", x}}, {"prob"}, &small).ok());
   EXPECT_EQ(Session::FromOnnxFile("/no/such/model.onnx").status().code(), absl::StatusCode::kNotFound);
+
+  // A feed of another dtype than the model declares: refused by name, as
+  // ONNX Runtime does, before any kernel reads it.
+  onnx::GraphProto g;
+  testing::AddInput(&g, "x", {2});
+  testing::AddNode(&g, "Relu", {"x"}, {"y"});
+  testing::AddOutput(&g, "y");
+  auto relu = Session::FromOnnxBytes(testing::Serialize(g, 13));
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  auto ints = (*relu)->Run({{"x", Tensor::FromVector<int64_t>({2}, {1, -1})}});
+  ASSERT_FALSE(ints.ok());
+  EXPECT_EQ(ints.status().message(), "Session::Run: input 'x' is int64; the model declares float32");
+  EXPECT_TRUE((*relu)->Run({{"x", Tensor::FromVector<float>({2}, {1, -1})}}).ok());
 }
 
 TEST(SessionTest, DeviceOptionAndBorrowedInputs) {

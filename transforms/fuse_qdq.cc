@@ -93,14 +93,14 @@ class Fuser {
     fused += FuseFloatLookups();
     if (fused == 0) return 0;
     RemoveUnreadDequantize();
-    // The ops in order, with those inserted before them, less the removed.
-    NetDef out = *net_;
-    out.clear_op();
+    // The ops in order, with those inserted before them, less the removed
+    // (moved, not copied: the net's initializers stay where they are).
+    google::protobuf::RepeatedPtrField<OperatorDef> ops;
     for (int j = 0; j < net_->op_size(); ++j) {
-      for (OperatorDef& op : insert_before_[j]) *out.add_op() = std::move(op);
-      if (!removed_.count(j)) *out.add_op() = net_->op(j);
+      for (OperatorDef& op : insert_before_[j]) *ops.Add() = std::move(op);
+      if (!removed_.count(j)) ops.Add()->Swap(net_->mutable_op(j));
     }
-    *net_ = std::move(out);
+    net_->mutable_op()->Swap(&ops);
     RemoveOps(net_, {});  // drops the initializers nothing reads now
     return fused;
   }

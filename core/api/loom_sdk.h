@@ -177,6 +177,7 @@ inline const char* DTypeName(LoomDataType t) {
     case LOOM_DTYPE_INT64: return "int64";
     case LOOM_DTYPE_UINT64: return "uint64";
     case LOOM_DTYPE_BOOL: return "bool";
+    case LOOM_DTYPE_STRING: return "string";
     default: return "undefined";
   }
 }
@@ -187,6 +188,31 @@ inline std::string TypeName(LoomDataType t) {
   if (t & LOOM_DTYPE_OPTIONAL) return "optional(" + TypeName(t & ~LOOM_DTYPE_OPTIONAL) + ")";
   if (t & LOOM_DTYPE_SEQUENCE) return "seq(" + TypeName(t & ~LOOM_DTYPE_SEQUENCE) + ")";
   return DTypeName(t);
+}
+
+// TypeName's inverse (the names the importer writes in "input_dtype.x"
+// arguments); LOOM_DTYPE_UNDEFINED for a name it does not write.
+// core/dtype_test.cc pins both to the core's DataTypeName / ParseDataType.
+inline LoomDataType TypeFromName(const std::string& name) {
+  auto wrapped = [&](const std::string& head, std::string* inner) {
+    if (name.size() <= head.size() + 1 || name.compare(0, head.size(), head) != 0 || name.back() != ')') return false;
+    *inner = name.substr(head.size(), name.size() - head.size() - 1);
+    return true;
+  };
+  std::string inner;
+  if (wrapped("seq(", &inner)) {
+    const LoomDataType e = TypeFromName(inner);
+    return e == LOOM_DTYPE_UNDEFINED || (e & (LOOM_DTYPE_SEQUENCE | LOOM_DTYPE_OPTIONAL)) ? LOOM_DTYPE_UNDEFINED
+                                                                                            : e | LOOM_DTYPE_SEQUENCE;
+  }
+  if (wrapped("optional(", &inner)) {
+    const LoomDataType e = TypeFromName(inner);
+    return e == LOOM_DTYPE_UNDEFINED || (e & LOOM_DTYPE_OPTIONAL) ? LOOM_DTYPE_UNDEFINED : e | LOOM_DTYPE_OPTIONAL;
+  }
+  for (LoomDataType t = 1; t <= LOOM_DTYPE_BFLOAT16; ++t) {
+    if (name == DTypeName(t)) return t;
+  }
+  return LOOM_DTYPE_UNDEFINED;
 }
 
 // A non-owning view of a tensor handed to a kernel.

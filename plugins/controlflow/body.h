@@ -23,33 +23,6 @@ namespace controlflow {
 using nested::NetDefSummary;
 using nested::ReadNetDefSummary;
 
-// "float32" etc. (sdk::TypeName's names, "seq(float32)" and
-// "optional(...)" included) -> type code; UNDEFINED if unknown.
-inline LoomDataType DTypeFromName(const std::string& name) {
-  auto wrapped = [&](const std::string& head, std::string* inner) {
-    if (name.size() <= head.size() + 1 || name.compare(0, head.size(), head) != 0 || name.back() != ')') return false;
-    *inner = name.substr(head.size(), name.size() - head.size() - 1);
-    return true;
-  };
-  std::string inner;
-  if (wrapped("seq(", &inner)) {
-    const LoomDataType e = DTypeFromName(inner);
-    return e == LOOM_DTYPE_UNDEFINED || sdk::IsValueType(e) ? LOOM_DTYPE_UNDEFINED : e | LOOM_DTYPE_SEQUENCE;
-  }
-  if (wrapped("optional(", &inner)) {
-    const LoomDataType e = DTypeFromName(inner);
-    return e == LOOM_DTYPE_UNDEFINED || sdk::IsOptionalType(e) ? LOOM_DTYPE_UNDEFINED : e | LOOM_DTYPE_OPTIONAL;
-  }
-  static const LoomDataType kAll[] = {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_FLOAT16, LOOM_DTYPE_BFLOAT16,
-                                      LOOM_DTYPE_INT8,  LOOM_DTYPE_UINT8,  LOOM_DTYPE_INT16,   LOOM_DTYPE_UINT16,
-                                      LOOM_DTYPE_INT32, LOOM_DTYPE_UINT32, LOOM_DTYPE_INT64,   LOOM_DTYPE_UINT64,
-                                      LOOM_DTYPE_BOOL};
-  for (LoomDataType t : kAll) {
-    if (name == sdk::DTypeName(t)) return t;
-  }
-  return LOOM_DTYPE_UNDEFINED;
-}
-
 class Body {
  public:
   Body() = default;
@@ -112,7 +85,7 @@ class Body {
   // The dtype declared for output `i`; UNDEFINED when not declared.
   LoomDataType OutputDType(size_t i) const {
     auto it = summary_.string_args.find("output_dtype." + summary_.external_output[i]);
-    return it == summary_.string_args.end() ? LOOM_DTYPE_UNDEFINED : DTypeFromName(it->second);
+    return it == summary_.string_args.end() ? LOOM_DTYPE_UNDEFINED : sdk::TypeFromName(it->second);
   }
 
  private:
@@ -201,7 +174,7 @@ inline sdk::Status InferFromBody(sdk::InferenceContext& ctx, const char* attr,
     }
     const std::string& name = s.external_output[body_out];
     auto it = s.string_args.find("output_dtype." + name);
-    LoomDataType t = it == s.string_args.end() ? LOOM_DTYPE_UNDEFINED : DTypeFromName(it->second);
+    LoomDataType t = it == s.string_args.end() ? LOOM_DTYPE_UNDEFINED : sdk::TypeFromName(it->second);
     if (t == LOOM_DTYPE_UNDEFINED) {
       return sdk::InvalidArgument(ctx.info().op_type() + " '" + ctx.info().op_name() + "': " + attr + " output '" +
                                   name + "' has no declared dtype (NetDef argument \"output_dtype." + name + "\")");

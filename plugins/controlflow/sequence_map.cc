@@ -79,7 +79,7 @@ sdk::Status InferSequenceMap(sdk::InferenceContext& ctx) {
                                   std::to_string(ctx.num_outputs()));
     }
     auto it = s.string_args.find("output_dtype." + s.external_output[j]);
-    const LoomDataType t = it == s.string_args.end() ? LOOM_DTYPE_UNDEFINED : DTypeFromName(it->second);
+    const LoomDataType t = it == s.string_args.end() ? LOOM_DTYPE_UNDEFINED : sdk::TypeFromName(it->second);
     if (t == LOOM_DTYPE_UNDEFINED || sdk::IsValueType(t)) {
       return sdk::InvalidArgument("SequenceMap '" + ctx.info().op_name() + "': body output " + std::to_string(j) +
                                   " is " + sdk::TypeName(t) + "; it must be a tensor of a declared dtype");

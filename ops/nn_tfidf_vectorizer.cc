@@ -1,5 +1,5 @@
-// Schema of TfIdfVectorizer (ONNX opset 9): n-gram counts of integer
-// token ids against a pool of n-grams.
+// Schema of TfIdfVectorizer (ONNX opset 9): n-gram counts of integer or
+// string tokens against a pool of n-grams.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +17,11 @@ namespace {
 sdk::Status InferTfIdf(sdk::InferenceContext& ctx) {
   semantics::TfIdfPool pool;
   LOOM_SDK_RETURN_IF_ERROR(semantics::ReadTfIdfPool(ctx.info(), "TfIdfVectorizer", &pool));
+  const LoomDataType t = ctx.InputDType(0);
+  if (t != LOOM_DTYPE_UNDEFINED && (t == LOOM_DTYPE_STRING) != !pool.string_ids.empty()) {
+    return sdk::InvalidArgument("TfIdfVectorizer: input 'X' is " + sdk::TypeName(t) + " but the pool is " +
+                                (t == LOOM_DTYPE_STRING ? "pool_int64s" : "pool_strings"));
+  }
   ctx.SetOutputDType(0, LOOM_DTYPE_FLOAT);
   std::vector<int64_t> x;
   if (!ctx.InputShape(0, &x)) return sdk::Status::Ok();
@@ -38,15 +43,15 @@ sdk::Status RegisterNnTfIdfVectorizerSchemas(sdk::Registrar& reg) {
       reg, {{"TfIdfVectorizer", 9,
              "ONNX TfIdfVectorizer-9: counts, per row of X, the n-grams of pool_int64s (lengths min_gram_length "
              "to max_gram_length, items max_skip_count apart at most) and writes each n-gram's TF (count), IDF "
-             "(weight if present) or TFIDF (count * weight) to its ngram_indexes column. Integer tokens only: "
-             "pool_strings is refused (Loom has no string tensors).",
-             {"X:T|[C] or [N, C] token ids"}, {"Y:tensor(float)|[max(ngram_indexes) + 1] or [N, that]"},
-             {{"T", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}}},
+             "(weight if present) or TFIDF (count * weight) to its ngram_indexes column. Integer tokens against "
+             "pool_int64s, string tokens against pool_strings.",
+             {"X:T|[C] or [N, C] tokens"}, {"Y:tensor(float)|[max(ngram_indexes) + 1] or [N, that]"},
+             {{"T", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64, LOOM_DTYPE_STRING}}},
              {"max_gram_length:int!|longest n-gram", "min_gram_length:int!|shortest n-gram, >= 1",
               "max_skip_count:int!|most items skipped between an n-gram's items", "mode:string!|TF, IDF or TFIDF",
               "ngram_counts:ints!|where the (i+1)-grams start in the pool",
               "ngram_indexes:ints!|output column of each n-gram of the pool",
-              "pool_int64s:ints?|the n-grams, by length", "pool_strings:strings?|refused (string tensors)",
+              "pool_int64s:ints?|the n-grams, by length (integer X)", "pool_strings:strings?|the same for string X",
               "weights:floats?|one per n-gram (default 1)"},
              Fn<&InferTfIdf>()}});
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/api/loom_sdk.h"
@@ -24,14 +25,24 @@ struct TfIdfPool {
   std::vector<int64_t> columns;
   std::vector<float> weights;
   int64_t output_size = 0;  // max(ngram_indexes) + 1
+  // With pool_strings: each distinct pool string's id (0, 1, ...), in
+  // which `ngrams` is spelled; an input string outside the pool reads as
+  // -1, which no n-gram holds. Empty for an integer pool.
+  std::map<std::string, int64_t> string_ids;
 };
+
+// A string as the pool's id (-1 for one outside it).
+inline int64_t TfIdfStringId(const TfIdfPool& p, std::string_view item) {
+  auto it = p.string_ids.find(std::string(item));
+  return it == p.string_ids.end() ? -1 : it->second;
+}
 
 // Reads and checks the attributes: 1 <= min_gram_length <= max_gram_length;
 // max_skip_count >= 0; mode TF, IDF or TFIDF; ngram_counts[i] is where the
 // (i+1)-grams start in pool_int64s, non-decreasing, each section a whole
 // number of n-grams; one ngram_indexes entry (>= 0) per n-gram of the pool
-// and, when given, one weight each. pool_strings (string input) is refused:
-// Loom has no string tensors. INVALID_ARGUMENT names `label` and the
+// and, when given, one weight each. The pool is pool_int64s (integer X) or
+// pool_strings (string X), not both. INVALID_ARGUMENT names `label` and the
 // attribute.
 inline sdk::Status ReadTfIdfPool(const sdk::KernelInfo& info, const std::string& label, TfIdfPool* p) {
   auto bad = [&](const std::string& what) { return sdk::InvalidArgument(label + ": " + what); };
@@ -49,10 +60,14 @@ inline sdk::Status ReadTfIdfPool(const sdk::KernelInfo& info, const std::string&
   else if (mode == "TFIDF") p->mode = TfIdfPool::kTFIDF;
   else return bad("attribute 'mode' must be TF, IDF or TFIDF; found '" + mode + "'");
   std::vector<std::string> strings;
+  std::vector<int64_t> pool = info.IntsOr("pool_int64s", {});
   if (info.GetStrings("pool_strings", &strings).ok() && !strings.empty()) {
-    return bad("attribute 'pool_strings' needs string tensors, which Loom does not have; use pool_int64s");
+    if (!pool.empty()) return bad("give pool_int64s or pool_strings, not both");
+    for (const std::string& item : strings) {
+      const int64_t id = static_cast<int64_t>(p->string_ids.size());
+      pool.push_back(p->string_ids.emplace(item, id).first->second);
+    }
   }
-  const std::vector<int64_t> pool = info.IntsOr("pool_int64s", {});
   const std::vector<int64_t> counts = info.IntsOr("ngram_counts", {});
   const std::vector<int64_t> indexes = info.IntsOr("ngram_indexes", {});
   const std::vector<float> weights = info.FloatsOr("weights", {});
@@ -63,7 +78,7 @@ inline sdk::Status ReadTfIdfPool(const sdk::KernelInfo& info, const std::string&
     const int64_t n = static_cast<int64_t>(i) + 1;
     if (begin < 0 || end < begin || end > static_cast<int64_t>(pool.size()) || (end - begin) % n != 0) {
       return bad("ngram_counts[" + std::to_string(i) + "] = " + std::to_string(begin) +
-                 " does not start a whole number of " + std::to_string(n) + "-grams in pool_int64s (" +
+                 " does not start a whole number of " + std::to_string(n) + "-grams in the pool (" +
                  std::to_string(pool.size()) + " items)");
     }
     for (int64_t at = begin; at < end; at += n, ++k) {

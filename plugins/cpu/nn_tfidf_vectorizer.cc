@@ -29,8 +29,18 @@ class TfIdfVectorizerKernel {
     std::vector<int64_t> ys = xs.size() == 2 ? std::vector<int64_t>{rows, pool_.output_size}
                                              : std::vector<int64_t>{pool_.output_size};
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, LOOM_DTYPE_FLOAT, ys, &y));
+    const bool strings = x.dtype() == LOOM_DTYPE_STRING;
+    if (strings != !pool_.string_ids.empty()) {
+      return sdk::InvalidArgument(label_ + ": input 'X' is " + sdk::TypeName(x.dtype()) + " but the pool is " +
+                                  (strings ? "pool_int64s" : "pool_strings"));
+    }
     std::vector<int64_t> ids;
-    ReadInts(x, &ids);  // int32 or int64 (the schema's T)
+    if (strings) {
+      ids.resize(static_cast<size_t>(x.num_elements()));
+      for (size_t i = 0; i < ids.size(); ++i) ids[i] = semantics::TfIdfStringId(pool_, sdk::StringAt(x, i));
+    } else {
+      ReadInts(x, &ids);  // int32 or int64 (the schema's T)
+    }
     float* out = y.data<float>();
 #pragma omp parallel for if (rows > 1)
     for (int64_t r = 0; r < rows; ++r) semantics::TfIdfRow(pool_, ids.data() + r * len, len, out + r * pool_.output_size);

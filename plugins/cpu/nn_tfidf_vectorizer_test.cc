@@ -2,6 +2,7 @@
 // skips reach n-grams with items apart, unigrams count once whatever the
 // skip, TF / IDF / TFIDF on a batch; bad pools name the attribute.
 #include <string>
+#include <vector>
 
 #include "plugins/cpu/kernel_test_util.h"
 #include "testing/op_runner.h"
@@ -49,6 +50,49 @@ TEST(TfIdfVectorizer, ModesOnABatch) {
   y = testing::RunSingleOp(testing::ParseOp(Op(0, "IDF", w)), {x});
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_TRUE(AllClose((*y)[0], F32({2, 4}, {0.5, 2, 3, 4, 0, 2, 0, 0}), 0, 0));
+}
+
+Tensor Strings(Shape dims, const std::vector<std::string>& items) {
+  Tensor t = *Tensor::Create(DataType::kString, std::move(dims));
+  *t.mutable_strings() = items;
+  return t;
+}
+
+// The same pool spelled in strings: unigrams "a", "b", bigrams (a, b), (b, a).
+std::string StringOp(int skip) {
+  return R"(type: "TfIdfVectorizer" input: "x" output: "y"
+            arg { name: "min_gram_length" i: 1 } arg { name: "max_gram_length" i: 2 }
+            arg { name: "max_skip_count" i: )" +
+         std::to_string(skip) + R"( } arg { name: "mode" s: "TF" }
+            arg { name: "ngram_counts" ints: 0 ints: 2 }
+            arg { name: "ngram_indexes" ints: 0 ints: 1 ints: 2 ints: 3 }
+            arg { name: "pool_strings" strings: "a" strings: "b" strings: "a" strings: "b" strings: "b"
+                  strings: "a" })";
+}
+
+TEST(TfIdfVectorizer, StringTokensCountAgainstPoolStrings) {
+  // "c" is in no n-gram: [a, c, b] has no adjacent pool bigram; with one
+  // skip (a, b) is one.
+  const Tensor x = Strings({3}, {"a", "c", "b"});
+  auto y = testing::RunSingleOp(testing::ParseOp(StringOp(0)), {x});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(AllClose((*y)[0], F32({4}, {1, 1, 0, 0}), 0, 0));
+  y = testing::RunSingleOp(testing::ParseOp(StringOp(1)), {x});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(AllClose((*y)[0], F32({4}, {1, 1, 1, 0}), 0, 0));
+  // A batch, as ModesOnABatch's TF row with a for 1 and b for 2.
+  y = testing::RunSingleOp(testing::ParseOp(StringOp(0)), {Strings({2, 3}, {"a", "b", "a", "b", "b", "b"})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(AllClose((*y)[0], F32({2, 4}, {2, 1, 1, 1, 0, 3, 0, 0}), 0, 0));
+  // Tokens and pool of different kinds are refused.
+  y = testing::RunSingleOp(testing::ParseOp(StringOp(0)), {Tensor::FromVector<int64_t>({1}, {1})});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("input 'X' is int64 but the pool is pool_strings"), std::string::npos)
+      << y.status();
+  y = testing::RunSingleOp(testing::ParseOp(Op(0, "TF")), {x});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("input 'X' is string but the pool is pool_int64s"), std::string::npos)
+      << y.status();
 }
 
 TEST(TfIdfVectorizer, BadPoolsAreErrors) {

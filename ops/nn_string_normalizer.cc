@@ -28,13 +28,15 @@ sdk::Status RegisterNnStringNormalizerSchemas(sdk::Registrar& reg) {
   return RegisterOps(
       reg, {{"StringNormalizer", 10,
              "ONNX StringNormalizer-10: X without its stopwords (compared exactly with is_case_sensitive 1, "
-             "ignoring ASCII case otherwise), then with ASCII letters changed to case_change_action's case "
-             "(other UTF-8 bytes stay as they are: Loom does not use the locale attribute). X [C] or [1, C] gives "
-             "Y [C'] or [1, C']; when every string is a stopword, Y is [1] or [1, 1] holding \"\".",
+             "ignoring case otherwise), then changed to case_change_action's case. Case is Unicode's simple "
+             "(one code point to one) mapping of UTF-8 text, as ONNX Runtime's towupper/towlower give it, the same "
+             "for every locale (the locale attribute is accepted, not used); text that is not UTF-8 is an error. "
+             "X [C] or [1, C] gives Y [C'] or [1, C']; when every string is a stopword, Y is [1] or [1, 1] holding "
+             "\"\".",
              {"X:tensor(string)|[C] or [1, C]"}, {"Y:tensor(string)|[C'] or [1, C']"}, {},
              {"case_change_action:string=NONE|NONE, LOWER or UPPER",
-              "is_case_sensitive:int=0|1: stopwords match exactly; 0: ignoring ASCII case",
-              "locale:string?|accepted, not used (ASCII case rules)", "stopwords:strings?|strings to remove"},
+              "is_case_sensitive:int=0|1: stopwords match exactly; 0: ignoring case",
+              "locale:string?|accepted, not used (Unicode case rules for every locale)", "stopwords:strings?|strings to remove"},
              Fn<&InferStringNormalizer>()}});
 }
 

@@ -1,6 +1,7 @@
 // StringNormalizer (nn_string_normalizer.cc) on hand-worked cases: stopwords
-// with and without case, each case change, a [1, C] input, everything
-// removed; a bad action names the attribute.
+// with and without case, each case change (beyond ASCII too), a [1, C]
+// input, everything removed; a bad action and text that is not UTF-8 are
+// errors naming them.
 #include <string>
 #include <vector>
 
@@ -23,8 +24,8 @@ absl::StatusOr<std::vector<Tensor>> Normalize(const std::string& attrs, const Te
 
 TEST(StringNormalizer, StopwordsAndCase) {
   const Tensor x = Strings({4}, {"Monday", "tuesday", "MONDAY", "Straße"});
-  // Case-insensitive stopword "monday" drops both Mondays; UPPER changes
-  // ASCII letters only (ß stays).
+  // Case-insensitive stopword "monday" drops both Mondays; UPPER maps one
+  // code point to one (ß has no single upper case: it stays).
   auto y = Normalize(R"(arg { name: "stopwords" strings: "monday" } arg { name: "case_change_action" s: "UPPER" })", x);
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ((*y)[0].dims(), Shape({2}));
@@ -40,6 +41,18 @@ TEST(StringNormalizer, StopwordsAndCase) {
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ((*y)[0].dims(), Shape({1, 1}));
   EXPECT_EQ((*y)[0].strings(), (std::vector<std::string>{""}));
+  // Beyond ASCII: é, σ and Cyrillic letters change case; a stopword matches
+  // whatever the case of its accented letters.
+  y = Normalize(R"(arg { name: "stopwords" strings: "ÉTÉ" } arg { name: "case_change_action" s: "UPPER" })",
+                Strings({4}, {"café", "été", "σοφία", "москва"}));
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].strings(), (std::vector<std::string>{"CAFÉ", "ΣΟΦΊΑ", "МОСКВА"}));
+  y = Normalize(R"(arg { name: "case_change_action" s: "LOWER" })", Strings({2}, {"ÀÖ", "ΣΟΦΊΑ"}));
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].strings(), (std::vector<std::string>{"àö", "σοφία"}));
+  y = Normalize(R"(arg { name: "case_change_action" s: "LOWER" })", Strings({2}, {"ok", "\xff\xfe"}));
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("element 1 of input 'X' is not UTF-8"), std::string::npos) << y.status();
   y = Normalize(R"(arg { name: "case_change_action" s: "TITLE" })", x);
   ASSERT_FALSE(y.ok());
   EXPECT_NE(y.status().message().find("'case_change_action'"), std::string::npos) << y.status();

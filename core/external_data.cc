@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,10 +40,25 @@ absl::Status Refuse(const std::string& label, const std::string& location, const
   return absl::InvalidArgumentError(absl::StrCat(label, ": external data location '", location, "' ", why));
 }
 
+// Opens `path`, an absolute path with no symlinks in it (realpath made it):
+// with openat2's RESOLVE_NO_SYMLINKS, so a folder swapped for a symlink
+// since it was resolved cannot lead the open elsewhere; where the kernel
+// has no openat2 (before Linux 5.6), O_NOFOLLOW guards the last part only.
+int OpenResolved(const std::string& path) {
+  constexpr int kFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  struct open_how how;
+  std::memset(&how, 0, sizeof how);
+  how.flags = kFlags;
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  const long fd = syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+  return open(path.c_str(), kFlags);
+}
+
 // Opens `path` (absolute, already resolved) and checks its kind and links.
 absl::Status OpenDataFile(const std::string& label, const std::string& path, const std::string& location,
                           DataFile* file) {
-  file->fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  file->fd = OpenResolved(path);
   if (file->fd < 0) return absl::NotFoundError(absl::StrCat(label, ": opening '", path, "': ", std::strerror(errno)));
   struct stat st;
   if (fstat(file->fd, &st) != 0) return Refuse(label, location, absl::StrCat("cannot be read: ", std::strerror(errno)));

@@ -17,7 +17,10 @@
 // Once checked, a location is held as the file's absolute path: that is the
 // form TensorFromProto maps (core/proto_io.h), and only a loader that has
 // checked it writes it (a NetDef read from a file or bytes never keeps an
-// absolute location: ResolveExternalData refuses them).
+// absolute location: ResolveExternalData refuses them). The path is
+// realpath's, with no symlinks in it, and is opened with openat2's
+// RESOLVE_NO_SYMLINKS: a folder swapped for a symlink after the check is
+// not followed (before Linux 5.6, O_NOFOLLOW guards the last part only).
 #ifndef LOOM_CORE_EXTERNAL_DATA_H_
 #define LOOM_CORE_EXTERNAL_DATA_H_
 

@@ -125,6 +125,23 @@ TEST_F(ExternalDataNetDefTest, SmallOrMisalignedTensorsAreReadNotMapped) {
   EXPECT_EQ(bias->data<float>()[1], 2.0f);
 }
 
+// The folder a location was resolved in is swapped for a symlink to
+// another folder with a file of the same name: the open does not follow it.
+TEST_F(ExternalDataNetDefTest, AFolderSwappedForASymlinkAfterReadingIsNotFollowed) {
+  fs::create_directories(dir_ / "model");
+  ASSERT_TRUE(WriteNetDefWithExternalData(Net(1024), (dir_ / "model" / "net.pb").string(), "net.data", 0).ok());
+  absl::StatusOr<NetDef> net = ReadNetDef((dir_ / "model" / "net.pb").string());
+  ASSERT_TRUE(net.ok()) << net.status();
+  ASSERT_TRUE(TensorFromProto(net->initializer(1)).ok());
+  fs::rename(dir_ / "model", dir_ / "model_was");
+  fs::create_directories(dir_ / "elsewhere");
+  fs::copy_file(dir_ / "model_was" / "net.data", dir_ / "elsewhere" / "net.data");
+  fs::create_directory_symlink(dir_ / "elsewhere", dir_ / "model");
+  absl::StatusOr<Tensor> swapped = TensorFromProto(net->initializer(1));
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.status().message().find("tensor 'w': opening '"), std::string::npos) << swapped.status();
+}
+
 TEST_F(ExternalDataNetDefTest, BadLocationsLengthsAndShortFilesAreRefused) {
   ASSERT_TRUE(WriteNetDefWithExternalData(Net(1024), (dir_ / "net.pb").string(), "net.data", 0).ok());
   NetDef raw;

@@ -131,8 +131,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Make(NetDef net, std::vector<T
   if (absl::Status checked = CheckOptions(options); !checked.ok()) return checked;  // before loading plugins
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
-  std::vector<std::string> warnings;
-  absl::StatusOr<std::unique_ptr<Registry>> registry = loom::MakeRegistry(options.plugins, &warnings);
+  absl::StatusOr<std::unique_ptr<Registry>> registry = loom::MakeRegistry(options.plugins, &s->warnings_);
   if (!registry.ok()) return registry.status();
   s->registry_ = *std::move(registry);
   if (!options.device.empty()) {

@@ -141,6 +141,11 @@ class Session {
   // for tools that list them (Python's Session.ops() / .plugins()).
   const Registry& registry() const { return *registry_; }
 
+  // Plugins of LOOM_PLUGIN_PATH or the default folder that did not load and
+  // were skipped, one line each naming the file and why (MakeRegistry's
+  // warnings, session/registry_setup.h); empty when all loaded.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
  private:
   struct Runner;
   Session() = default;
@@ -153,6 +158,7 @@ class Session {
 
   SessionOptions options_;
   std::unique_ptr<Registry> registry_;
+  std::vector<std::string> warnings_;  // plugins skipped (MakeRegistry)
   Workspace weights_;  // the initializers, once; every runner's workspace reads them
   // Packed copies of them (core/packed_constants.h), shared by the runners'
   // kernels as the initializers are.

@@ -5,6 +5,9 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+#include <vector>
+
 #include "core/registry.h"
 
 namespace loom {
@@ -19,6 +22,9 @@ void BindRnn(pybind11::module_& m);        // rnn_module.cc: RecurrentNetwork an
 // Registry listings as lists of dicts (Registry.ops()/plugins(), Session's).
 pybind11::list RegistryOps(const Registry& r);
 pybind11::list RegistryPlugins(const Registry& r);
+// Each plugin MakeRegistry skipped as a Python RuntimeWarning (warnings.warn),
+// so a broken plugin in LOOM_PLUGIN_PATH is not silently missing.
+void WarnSkippedPlugins(const std::vector<std::string>& warnings);
 
 }  // namespace python
 }  // namespace loom

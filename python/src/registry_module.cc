@@ -126,6 +126,14 @@ py::list PluginsOf(const Registry& r) {
 
 }  // namespace
 
+void WarnSkippedPlugins(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) {
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, ("loom: plugin skipped: " + w).c_str(), 1) < 0) {
+      throw pybind11::error_already_set();  // warnings turned into errors
+    }
+  }
+}
+
 py::list RegistryOps(const Registry& r) { return OpsOf(r); }
 py::list RegistryPlugins(const Registry& r) { return PluginsOf(r); }
 
@@ -133,7 +141,9 @@ void BindRegistry(py::module_& m) {
   py::class_<Registry, std::shared_ptr<Registry>>(m, "Registry")
       .def(py::init([](const std::vector<std::string>& plugins) {
              std::vector<std::string> warnings;
-             return std::shared_ptr<Registry>(Value(MakeRegistry(plugins, &warnings)));
+             auto registry = std::shared_ptr<Registry>(Value(MakeRegistry(plugins, &warnings)));
+             WarnSkippedPlugins(warnings);
+             return registry;
            }),
            py::arg("plugins"))
       .def("ops", &OpsOf)

@@ -110,7 +110,9 @@ void BindSession(py::module_& m) {
              o.max_tensor_bytes = max_tensor_bytes;
              o.fpmath_mode = Value(ParseFpMathMode(fpmath_mode));
              o.external_data_dir = external_data_dir;
-             return Load(model, o);
+             std::unique_ptr<Session> session = Load(model, o);
+             WarnSkippedPlugins(session->warnings());
+             return session;
            }),
            py::arg("model"), py::kw_only(), py::arg("threads") = 0, py::arg("device") = "",
            py::arg("plugins") = std::vector<std::string>{}, py::arg("optimization_level") = 1,
@@ -120,6 +122,8 @@ void BindSession(py::module_& m) {
       .def_property_readonly("outputs", [](const Session& s) { return s.outputs(); })
       .def("run", &Run, py::arg("output_names"), py::arg("feed"))
       .def_property_readonly("runners", &Session::runners)
+      .def_property_readonly("warnings", &Session::warnings,
+                             "Plugins of LOOM_PLUGIN_PATH or the default folder that did not load (also warned)")
       .def("ops", [](const Session& s) { return RegistryOps(s.registry()); },
            "The ops this session can run (its default plugins and plugins=...), as loom.ops()")
       .def("plugins", [](const Session& s) { return RegistryPlugins(s.registry()); },

@@ -236,6 +236,20 @@ def test_a_session_lists_the_plugins_it_loaded():
     assert "FailIf" not in {o["op_type"] for o in loom.ops()}
 
 
+def test_a_plugin_that_does_not_load_is_warned_not_dropped_silently(tmp_path, monkeypatch):
+    # A broken library in LOOM_PLUGIN_PATH is skipped (the session still
+    # loads), with a RuntimeWarning naming it, as Session.warnings lists it.
+    (tmp_path / "libbroken.so").write_bytes(b"not an ELF file")
+    monkeypatch.setenv("LOOM_PLUGIN_PATH", str(tmp_path))
+    with pytest.warns(RuntimeWarning, match="plugin skipped: .*libbroken.so"):
+        session = loom.Session(os.environ["LOOM_DEFAULT_MODEL"])
+    assert any("libbroken.so" in w for w in session.warnings)
+    with pytest.warns(RuntimeWarning, match="libbroken.so"):
+        loom.Registry([])
+    monkeypatch.delenv("LOOM_PLUGIN_PATH")
+    assert loom.Session(os.environ["LOOM_DEFAULT_MODEL"]).warnings == []
+
+
 def test_registry_listing():
     ops = {(o["domain"], o["op_type"]): o for o in loom.ops()}
     conv = ops[("", "Conv")]

@@ -27,24 +27,32 @@ inline std::vector<LoomDataType> AllTypes() {
   return t;
 }
 
-// ONNX sequence(tensor(E)) for every E of AllTypes (core/dtype.h's
+// ONNX's tensor types: AllTypes and string (the ops that move whole
+// elements take strings).
+inline std::vector<LoomDataType> TensorTypes() {
+  std::vector<LoomDataType> t = AllTypes();
+  t.push_back(LOOM_DTYPE_STRING);
+  return t;
+}
+
+// ONNX sequence(tensor(E)) for every E of TensorTypes (core/dtype.h's
 // SequenceOf).
 inline std::vector<LoomDataType> SequenceTypes() {
   std::vector<LoomDataType> t;
-  for (LoomDataType e : AllTypes()) t.push_back(e | LOOM_DTYPE_SEQUENCE);
+  for (LoomDataType e : TensorTypes()) t.push_back(e | LOOM_DTYPE_SEQUENCE);
   return t;
 }
 // ONNX optional(tensor(E)) and optional(sequence(tensor(E))).
 inline std::vector<LoomDataType> OptionalTypes() {
   std::vector<LoomDataType> t;
-  for (LoomDataType e : AllTypes()) t.push_back(e | LOOM_DTYPE_OPTIONAL);
+  for (LoomDataType e : TensorTypes()) t.push_back(e | LOOM_DTYPE_OPTIONAL);
   for (LoomDataType e : SequenceTypes()) t.push_back(e | LOOM_DTYPE_OPTIONAL);
   return t;
 }
 // Every type a value can have: tensors, sequences and optionals (ONNX
 // Identity-16's V).
 inline std::vector<LoomDataType> AllValueTypes() {
-  std::vector<LoomDataType> t = AllTypes();
+  std::vector<LoomDataType> t = TensorTypes();
   for (LoomDataType e : SequenceTypes()) t.push_back(e);
   for (LoomDataType e : OptionalTypes()) t.push_back(e);
   return t;

@@ -44,10 +44,11 @@ sdk::Status RegisterMathCompareLogicTrigSchemas(sdk::Registrar& reg) {
                                            {"Or", 7, "logical or of bools.", B},
                                            {"Xor", 7, "logical xor of bools.", B}},
                                           /*bool_out=*/false));
+  const std::vector<LoomDataType> with_string = TensorTypes();  // whole elements moved: strings too
   std::vector<OpSpec> specs = {
       {"Where", 16, "ONNX Where-16: output = condition ? X : Y, numpy broadcasting of all three inputs.",
        {"condition:B|bool selector", "X:T|values where condition is true", "Y:T|values where condition is false"},
-       {"output:T|the broadcast shape, X's dtype"}, {{"B", B}, {"T", all}}, {}, &InferWhere}};
+       {"output:T|the broadcast shape, X's dtype"}, {{"B", B}, {"T", with_string}}, {}, &InferWhere}};
   for (const char* op : {"IsNaN", "IsInf"}) {
     const bool inf = std::string(op) == "IsInf";
     specs.push_back({op, 20, OnnxDoc(op, 20, "bool mask of X's shape.") +

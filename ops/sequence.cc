@@ -23,7 +23,7 @@ using sdk::TypeName;
 
 sdk::Status InferSequenceEmpty(sdk::InferenceContext& ctx) {
   const int64_t dt = ctx.info().IntOr("dtype", LOOM_DTYPE_FLOAT);
-  const std::vector<LoomDataType> ok = AllTypes();
+  const std::vector<LoomDataType> ok = TensorTypes();
   if (std::find(ok.begin(), ok.end(), static_cast<LoomDataType>(dt)) == ok.end()) {
     return sdk::InvalidArgument("attribute 'dtype' = " + std::to_string(dt) + " is not a tensor dtype Loom holds");
   }
@@ -76,7 +76,7 @@ sdk::Status InferOptional(sdk::InferenceContext& ctx) {
   if (!ctx.info().GetInt("type", &type).ok()) {
     return sdk::InvalidArgument("with no input, attribute 'type' (the value's type) is required");
   }
-  const std::vector<LoomDataType> ok = AllTypes(), seqs = SequenceTypes();
+  const std::vector<LoomDataType> ok = TensorTypes(), seqs = SequenceTypes();
   if (std::find(ok.begin(), ok.end(), type) == ok.end() && std::find(seqs.begin(), seqs.end(), type) == seqs.end()) {
     return sdk::InvalidArgument("attribute 'type' = " + std::to_string(type) + " is not a tensor or sequence type");
   }
@@ -100,10 +100,10 @@ sdk::Status InferSequenceLength(sdk::InferenceContext& ctx) {
 
 sdk::Status RegisterSequenceSchemas(sdk::Registrar& reg) {
   const TypeSet seq{"S", SequenceTypes(), "a sequence of tensors"};
-  const TypeSet tensor{"T", AllTypes()};
+  const TypeSet tensor{"T", TensorTypes()};
   const TypeSet index{"I", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}, "a position"};
   const TypeSet opt{"O", OptionalTypes(), "an optional tensor or sequence"};
-  std::vector<LoomDataType> tensor_or_seq = AllTypes();
+  std::vector<LoomDataType> tensor_or_seq = TensorTypes();
   for (LoomDataType t : SequenceTypes()) tensor_or_seq.push_back(t);
   const TypeSet value{"V", tensor_or_seq, "a tensor or a sequence"};
   // OptionalHasElement / OptionalGetElement also take a plain tensor or

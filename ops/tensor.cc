@@ -221,24 +221,23 @@ Status InferDropout(InferenceContext& ctx) {
 sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
   const TypeSet bytes = {"T", all, kMovesBytes};
-  std::vector<LoomDataType> with_string = all;
-  with_string.push_back(LOOM_DTYPE_STRING);
+  const std::vector<LoomDataType> with_string = TensorTypes();  // whole elements moved: strings too
   // Ops that move whole elements (string tensors too).
   const TypeSet bytes_or_string = {"T", with_string, kMovesBytes};
-  std::vector<LoomDataType> identity_types = AllValueTypes();
-  identity_types.push_back(LOOM_DTYPE_STRING);
+  const std::vector<LoomDataType> identity_types = AllValueTypes();
   const TypeSet index = {"Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64}};
   std::vector<OpSpec> specs = {
       {"Concat", 13,
        "ONNX Concat-13: joins the inputs along `axis`; they agree in rank and in every other dim. "
        "Zero-size inputs are allowed.",
-       {"inputs:T*|tensors of equal rank >= 1"}, {"concat_result:T"}, {bytes},
+       {"inputs:T*|tensors of equal rank >= 1"}, {"concat_result:T"}, {bytes_or_string},
        {"axis:int!|the axis to join on, in [-r, r-1]"}, Fn<&InferConcat>()},
       {"Split", 18,
        "ONNX Split-18: splits `input` along `axis` into the outputs, by the sizes in `split` (the optional "
        "input of opset 13+, or the attribute of opset 2-11), else into equal parts (the last one smaller "
        "when the dim does not divide; num_outputs, opset 18, must then equal the number of outputs).",
-       {"input:T", "split:tensor(int64)?|1-D sizes of the outputs along axis; sum = the dim"}, {"outputs:T*"}, {bytes},
+       {"input:T", "split:tensor(int64)?|1-D sizes of the outputs along axis; sum = the dim"}, {"outputs:T*"},
+       {bytes_or_string},
        {"axis:int=0|the axis to split, in [-r, r-1]", "num_outputs:int?|opset 18: the number of equal parts",
         "split:ints?|opset 2-11 form of the split input"},
        Fn<&InferSplit>()},
@@ -248,7 +247,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        "negative steps walk backwards. The opset-1 form gives starts/ends/axes as attributes instead.",
        {"data:T", "starts:Tind?|1-D; required unless the opset-1 attributes are used",
         "ends:Tind?|1-D, the length of starts", "axes:Tind?|1-D, in [-r, r-1], no repeats", "steps:Tind?|1-D, nonzero"},
-       {"output:T"}, {bytes, index},
+       {"output:T"}, {bytes_or_string, index},
        {"starts:ints?|opset-1 form of the starts input", "ends:ints?|opset-1 form of the ends input",
         "axes:ints?|opset-1 form of the axes input"},
        Fn<&InferSlice>()},
@@ -258,7 +257,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        {"data:T", "shape:tensor(int64)|1-D, the new dims"}, {"reshaped:T"}, {bytes_or_string},
        {"allowzero:int=0|1: a 0 in shape is a zero dim rather than a copy"}, Fn<&InferReshape>(), true},
       {"Transpose", 13, "ONNX Transpose-13: output dim i is input dim perm[i]; perm defaults to reversing the axes.",
-       {"data:T"}, {"transposed:T"}, {bytes},
+       {"data:T"}, {"transposed:T"}, {bytes_or_string},
        {"perm:ints?|a permutation of the axes (negative entries count from the end)"}, Fn<&InferTranspose>()},
       {"Flatten", 13, "ONNX Flatten-13: 2-D [prod(dims[:axis]), prod(dims[axis:])].", {"input:T"}, {"output:T"},
        {bytes_or_string}, {"axis:int=1|in [-r, r]"}, Fn<&InferShapeOnly<semantics::FlattenAttrs>>(), true},
@@ -277,7 +276,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        "ONNX Gather-13: entries of `data` along `axis` picked by `indices` (negative ones count from the "
        "end); output shape data[:axis] + indices.shape + data[axis+1:]. An index out of range is an error.",
        {"data:T|rank >= 1", "indices:Tind|any shape, values in [-s, s-1] for s = data.dims[axis]"}, {"output:T"},
-       {bytes, index}, {"axis:int=0|in [-r, r-1]"}, Fn<&InferGather>()},
+       {bytes_or_string, index}, {"axis:int=0|in [-r, r-1]"}, Fn<&InferGather>()},
       {"NonZero", 13,
        "ONNX NonZero-13: the coordinates of the non-zero elements of X, as int64 [rank, nnz] in row-major "
        "order (a scalar counts as a 1-element vector).",
@@ -290,7 +289,7 @@ sdk::Status RegisterTensorSchemas(sdk::Registrar& reg) {
        "be shorter than the axis: the rest count as false). Without axis the flattened input is compressed.",
        {"input:T|rank r >= 1", "condition:T1|1-D bool, at most the axis' (or the flat input's) size"},
        {"output:T|input's shape with the axis' size the true count, or 1-D"},
-       {{"T", all}, {"T1", {LOOM_DTYPE_BOOL}}}, {"axis:int?|the axis, in [-r, r-1]; absent: flatten first"}},
+       {bytes_or_string, {"T1", {LOOM_DTYPE_BOOL}}}, {"axis:int?|the axis, in [-r, r-1]; absent: flatten first"}},
       {"Cast", 13,
        "ONNX Cast-13: converts every element to the dtype `to` (an ONNX TensorProto.DataType code). "
        "Float to integer truncates toward zero (NaN gives 0; out-of-range values wrap like numpy's "

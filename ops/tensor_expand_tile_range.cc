@@ -81,6 +81,9 @@ Status InferEyeLike(InferenceContext& ctx) {
 sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllTypes();
   const TypeSet bytes = {"T", all, kMovesBytes};
+  const std::vector<LoomDataType> with_string = TensorTypes();  // whole elements moved: strings too
+  // Expand and Tile move whole elements (string tensors too).
+  const TypeSet bytes_or_string = {"T", with_string, kMovesBytes};
   const TypeSet int64 = {"T1", {LOOM_DTYPE_INT64}};
   std::vector<OpSpec> specs = {
       {"ConstantOfShape", 20,
@@ -93,9 +96,9 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
       {"Expand", 13,
        "ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
        "both, so a 1 in shape keeps the input's dim.",
-       {"input:T", "shape:tensor(int64)|1-D"}, {"output:T"}, {bytes}, {}, Fn<&InferExpand>()},
+       {"input:T", "shape:tensor(int64)|1-D"}, {"output:T"}, {bytes_or_string}, {}, Fn<&InferExpand>()},
       {"Tile", 13, "ONNX Tile-13: the input repeated repeats[i] times along axis i.",
-       {"input:T", "repeats:T1|1-D int64 of length rank, each >= 0"}, {"output:T"}, {bytes, int64}, {},
+       {"input:T", "repeats:T1|1-D int64 of length rank, each >= 0"}, {"output:T"}, {bytes_or_string, int64}, {},
        Fn<&InferTile>()},
       {"Range", 11,
        "ONNX Range-11: 1-D [start, start + delta, ...] with max(ceil((limit - start) / delta), 0) "

@@ -28,13 +28,15 @@ sdk::Status InferGatherND(sdk::InferenceContext& ctx) {
 }
 
 // data (rank r >= 1), indices and, for the scatters, updates: the inputs all
-// four ops share, with T any dtype.
+// four ops share, with T any dtype (string too when `strings`: the kernel
+// moves whole elements).
 sdk::SchemaBuilder IndexedSchema(const std::string& op, int since, const std::string& doc, const std::string& tind,
-                                 const std::string& indices_doc, const std::string& updates_doc) {
+                                 const std::string& indices_doc, const std::string& updates_doc,
+                                 bool strings = false) {
   sdk::SchemaBuilder s = Schema(op, since, doc);
   s.Input("data", "T", LOOM_PARAM_SINGLE, "rank r >= 1").Input("indices", tind, LOOM_PARAM_SINGLE, indices_doc);
   if (!updates_doc.empty()) s.Input("updates", "T", LOOM_PARAM_SINGLE, updates_doc);
-  s.TypeConstraint("T", AllTypes());
+  s.TypeConstraint("T", strings ? TensorTypes() : AllTypes());
   if (tind == "Tind") s.TypeConstraint("Tind", {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64});
   return s;
 }
@@ -47,7 +49,7 @@ sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg) {
   sdk::SchemaBuilder ge = IndexedSchema("GatherElements", 13,
       "ONNX GatherElements-13: output[i][j][k] = data[index][j][k] with index = indices[i][j][k] on "
       "`axis` (the other coordinates are the output's). Indices in [-s, s-1] for s = data's size on axis; "
-      "others are an error.", "Tind", elements_indices, "");
+      "others are an error.", "Tind", elements_indices, "", /*strings=*/true);
   ge.Output("output", "T", LOOM_PARAM_SINGLE, "indices' shape")
       .AttrInt("axis", 0, "the axis indexed, in [-r, r-1]")
       .Infer(Fn<InferLike<0, 1>>());

@@ -9,7 +9,8 @@
 // "1.5e+16"); NaN, INF and -INF as ONNX Runtime writes them (which reading
 // back accepts); integers in decimal; bool as "True" / "False". Reading
 // accepts what C's strtod / strtoll / strtoull accept over the whole text
-// ("NaN", "INF", "+INF", "-INF" included), integers only within the target
+// ("NaN", "INF", "+INF", "-INF" included) less C's hexadecimal floats
+// ("0x10", which numpy refuses), integers only within the target
 // type's range (unsigned ones without a sign; numpy refuses the rest too)
 // and, for bool, "True"/"true"/"1" and "False"/"false"/"0".
 #ifndef LOOM_OPS_SEMANTICS_CAST_STRING_H_
@@ -68,6 +69,10 @@ inline std::string FloatToText(double v, bool single) {
 inline bool TextToFloat(std::string_view text, double* out) {
   const std::string s(text);
   if (s.empty()) return false;
+  // strtod reads C's hexadecimal floats ("0x10"); numpy's float() does not.
+  const size_t digits = s.find_first_not_of(" \t\n\v\f\r+-");
+  if (digits != std::string::npos && s.compare(digits, 2, "0x") == 0) return false;
+  if (digits != std::string::npos && s.compare(digits, 2, "0X") == 0) return false;
   char* end = nullptr;
   errno = 0;
   *out = std::strtod(s.c_str(), &end);

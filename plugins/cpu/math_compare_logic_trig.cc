@@ -16,6 +16,7 @@
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/parallel_for.h"
+#include "plugins/cpu/tensor_util.h"
 
 namespace loom {
 namespace cpu {
@@ -93,7 +94,8 @@ class NotKernel : public LabeledKernel {
 // ---- Where ------------------------------------------------------------------
 
 // output = condition ? X : Y with all three broadcast together (ONNX
-// Where-16). Any dtype for X/Y (only bytes move); condition is bool.
+// Where-16). Any dtype for X/Y (only bytes move; strings as views of their
+// elements, ElementsIn/ElementsOut in tensor_util.h); condition is bool.
 class WhereKernel : public LabeledKernel {
  public:
   Status Compute(KernelContext& ctx) {
@@ -106,10 +108,12 @@ class WhereKernel : public LabeledKernel {
     if (shape.empty()) shape = {1};  // rank 0: one row of one element
     const std::vector<int64_t> sc = BroadcastStrides(cond.shape(), shape), sx = BroadcastStrides(x.shape(), shape),
                                sy = BroadcastStrides(y.shape(), shape);
-    return DispatchBytes(x.dtype(), label_, [&](auto tag) -> Status {
+    const ElementsIn xe(x), ye(y);
+    ElementsOut oe(out);
+    return DispatchElements(x.dtype(), label_, [&](auto tag) -> Status {
       using S = decltype(tag);
-      Select<S>(shape, sc, sx, sy, cond.data<bool>(), x.data<S>(), y.data<S>(), out.data<S>(), ctx.num_threads());
-      return Status::Ok();
+      Select<S>(shape, sc, sx, sy, cond.data<bool>(), xe.data<S>(), ye.data<S>(), oe.data<S>(), ctx.num_threads());
+      return oe.Finish();
     });
   }
 

@@ -156,7 +156,8 @@ class SplitToSequenceKernel {
       }
     }
     const int64_t outer = semantics::Product(xs, 0, axis), inner = semantics::Product(xs, axis + 1, xs.size());
-    const size_t elem = sdk::DTypeSize(x.dtype());
+    const ElementsIn xe(x);  // strings as views (tensor_util.h)
+    const size_t elem = xe.esize();
     std::vector<OwnedTensor> pieces(sizes.size());
     std::vector<Tensor> items;
     int64_t at = 0;
@@ -166,11 +167,13 @@ class SplitToSequenceKernel {
       if (squeeze) ps.erase(ps.begin() + axis);
       LOOM_SDK_RETURN_IF_ERROR(OwnedTensor::Create(x.dtype(), ps, &pieces[k]));
       const size_t row = static_cast<size_t>(sizes[k] * inner) * elem;
-      char* dst = static_cast<char*>(pieces[k].get().raw_data());
-      const char* src = static_cast<const char*>(x.raw_data());
+      ElementsOut piece(pieces[k].get());
+      char* dst = piece.data<char>();
+      const char* src = xe.data<char>();
       for (int64_t o = 0; o < outer && row > 0; ++o) {
         std::memcpy(dst + o * row, src + (static_cast<size_t>(o * dim + at) * inner) * elem, row);
       }
+      LOOM_SDK_RETURN_IF_ERROR(piece.Finish());
       at += sizes[k];
       items.push_back(pieces[k].get());
     }
@@ -222,18 +225,20 @@ class ConcatFromSequenceKernel {
     }
     Tensor y;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, seq.dtype() & ~LOOM_DTYPE_SEQUENCE, ys, &y));
-    const size_t elem = sdk::DTypeSize(y.dtype());
     const int64_t out_row = ys[axis] * inner;
-    char* dst = static_cast<char*>(y.raw_data());
+    ElementsOut ye(y);  // strings as views (tensor_util.h)
+    char* dst = ye.data<char>();
     int64_t offset = 0;
     for (size_t k = 0; k < items.size(); ++k) {
-      const char* src = static_cast<const char*>(items[k].raw_data());
+      const ElementsIn in(items[k]);
+      const size_t elem = in.esize();
+      const char* src = in.data<char>();
       for (int64_t o = 0; o < outer && rows[k] > 0; ++o) {
         std::memcpy(dst + (o * out_row + offset) * elem, src + o * rows[k] * elem, rows[k] * elem);
       }
       offset += rows[k];
     }
-    return Status::Ok();
+    return ye.Finish();
   }
 
  private:

@@ -11,7 +11,8 @@ namespace loom {
 namespace cpu {
 namespace {
 
-// Compress over every dtype (it only moves bytes): keeps the slices along
+// Compress over every dtype (it only moves bytes; strings as views of their
+// elements, ElementsIn/ElementsOut in tensor_util.h): keeps the slices along
 // `axis` (or the elements of the flattened input when axis is absent) whose
 // `condition` entry is true. The input is seen as [outer, n, inner] and each
 // kept slice is `inner` contiguous elements per outer index. Errors: a
@@ -63,16 +64,18 @@ class CompressKernel {
       out_shape = {nk};
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out_shape, &y));
-    const size_t es = sdk::DTypeSize(x.dtype()), row = static_cast<size_t>(inner) * es;
-    const char* src = static_cast<const char*>(x.raw_data());
-    char* dst = static_cast<char*>(y.raw_data());
+    const ElementsIn xe(x);
+    ElementsOut ye(y);
+    const size_t row = static_cast<size_t>(inner) * xe.esize();
+    const char* src = xe.data<char>();
+    char* dst = ye.data<char>();
     if (row == 0 || nk == 0) return Status::Ok();
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t j = 0; j < nk; ++j) {
         std::memcpy(dst + (o * nk + j) * row, src + (o * n + kept[j]) * row, row);
       }
     }
-    return Status::Ok();
+    return ye.Finish();
   }
 
  private:

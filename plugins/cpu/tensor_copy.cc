@@ -1,8 +1,9 @@
 // Tensor kernels that move data: Concat, Split, Slice, Transpose, Gather.
 // ONNX semantics (the opsets are in ops/tensor.cc). They work on bytes, so
-// every dtype takes the same path; contiguous runs are memcpy'd, and large
-// copies go parallel with OpenMP. Transpose of the dtypes oneDNN reorders
-// runs as a oneDNN reorder.
+// every dtype takes the same path (string tensors as views of their
+// elements: ElementsIn/ElementsOut in tensor_util.h); contiguous runs are
+// memcpy'd, and large copies go parallel with OpenMP. Transpose of the
+// dtypes oneDNN reorders runs as a oneDNN reorder.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -32,18 +33,21 @@ class ConcatKernel : public semantics::AttrsKernel<semantics::ConcatAttrs> {
     int64_t axis = 0;
     LOOM_SDK_RETURN_IF_ERROR(attrs_.OutputShape(label_, ctx, &axis, &out));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, first.dtype(), out, &y));
-    const size_t esize = ElementSize(first);
     const int64_t outer = Product(out, 0, axis);
+    std::vector<ElementsIn> ins;
+    ins.reserve(count);
     std::vector<const char*> src(count);
     std::vector<int64_t> width(count);  // bytes per row of each input
     int64_t out_width = 0;
     for (size_t i = 0; i < count; ++i) {
       Tensor t = ctx.Input(i);
-      src[i] = static_cast<const char*>(t.raw_data());
-      width[i] = Product(t.shape(), axis, t.rank()) * static_cast<int64_t>(esize);
+      ins.emplace_back(t);
+      src[i] = static_cast<const char*>(ins[i].data());
+      width[i] = Product(t.shape(), axis, t.rank()) * static_cast<int64_t>(ins[i].esize());
       out_width += width[i];
     }
-    char* dst = static_cast<char*>(y.raw_data());
+    ElementsOut ye(y);
+    char* dst = ye.data<char>();
     if (outer * out_width == 0) return Status::Ok();
     ParallelForIf(outer * out_width > kParallelBytes, outer, ctx.num_threads(), [&](int64_t o) {
       char* row = dst + o * out_width;
@@ -53,7 +57,7 @@ class ConcatKernel : public semantics::AttrsKernel<semantics::ConcatAttrs> {
         row += width[i];
       }
     });
-    return Status::Ok();
+    return ye.Finish();
   }
 };
 
@@ -71,9 +75,11 @@ class SplitKernel : public semantics::AttrsKernel<semantics::SplitAttrs> {
     bool given = false;
     LOOM_SDK_RETURN_IF_ERROR(ReadIntsInput(ctx, 1, label_, "split", true, &sizes, &given));
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Sizes(label_, in, axis, given, sizes, n_out, &sizes));
-    const int64_t esize = static_cast<int64_t>(ElementSize(x));
+    const ElementsIn xe(x);
+    const int64_t esize = static_cast<int64_t>(xe.esize());
     const int64_t outer = Product(in, 0, axis), inner = Product(in, axis + 1, in.size()) * esize;
     const int64_t in_width = in[axis] * inner;
+    std::vector<ElementsOut> ys(n_out);
     std::vector<char*> dst(n_out, nullptr);
     std::vector<int64_t> offset(n_out);  // bytes into an input row
     int64_t at = 0;
@@ -83,16 +89,18 @@ class SplitKernel : public semantics::AttrsKernel<semantics::SplitAttrs> {
       if (!ctx.OutputRequested(i)) continue;
       Tensor y;
       LOOM_SDK_RETURN_IF_ERROR(ctx.Output(i, x.dtype(), semantics::SplitAttrs::OutputShape(in, axis, sizes[i]), &y));
-      dst[i] = static_cast<char*>(y.raw_data());
+      ys[i] = ElementsOut(y);
+      dst[i] = ys[i].data<char>();
     }
     if (outer * in_width == 0) return Status::Ok();
-    const char* src = static_cast<const char*>(x.raw_data());
+    const char* src = xe.data<char>();
     ParallelForIf(outer * in_width > kParallelBytes, outer, ctx.num_threads(), [&](int64_t o) {
       for (int64_t i = 0; i < n_out; ++i) {
         const int64_t w = sizes[i] * inner;
         if (dst[i] != nullptr && w > 0) std::memcpy(dst[i] + o * w, src + o * in_width + offset[i], static_cast<size_t>(w));
       }
     });
+    for (const ElementsOut& y : ys) LOOM_SDK_RETURN_IF_ERROR(y.Finish());
     return Status::Ok();
   }
 };
@@ -111,8 +119,10 @@ class SliceKernel : public semantics::AttrsKernel<semantics::SliceAttrs> {
     semantics::SliceGeometry g;
     LOOM_SDK_RETURN_IF_ERROR(attrs_.Resolve(label_, x.shape(), given, ends_given, starts, ends, axes, steps, &g));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
-    StridedCopy(x.raw_data(), ElementSize(x), g.base, g.strides, g.out, y.raw_data(), ctx.num_threads());
-    return Status::Ok();
+    const ElementsIn xe(x);
+    ElementsOut ye(y);
+    StridedCopy(xe.data(), xe.esize(), g.base, g.strides, g.out, ye.data(), ctx.num_threads());
+    return ye.Finish();
   }
 };
 
@@ -174,8 +184,10 @@ class TransposeKernel : public semantics::AttrsKernel<semantics::TransposeAttrs>
       dst_.set_data_handle(y.raw_data());
       return DnnlExecute(label_, reorder_, {{DNNL_ARG_FROM, src_}, {DNNL_ARG_TO, dst_}}, ctx.num_threads());
     }
-    StridedCopy(x.raw_data(), ElementSize(x), 0, strides, out, y.raw_data(), ctx.num_threads());
-    return Status::Ok();
+    const ElementsIn xe(x);
+    ElementsOut ye(y);
+    StridedCopy(xe.data(), xe.esize(), 0, strides, out, ye.data(), ctx.num_threads());
+    return ye.Finish();
   }
 
  private:
@@ -240,16 +252,18 @@ class GatherKernel : public semantics::AttrsKernel<semantics::GatherAttrs> {
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), g.out, &y));
     const int64_t outer = g.outer, n = static_cast<int64_t>(idx.size());
-    const int64_t inner = g.inner * static_cast<int64_t>(ElementSize(x));
+    const ElementsIn xe(x);
+    ElementsOut ye(y);
+    const int64_t inner = g.inner * static_cast<int64_t>(xe.esize());
     const int64_t blocks = outer * n;
     if (blocks * inner == 0) return Status::Ok();
-    const char* src = static_cast<const char*>(x.raw_data());
-    char* dst = static_cast<char*>(y.raw_data());
+    const char* src = xe.data<char>();
+    char* dst = ye.data<char>();
     ParallelForIf(blocks * inner > kParallelBytes, blocks, ctx.num_threads(), [&](int64_t k) {
       const int64_t o = k / n, j = k % n;
       std::memcpy(dst + k * inner, src + (o * dim + idx[j]) * inner, static_cast<size_t>(inner));
     });
-    return Status::Ok();
+    return ye.Finish();
   }
 };
 
@@ -257,13 +271,14 @@ class GatherKernel : public semantics::AttrsKernel<semantics::GatherAttrs> {
 
 Status RegisterTensorCopyKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
+  const std::vector<LoomDataType> with_string = TensorDTypes();  // whole elements moved: strings too
   const std::vector<LoomDataType> index = {LOOM_DTYPE_INT32, LOOM_DTYPE_INT64};
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConcatKernel>("Concat", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SplitKernel>("Split", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SliceKernel>("Slice", {"CPU", "", 0, {{"T", all}, {"Tind", index}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConcatKernel>("Concat", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SplitKernel>("Split", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SliceKernel>("Slice", {"CPU", "", 0, {{"T", with_string}, {"Tind", index}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SliceGradientKernel>("SliceGradient", {"CPU", "", 0, {{"T", all}, {"Tind", index}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<TransposeKernel>("Transpose", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherKernel>("Gather", {"CPU", "", 0, {{"T", all}, {"Tind", index}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<TransposeKernel>("Transpose", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<GatherKernel>("Gather", {"CPU", "", 0, {{"T", with_string}, {"Tind", index}}}));
   return Status::Ok();
 }
 

@@ -1,7 +1,8 @@
 // ConstantOfShape, Size, Expand, Tile, Range, Trilu and EyeLike kernels (ONNX
 // semantics, see ops/tensor_expand_tile_range.cc). All but Range and
 // EyeLike's fill only move bytes, so they dispatch on the element size and
-// take every dtype.
+// take every dtype (Expand and Tile strings too, as views of their elements:
+// ElementsIn/ElementsOut in tensor_util.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -90,9 +91,10 @@ class ExpandKernel : public LabeledKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     if (y.num_elements() == 0) return Status::Ok();
     // A broadcast is a strided read with stride 0 on the broadcast dims.
-    StridedCopy(x.raw_data(), sdk::DTypeSize(x.dtype()), 0, BroadcastStrides(in, out), out, y.raw_data(),
-                ctx.num_threads());
-    return Status::Ok();
+    const ElementsIn xe(x);
+    ElementsOut ye(y);
+    StridedCopy(xe.data(), xe.esize(), 0, BroadcastStrides(in, out), out, ye.data(), ctx.num_threads());
+    return ye.Finish();
   }
 };
 
@@ -128,8 +130,10 @@ class TileKernel : public LabeledKernel {
     }
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), out, &y));
     if (y.num_elements() == 0) return Status::Ok();
-    StridedCopy(x.raw_data(), sdk::DTypeSize(x.dtype()), 0, strides, view, y.raw_data(), ctx.num_threads());
-    return Status::Ok();
+    const ElementsIn xe(x);
+    ElementsOut ye(y);
+    StridedCopy(xe.data(), xe.esize(), 0, strides, view, ye.data(), ctx.num_threads());
+    return ye.Finish();
   }
 };
 
@@ -272,8 +276,10 @@ sdk::Status RegisterTensorExpandTileRangeKernels(sdk::Registrar& reg) {
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConstantOfShapeKernel>(
       "ConstantOfShape", {"CPU", "", 0, {{"T1", {LOOM_DTYPE_INT64}}, {"T2", all}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SizeKernel>("Size", {"CPU", "", 0, {{"T", all}, {"T1", {LOOM_DTYPE_INT64}}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ExpandKernel>("Expand", {"CPU", "", 0, {{"T", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<TileKernel>("Tile", {"CPU", "", 0, {{"T", all}, {"T1", {LOOM_DTYPE_INT64}}}}));
+  const std::vector<LoomDataType> with_string = TensorDTypes();  // whole elements moved: strings too
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ExpandKernel>("Expand", {"CPU", "", 0, {{"T", with_string}}}));
+  LOOM_SDK_RETURN_IF_ERROR(
+      reg.Kernel<TileKernel>("Tile", {"CPU", "", 0, {{"T", with_string}, {"T1", {LOOM_DTYPE_INT64}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<RangeKernel>(
       "Range", {"CPU", "", 0, {{"T", {LOOM_DTYPE_FLOAT, LOOM_DTYPE_DOUBLE, LOOM_DTYPE_INT16, LOOM_DTYPE_INT32,
                                       LOOM_DTYPE_INT64}}}}));

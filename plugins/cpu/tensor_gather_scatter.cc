@@ -271,7 +271,8 @@ class ScatterNDKernel {
 
 // ------------------------------------------------------------ GatherElements
 
-// GatherElements over any dtype (moves bytes), int32 or int64 indices.
+// GatherElements over any dtype (moves bytes; strings as views of their
+// elements, ElementsIn/ElementsOut in tensor_util.h), int32 or int64 indices.
 class GatherElementsKernel {
  public:
   Status Init(const KernelInfo& info) {
@@ -305,10 +306,12 @@ class GatherElementsKernel {
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), is, &y));
     const std::vector<int64_t> dstride = RowMajorStrides(ds);
     const int64_t n_axis = ds[axis];
+    const ElementsIn de(data);
+    ElementsOut ye(y);
     auto run = [&](auto tag) -> Status {
       using S = decltype(tag);
-      const S* in = data.data<S>();
-      S* out = y.data<S>();
+      const S* in = de.data<S>();
+      S* out = ye.data<S>();
       // Odometer over the indices' shape; `base` is the data offset of the
       // current coordinates without the axis term.
       std::vector<int64_t> c(rank, 0);
@@ -330,10 +333,9 @@ class GatherElementsKernel {
           c[d] = 0;
         }
       }
-      return Status::Ok();
+      return ye.Finish();
     };
-    LOOM_CPU_DISPATCH_BYTES(data.dtype(), run)
-    return UnsupportedDtype(label_, data.dtype());
+    return DispatchElements(data.dtype(), label_, run);
   }
 
  private:

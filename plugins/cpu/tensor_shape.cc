@@ -145,8 +145,7 @@ class ConstantKernel {
 
 Status RegisterTensorShapeKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
-  std::vector<LoomDataType> with_string = all;  // these move whole elements: strings too
-  with_string.push_back(LOOM_DTYPE_STRING);
+  const std::vector<LoomDataType> with_string = TensorDTypes();  // whole elements moved: strings too
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::ReshapeAttrs>>("Reshape", {"CPU", "", 0, {{"T", with_string}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::FlattenAttrs>>("Flatten", {"CPU", "", 0, {{"T", with_string}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ShapeOnlyKernel<semantics::SqueezeAttrs>>("Squeeze", {"CPU", "", 0, {{"T", with_string}}}));

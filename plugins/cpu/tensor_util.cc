@@ -13,6 +13,12 @@ std::vector<LoomDataType> AllDTypes() {
           LOOM_DTYPE_INT64, LOOM_DTYPE_UINT64, LOOM_DTYPE_BOOL};
 }
 
+std::vector<LoomDataType> TensorDTypes() {
+  std::vector<LoomDataType> t = AllDTypes();
+  t.push_back(LOOM_DTYPE_STRING);
+  return t;
+}
+
 void CopyData(const Tensor& in, const Tensor& out) {
   if (in.dtype() == LOOM_DTYPE_STRING) {  // elements, not bytes
     if (in.handle() == out.handle()) return;
@@ -22,6 +28,33 @@ void CopyData(const Tensor& in, const Tensor& out) {
   const size_t bytes = static_cast<size_t>(in.num_elements()) * sdk::DTypeSize(in.dtype());
   if (bytes == 0 || in.raw_data() == out.raw_data()) return;
   std::memcpy(out.raw_data(), in.raw_data(), bytes);
+}
+
+ElementsIn::ElementsIn(const Tensor& t) {
+  if (t.dtype() != LOOM_DTYPE_STRING) {
+    raw_ = t.raw_data();
+    esize_ = sdk::DTypeSize(t.dtype());
+    return;
+  }
+  string_ = true;
+  esize_ = sizeof(std::string_view);
+  views_.resize(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < views_.size(); ++i) views_[i] = sdk::StringAt(t, i);
+}
+
+ElementsOut::ElementsOut(const Tensor& t) : t_(t) {
+  if (t.dtype() != LOOM_DTYPE_STRING) {
+    raw_ = t.raw_data();
+    return;
+  }
+  string_ = true;
+  views_.resize(static_cast<size_t>(t.num_elements()));
+}
+
+Status ElementsOut::Finish() const {
+  if (!string_) return Status::Ok();
+  for (size_t i = 0; i < views_.size(); ++i) LOOM_SDK_RETURN_IF_ERROR(sdk::SetStringAt(t_, i, views_[i]));
+  return Status::Ok();
 }
 
 Status ReadIntsInput(const KernelContext& ctx, size_t index, const std::string& label, const char* name,
@@ -97,6 +130,7 @@ void StridedCopy(const void* src, size_t esize, int64_t base, const std::vector<
     case 2: return run(uint16_t{});
     case 4: return run(uint32_t{});
     case 8: return run(uint64_t{});
+    case sizeof(std::string_view): return run(std::string_view{});  // string elements (ElementsIn)
     default: break;
   }
 }

@@ -58,6 +58,7 @@ TSAN_TESTS=(
 # (a false report, never a hidden leak). All of them are back in the run.
 LEAK_TESTS=(
   //core:abi_reader_test //core:net_test //core:plan_passes_test //core:tensor_test //core:sub_api_test
+  //core:external_data_test //core:dtype_test
   //tests:plugin_loader_test //tests:abi_v1_plugin_test //tests:abi_v9_plugin_test //tests:device_copy_test //session:c_api_test
   //ops/... //plugins/cpu/... //plugins/example/... //plugins/rnn:onnx_recurrent_test
   //plugins/rnn:cell_builder_test //plugins/controlflow:if_loop_scan_test

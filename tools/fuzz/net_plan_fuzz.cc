@@ -142,6 +142,10 @@ class Builder {
     }
     Tensor t = Tensor::Zeros(dtype, std::move(dims));
     int64_t n = t.num_elements();
+    if (dtype == DataType::kString) {  // elements, not bytes: short strings from the input
+      for (std::string& e : *t.mutable_strings()) e = fdp_.ConsumeRandomLengthString(4);
+      return t;
+    }
     size_t es = DataTypeSize(dtype);
     int64_t fresh = std::min<int64_t>(n, 8);
     char* base = static_cast<char*>(t.raw_data());

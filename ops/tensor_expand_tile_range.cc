@@ -92,7 +92,7 @@ sdk::Status RegisterTensorExpandTileRangeSchemas(sdk::Registrar& reg) {
        {"input:T1|1-D int64, the output dims (>= 0); empty gives a scalar"}, {"output:T2"}, {int64, {"T2", all}},
        {"value:tensor?|one-element tensor: the fill value and output dtype"}, Fn<&InferConstantOfShape>()},
       {"Size", 13, "ONNX Size-13: the input's element count as an int64 scalar.", {"data:T"}, {"size:T1"},
-       {{"T", all, "any dtype"}, int64}, {}, Fn<&InferSize>()},
+       {{"T", with_string, "any dtype"}, int64}, {}, Fn<&InferSize>()},
       {"Expand", 13,
        "ONNX Expand-13: input broadcast (numpy rules) with `shape`; the output shape is the broadcast of "
        "both, so a 1 in shape keeps the input's dim.",

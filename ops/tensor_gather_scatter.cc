@@ -59,7 +59,7 @@ sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg) {
       "ONNX GatherND-13: slices of `data` addressed by the last dim (k) of `indices`, after `batch_dims` "
       "leading dims shared by both. Output shape indices.shape[:-1] + data.shape[batch_dims + k:]. Index "
       "values in [-s, s-1] of their dim; others are an error.", "tensor(int64)",
-      "rank q >= 1; last dim k in [1, r - batch_dims]", "");
+      "rank q >= 1; last dim k in [1, r - batch_dims]", "", /*strings=*/true);
   g.Output("output", "T", LOOM_PARAM_SINGLE, "indices.shape[:-1] + data.shape[batch_dims + k:]")
       .AttrInt("batch_dims", 0, "number of leading dims data and indices share (batch)")
       .Infer(Fn<InferGatherND>());

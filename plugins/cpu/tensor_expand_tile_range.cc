@@ -275,8 +275,8 @@ sdk::Status RegisterTensorExpandTileRangeKernels(sdk::Registrar& reg) {
   const std::vector<LoomDataType> all = AllDTypes();
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ConstantOfShapeKernel>(
       "ConstantOfShape", {"CPU", "", 0, {{"T1", {LOOM_DTYPE_INT64}}, {"T2", all}}}));
-  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SizeKernel>("Size", {"CPU", "", 0, {{"T", all}, {"T1", {LOOM_DTYPE_INT64}}}}));
   const std::vector<LoomDataType> with_string = TensorDTypes();  // whole elements moved: strings too
+  LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<SizeKernel>("Size", {"CPU", "", 0, {{"T", with_string}, {"T1", {LOOM_DTYPE_INT64}}}}));
   LOOM_SDK_RETURN_IF_ERROR(reg.Kernel<ExpandKernel>("Expand", {"CPU", "", 0, {{"T", with_string}}}));
   LOOM_SDK_RETURN_IF_ERROR(
       reg.Kernel<TileKernel>("Tile", {"CPU", "", 0, {{"T", with_string}, {"T1", {LOOM_DTYPE_INT64}}}}));

@@ -112,15 +112,17 @@ class GatherNDKernel {
     const int64_t slice = Product(ds, b + k, r);
     const int64_t batches = Product(ds, 0, b), per_batch = Product(is, b, q - 1);
     const int64_t batch_stride = Product(ds, b, r);
-    const size_t es = sdk::DTypeSize(data.dtype());
-    const char* in = static_cast<const char*>(data.raw_data());
-    char* out = static_cast<char*>(y.raw_data());
+    const ElementsIn de(data);  // strings as views (tensor_util.h)
+    ElementsOut ye(y);
+    const size_t es = de.esize();
+    const char* in = de.data<char>();
+    char* out = ye.data<char>();
     for (int64_t t = 0; t < batches * per_batch; ++t) {
       int64_t off = (t / per_batch) * batch_stride;
       for (int64_t j = 0; j < k; ++j) off += idx[t * k + j] * st[b + j];
       std::memcpy(out + t * slice * es, in + off * es, slice * es);
     }
-    return Status::Ok();
+    return ye.Finish();
   }
 
  private:

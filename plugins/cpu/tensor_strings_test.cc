@@ -137,6 +137,20 @@ TEST(Strings, Where) {
                 0, {3}, {"y0", "x1", "y2"});
 }
 
+// GatherND picks whole slices; Size counts elements.
+TEST(Strings, GatherNDAndSize) {
+  // Two3() is [2, 3]; index tuples (1, 2) and (0, 1): two elements.
+  ExpectStrings(RunOp(R"(type: "GatherND" input: "x" input: "i" output: "y")",
+                      {Two3(), Tensor::FromVector<int64_t>({2, 2}, {1, 2, 0, 1})}),
+                0, {2}, {"ffff", "bb"});
+  ExpectStrings(RunOp(R"(type: "GatherND" input: "x" input: "i" output: "y")",
+                      {Two3(), Tensor::FromVector<int64_t>({1, 1}, {-1})}),
+                0, {1, 3}, {"", "e", "ffff"});  // row -1: the last
+  std::vector<Tensor> n = RunOp(R"(type: "Size" input: "x" output: "n")", {Two3()});
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].data<int64_t>()[0], 6);
+}
+
 // Sequences of strings (ONNX's seq(tensor(string))): split, read back,
 // built and concatenated.
 TEST(Strings, Sequences) {

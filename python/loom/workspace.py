@@ -45,11 +45,13 @@ class Workspace:
     def feed_blob(self, name, value):
         """Sets blob `name` to a copy of `value` (anything numpy.asarray
         takes; a Python float becomes float64, an int int64, as numpy makes
-        them: pass np.float32(...) for a float32 scalar)."""
+        them: pass np.float32(...) for a float32 scalar; an array of str, a
+        string tensor)."""
         self._ws.feed_blob(name, value)
 
     def fetch_blob(self, name):
-        """A copy of blob `name` as a numpy array. loom.Error: NOT_FOUND for
+        """A copy of blob `name` as a numpy array (strings: an object array
+        of str; a sequence a list, an optional None or its value). loom.Error: NOT_FOUND for
         a blob the workspace lacks, FAILED_PRECONDITION for one not yet
         written."""
         return self._ws.fetch_blob(name)

@@ -43,18 +43,23 @@ class PyWorkspace {
   const std::shared_ptr<Registry>& registry() const { return registry_; }
 
   void FeedBlob(const std::string& name, const py::handle& value) {
-    Tensor t = CopyArray(value, "blob '" + name + "'");
+    // Strings (numpy object / 'U' / 'S' arrays) as Session.run takes them;
+    // lists stay arrays here (numpy.asarray), as they always were.
+    const py::array a = py::array::ensure(value);
+    const bool strings = a && (a.dtype().kind() == 'O' || a.dtype().kind() == 'U' || a.dtype().kind() == 'S');
+    Tensor t = strings ? FeedValue(a, DataType::kUndefined, "blob '" + name + "'") : CopyArray(value, "blob '" + name + "'");
     absl::MutexLock lock(&mu_);
     ws_.SetBlob(name, std::move(t));
   }
 
-  py::array FetchBlob(const std::string& name) {
+  py::object FetchBlob(const std::string& name) {
     absl::MutexLock lock(&mu_);
     const Tensor* t = ws_.GetBlob(name);
     if (t == nullptr) Check(absl::NotFoundError(absl::StrCat("the workspace has no blob '", name, "'")));
     if (t->dtype() == DataType::kUndefined) {
       Check(absl::FailedPreconditionError(absl::StrCat("blob '", name, "' holds no tensor yet")));
     }
+    if (t->is_value() || t->dtype() == DataType::kString) return ShareValue(Value(t->Clone()));  // str objects, lists
     return CopyTensor(*t);
   }
 

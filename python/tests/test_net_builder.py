@@ -47,6 +47,24 @@ def test_attributes_are_converted_by_the_schema_and_checked():
     assert [op.type for op in net.proto.op] == ["LeakyRelu"]  # a refused op is not added
 
 
+def test_string_blobs_feed_run_and_fetch():
+    # numpy arrays of str (or 'U') feed string tensors; a net's string
+    # outputs fetch back as object arrays of str.
+    net = loom.NetBuilder("strings")
+    a, b = net.add_input("a"), net.add_input("b")
+    c = net.Concat([a, b], "c", axis=0)
+    net.add_output(c)
+    ws = loom.Workspace()
+    ws.create_net(net)
+    (got,) = ws.run("strings", {"a": np.array(["x", "yy"], dtype=object), "b": np.array(["é"])}, ["c"])
+    assert got.dtype == object and list(got) == ["x", "yy", "é"]
+    ws.feed_blob("s", np.array([["p", "q"]]))
+    s = ws.fetch_blob("s")
+    assert s.shape == (1, 2) and list(s[0]) == ["p", "q"]
+    ws.feed_blob("n", [1, 2])  # a list of numbers stays an array
+    assert ws.fetch_blob("n").dtype == np.int64
+
+
 def test_feed_and_fetch_copy_and_keep_dtypes():
     ws = loom.Workspace()
     a = np.arange(6, dtype=np.int32).reshape(2, 3)

@@ -68,7 +68,8 @@ sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg) {
   sdk::SchemaBuilder se = IndexedSchema("ScatterElements", 18,
       "ONNX ScatterElements-18: a copy of `data` where output[...indices[i]...] on `axis` (other coordinates "
       "of i) is set to, or combined by `reduction` with, updates[i]. Duplicate indices with reduction none "
-      "keep the last. Indices in [-s, s-1]; others are an error.", "Tind", elements_indices, "indices' shape");
+      "keep the last. Indices in [-s, s-1]; others are an error.", "Tind", elements_indices, "indices' shape",
+      /*strings=*/true);
   se.Output("output", "T", LOOM_PARAM_SINGLE, "data's shape")
       .AttrInt("axis", 0, "the axis indexed, in [-r, r-1]")
       .AttrString("reduction", "none", reduction_doc)
@@ -80,7 +81,7 @@ sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg) {
   sdk::SchemaBuilder sc = IndexedSchema("Scatter", 9,
       "ONNX Scatter-9 (deprecated since opset 11): ScatterElements without reduction: a copy of `data` where "
       "output[...indices[i]...] on `axis` is set to updates[i]; duplicate indices keep the last.", "Tind",
-      elements_indices, "indices' shape");
+      elements_indices, "indices' shape", /*strings=*/true);
   sc.Output("output", "T", LOOM_PARAM_SINGLE, "data's shape")
       .AttrInt("axis", 0, "the axis indexed, in [-r, r-1]")
       .Infer(Fn<InferLike<0, 0>>());
@@ -90,7 +91,7 @@ sdk::Status RegisterTensorGatherScatterSchemas(sdk::Registrar& reg) {
       "ONNX ScatterND-18: a copy of `data` whose slices addressed by the last dim (k) of `indices` are set "
       "to, or combined by `reduction` with, the matching slices of `updates`. Index values in [-s, s-1]; "
       "others are an error.", "tensor(int64)", "rank q >= 1; last dim k in [1, r]",
-      "indices.shape[:-1] + data.shape[k:]");
+      "indices.shape[:-1] + data.shape[k:]", /*strings=*/true);
   sn.Output("output", "T", LOOM_PARAM_SINGLE, "data's shape")
       .AttrString("reduction", "none", reduction_doc)
       .Infer(Fn<InferLike<0, 0>>());

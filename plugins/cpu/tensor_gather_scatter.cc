@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plugins/cpu/cpu_common.h"
@@ -40,6 +41,22 @@ inline void Combine(Red r, S* dst, S src) {
     case Red::kMax: *dst = Num<S>::Store(a < b ? b : a); return;
     case Red::kMin: *dst = Num<S>::Store(b < a ? b : a); return;
   }
+}
+
+// String elements (views, ElementsIn in tensor_util.h): reduction none only,
+// which the kernels check first.
+inline void Combine(Red, std::string_view* dst, std::string_view src) { *dst = src; }
+
+// out's first n elements = in's (none when they are the same memory: an
+// in-place run).
+void CopyElements(const ElementsIn& in, ElementsOut* out, int64_t n) {
+  if (n > 0 && out->data() != in.data()) std::memcpy(out->data(), in.data(), static_cast<size_t>(n) * in.esize());
+}
+
+// Strings take reduction none only; INVALID_ARGUMENT naming it otherwise.
+Status CheckStringReduction(const Tensor& data, Red r, const std::string& label) {
+  if (data.dtype() != LOOM_DTYPE_STRING || r == Red::kNone) return Status::Ok();
+  return sdk::InvalidArgument(label + ": attribute 'reduction' other than none needs a numeric 'data'; found string");
 }
 
 // Calls f(T{}) with a C++ type fit for reduction r on dtype: any same-size
@@ -176,14 +193,18 @@ class ScatterElementsKernel {
       }
       if (idx[i] < 0) idx[i] += n_axis;
     }
+    LOOM_SDK_RETURN_IF_ERROR(CheckStringReduction(data, red_, label_));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), ds, &y));
-    CopyData(data, y);
+    // Strings as views (tensor_util.h): the output starts as data's views.
+    const ElementsIn de(data), ue(updates);
+    ElementsOut ye(y);
+    CopyElements(de, &ye, data.num_elements());
     const std::vector<int64_t> dstride = RowMajorStrides(ds);
     const Red red = red_;
     auto run = [&](auto tag) -> Status {
       using S = decltype(tag);
-      const S* up = updates.data<S>();
-      S* out = y.data<S>();
+      const S* up = ue.data<S>();
+      S* out = static_cast<S*>(ye.data());
       // Odometer over indices' shape; `base` is the data offset without the axis term.
       std::vector<int64_t> c(rank, 0);
       int64_t base = 0;
@@ -198,6 +219,10 @@ class ScatterElementsKernel {
       }
       return Status::Ok();
     };
+    if (data.dtype() == LOOM_DTYPE_STRING) {
+      LOOM_SDK_RETURN_IF_ERROR(run(std::string_view{}));
+      return ye.Finish();
+    }
     LOOM_INDEX_EXT_DISPATCH(red, data.dtype(), run)
     return UnsupportedDtype(label_ + " (reduction " + ReductionName() + ")", data.dtype());
   }
@@ -246,15 +271,18 @@ class ScatterNDKernel {
       return sdk::InvalidArgument(label_ + ": input 'indices' must be int64, found " + sdk::DTypeName(indices.dtype()));
     }
     LOOM_SDK_RETURN_IF_ERROR(NormalizeTuples(&idx, ds.data(), k, label_));
+    LOOM_SDK_RETURN_IF_ERROR(CheckStringReduction(data, red_, label_));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, data.dtype(), ds, &y));
-    CopyData(data, y);
+    const ElementsIn de(data), ue(updates);  // strings as views (tensor_util.h)
+    ElementsOut ye(y);
+    CopyElements(de, &ye, data.num_elements());
     const std::vector<int64_t> st = RowMajorStrides(ds);
     const int64_t slice = Product(ds, k, r), tuples = Product(is, 0, q - 1);
     const Red red = red_;
     auto run = [&](auto tag) -> Status {
       using S = decltype(tag);
-      const S* up = updates.data<S>();
-      S* out = y.data<S>();
+      const S* up = ue.data<S>();
+      S* out = static_cast<S*>(ye.data());
       for (int64_t t = 0; t < tuples; ++t) {
         int64_t off = 0;
         for (int64_t j = 0; j < k; ++j) off += idx[t * k + j] * st[j];
@@ -262,6 +290,10 @@ class ScatterNDKernel {
       }
       return Status::Ok();
     };
+    if (data.dtype() == LOOM_DTYPE_STRING) {
+      LOOM_SDK_RETURN_IF_ERROR(run(std::string_view{}));
+      return ye.Finish();
+    }
     LOOM_INDEX_EXT_DISPATCH(red, data.dtype(), run)
     return UnsupportedDtype(label_, data.dtype());
   }

@@ -151,6 +151,27 @@ TEST(Strings, GatherNDAndSize) {
   EXPECT_EQ(n[0].data<int64_t>()[0], 6);
 }
 
+// The scatters set whole elements (reduction none); a reduction on strings
+// is refused naming the attribute.
+TEST(Strings, Scatters) {
+  // ScatterElements on axis 1: row 0 col 2 <- "X", row 1 col 0 <- "Y".
+  ExpectStrings(RunOp(R"(type: "ScatterElements" input: "x" input: "i" input: "u" output: "y"
+                         arg { name: "axis" i: 1 })",
+                      {Two3(), Tensor::FromVector<int64_t>({2, 1}, {2, 0}), Str({2, 1}, {"X", "Y"})}),
+                0, {2, 3}, {"a", "bb", "X", "Y", "e", "ffff"});
+  // ScatterND replaces row 1 whole.
+  ExpectStrings(RunOp(R"(type: "ScatterND" input: "x" input: "i" input: "u" output: "y")",
+                      {Two3(), Tensor::FromVector<int64_t>({1, 1}, {1}), Str({1, 3}, {"p", "q", "r"})}),
+                0, {2, 3}, {"a", "bb", "ccc", "p", "q", "r"});
+  auto y = RunSingleOp(ParseOp(R"(type: "ScatterND" input: "x" input: "i" input: "u" output: "y"
+                                  arg { name: "reduction" s: "add" })"),
+                       {Two3(), Tensor::FromVector<int64_t>({1, 1}, {1}), Str({1, 3}, {"p", "q", "r"})});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("attribute 'reduction' other than none needs a numeric 'data'"),
+            std::string::npos)
+      << y.status();
+}
+
 // Sequences of strings (ONNX's seq(tensor(string))): split, read back,
 // built and concatenated.
 TEST(Strings, Sequences) {

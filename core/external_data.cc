@@ -220,8 +220,7 @@ absl::Status WriteNetDefWithExternalData(NetDef net, const std::string& path, co
     return absl::InvalidArgumentError(
         absl::StrCat("external data file '", data_file, "': give a file name, written beside '", path, "'"));
   }
-  const size_t slash = path.rfind('/');
-  const std::string data_path = slash == std::string::npos ? data_file : path.substr(0, slash + 1) + data_file;
+  const std::string data_path = FolderOf(path) + "/" + data_file;
   // Truncating a file the net's tensors come from would pull the bytes from
   // under their mappings.
   char existing[PATH_MAX];

@@ -15,12 +15,6 @@
 namespace loom {
 namespace {
 
-// The folder of a file's path ("." for a bare name).
-std::string FolderOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
 bool IsTextPath(const std::string& path) {
   return absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt") || absl::EndsWith(path, ".prototxt");
 }
@@ -68,6 +62,11 @@ absl::StatusOr<Tensor> ExternalTensorFromProto(const TensorProto& p, const std::
 }
 
 }  // namespace
+
+std::string FolderOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
 
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& p) {
   std::string label = absl::StrCat("tensor '", p.name(), "'");

@@ -29,6 +29,10 @@ absl::StatusOr<Tensor> TensorFromProto(TensorProto&& proto);
 // A TensorProto with raw_data (little-endian) of a CPU tensor.
 TensorProto TensorToProto(const Tensor& t, const std::string& name = "");
 
+// The folder of a file's `path`, where its external data lives: "." for a
+// bare file name, "/" for a file at the root.
+std::string FolderOf(const std::string& path);
+
 // Reads a NetDef from `path`: protobuf binary, or text format when the file
 // ends in .pbtxt/.txt/.prototxt or does not parse as binary. Its external
 // data locations are resolved against path's folder (ResolveExternalData,

@@ -83,9 +83,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxFile(const std::string
   if (!f) return absl::NotFoundError(absl::StrCat("Session: cannot read ", path));
   std::stringstream bytes;
   bytes << f.rdbuf();
-  // External data lives beside the file.
-  const size_t slash = path.rfind('/');
-  return FromOnnx(bytes.str(), slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash), options);
+  return FromOnnx(bytes.str(), FolderOf(path), options);  // external data lives beside the file
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnxBytes(const std::string& model, const SessionOptions& options) {

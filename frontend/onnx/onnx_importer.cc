@@ -641,10 +641,7 @@ absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {
   onnx::ModelProto model;
   google::protobuf::io::IstreamInputStream stream(&file);
   if (!ParseBinaryProto(&stream, &model)) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ONNX ModelProto"));
-  // External data lives beside the model.
-  const size_t slash = path.rfind('/');
-  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (absl::Status s = LoadExternalData(&model, folder); !s.ok()) {
+  if (absl::Status s = LoadExternalData(&model, FolderOf(path)); !s.ok()) {  // external data lives beside the model
     return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
   }
   auto net = ImportParsed(model);

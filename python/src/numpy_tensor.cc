@@ -83,7 +83,7 @@ Tensor StringTensor(const py::array& a, const std::string& name) {
 // One tensor of a feed: strings copied, numbers read in place.
 Tensor FeedTensor(const py::handle& value, const std::string& name) {
   py::array a = py::array::ensure(value);
-  if (a && (a.dtype().kind() == 'O' || a.dtype().kind() == 'U' || a.dtype().kind() == 'S')) return StringTensor(a, name);
+  if (a && IsStringArray(a)) return StringTensor(a, name);
   return a ? BorrowArray(a, name) : BorrowArray(value, name);
 }
 
@@ -118,6 +118,11 @@ Tensor BorrowArray(const py::handle& value, const std::string& name) {
     delete static_cast<py::object*>(o);
   });
   return Value(Tensor::Borrow(dtype, std::move(dims), const_cast<void*>(a.data()), std::move(owner)));
+}
+
+bool IsStringArray(const py::array& a) {
+  const char kind = a.dtype().kind();
+  return kind == 'O' || kind == 'U' || kind == 'S';
 }
 
 Tensor FeedValue(const py::handle& value, DataType declared, const std::string& name) {

@@ -26,6 +26,10 @@ pybind11::dtype NumpyDtype(DataType t);
 // `name` ("input 'x'") names it in errors (TypeError for an unheld dtype).
 Tensor BorrowArray(const pybind11::handle& value, const std::string& name);
 
+// True for a numpy array of strings: dtype object (str or bytes items) or of
+// kind 'U' / 'S'; such an array feeds a string tensor.
+bool IsStringArray(const pybind11::array& a);
+
 // A Session.run feed as a tensor or an ONNX value, as ONNX Runtime's Python
 // API takes them. `declared` is the input's declared type (kUndefined: not
 // known). In order:

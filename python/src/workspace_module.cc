@@ -46,7 +46,7 @@ class PyWorkspace {
     // Strings (numpy object / 'U' / 'S' arrays) as Session.run takes them;
     // lists stay arrays here (numpy.asarray), as they always were.
     const py::array a = py::array::ensure(value);
-    const bool strings = a && (a.dtype().kind() == 'O' || a.dtype().kind() == 'U' || a.dtype().kind() == 'S');
+    const bool strings = a && IsStringArray(a);
     Tensor t = strings ? FeedValue(a, DataType::kUndefined, "blob '" + name + "'") : CopyArray(value, "blob '" + name + "'");
     absl::MutexLock lock(&mu_);
     ws_.SetBlob(name, std::move(t));

@@ -6,9 +6,9 @@
 //     parameters change between runs, requantized by the caller);
 //   - requantize: Y u8/s8 = saturate(round((acc + B) * scale[m]) +
 //     y_zero_point), scale[m] = x_scale * w_scale[m] / y_scale formed in
-//     float, as oneDNN's output scales and ONNX Runtime's QLinearConv do;
-//     the rounding of a product on a .5 boundary may differ by one step
-//     from ops/semantics/quantization.h's double form.
+//     float32 (Int8OutputScales), as ONNX Runtime's QLinearConv does; the
+//     rounding of a product on a .5 boundary may differ by one step from
+//     ops/semantics/quantization.h's double form.
 // X and Y are plain NCHW tensors, reordered to and from oneDNN's layout, or
 // channels-last [N, H, W, C] ones (NhwcQLinearConv), which its int8
 // kernels take as they are.
@@ -30,6 +30,35 @@
 
 namespace loom {
 namespace cpu {
+
+// The requantize form's output scales, x_scale * w_scale[m] / y_scale in
+// float32 operations in that order, as ONNX Runtime's QLinearConv forms
+// them: a multiplier formed in double and then rounded can differ from it
+// by one ulp, which moves a product on a .5 boundary by one step, and one
+// step early in a network spreads to many values later on.
+inline std::vector<float> Int8OutputScales(double x_scale, const std::vector<float>& w_scale, double y_scale) {
+  std::vector<float> s;
+  s.reserve(w_scale.size());
+  for (float ws : w_scale) s.push_back(static_cast<float>(x_scale) * ws / static_cast<float>(y_scale));
+  return s;
+}
+
+// Sets `attr` for an int8 output requantized by oneDNN: per-tensor or
+// per-channel (dim 1) output scales and, with `zero_point`, a runtime dst
+// zero point. oneDNN computes saturate(round(scale * (acc + B) + zero
+// point)), the zero point added in float before the rounding: -39.499996 +
+// 134 is 94.5 in float32 and rounds (to even) to 94, where ONNX and ONNX
+// Runtime round first and add the zero point after (95). An eltwise_round
+// post-op (half to even) rounds first, so the zero point adds to a whole
+// number exactly.
+inline void SetInt8Requantize(const std::vector<float>& scales, bool zero_point, dnnl::primitive_attr* attr) {
+  attr->set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
+  if (!zero_point) return;
+  attr->set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
+  attr->set_post_ops(ops);
+}
 
 class DnnlInt8Conv {
  public:
@@ -79,9 +108,7 @@ class DnnlInt8Conv {
       dnnl::primitive_attr attr;
       if (x_zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
       if (out.dtype != LOOM_DTYPE_INT32) {
-        // oneDNN: dst = saturate(round(scale[m] * (acc + B)) + dst zero point).
-        attr.set_output_scales(out.scales.size() > 1 ? 1 << 1 : 0, out.scales);
-        if (out.zero_point) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+        SetInt8Requantize(out.scales, out.zero_point, &attr);
       }
       auto any = [](const dnnl::memory::desc& md) {
         return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);

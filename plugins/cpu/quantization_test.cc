@@ -269,10 +269,12 @@ TEST(QLinearConv, BiasAndPerChannelScales) {
 
 // The requantize form inside oneDNN (W zero points 0) on a depthwise
 // stride-2 convolution and a dense one, u8 and s8 outputs with non-zero
-// zero points: each output within one step of the double-precision rule
-// (oneDNN forms the multiplier in float32, as ONNX Runtime does), and
-// nearly all exactly on it.
-TEST(QLinearConv, RequantizedInsideOneDnnWithinOneStep) {
+// zero points: each output exactly ONNX Runtime's rule (the multiplier
+// x_scale * w_scale / y_scale in float32 operations, the float32 product
+// rounded half to even, then the zero point), hence within one step of the
+// double-precision rule of the reference loops, and nearly all exactly on
+// it.
+TEST(QLinearConv, RequantizedInsideOneDnnAsOnnxRuntime) {
   const int64_t N = 2, C = 8, H = 9, W = 7, k = 3;
   std::vector<uint8_t> x8;
   for (int64_t i = 0; i < N * C * H * W; ++i) x8.push_back(static_cast<uint8_t>((i * 37 + 11) % 256));
@@ -295,10 +297,12 @@ TEST(QLinearConv, RequantizedInsideOneDnnWithinOneStep) {
                                                G, 2, 1, xz, std::vector<int32_t>(M, 0), bias, &OH, &OW);
     for (const bool s8 : {false, true}) {
       const int32_t yz = s8 ? -7 : (G == 1 ? 31 : 0), lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
-      std::vector<double> expected;
+      std::vector<double> expected, ort;
       for (size_t i = 0; i < acc.size(); ++i) {
         const int64_t m = static_cast<int64_t>(i) / (OH * OW) % M;
         expected.push_back(std::fmin(hi, std::fmax(lo, std::nearbyint(acc[i] * (double{sw[m]} * sx / sy)) + yz)));
+        const float scale = sx * sw[m] / sy;
+        ort.push_back(std::fmin(hi, std::fmax(lo, std::nearbyint(static_cast<float>(acc[i]) * scale) + yz)));
       }
       const std::string op = R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
                                 input: "wz" input: "ys" input: "yz" input: "b" output: "y"
@@ -312,6 +316,7 @@ TEST(QLinearConv, RequantizedInsideOneDnnWithinOneStep) {
       int64_t off = 0, saturated = 0;
       for (int64_t i = 0; i < y.num_elements(); ++i) {
         const double got = s8 ? y.data<int8_t>()[i] : y.data<uint8_t>()[i];
+        EXPECT_EQ(got, ort[i]) << "group " << G << " element " << i;
         EXPECT_LE(std::fabs(got - expected[i]), 1.0) << "group " << G << " element " << i;
         off += got != expected[i];
         saturated += expected[i] == lo || expected[i] == hi;
@@ -320,6 +325,26 @@ TEST(QLinearConv, RequantizedInsideOneDnnWithinOneStep) {
       EXPECT_GT(saturated, 0) << "group " << G << ": the test should reach the saturation";
     }
   }
+}
+
+// Two requantizations of ResNet-18's int8 model (tools/bench: conv16, output
+// channels 5 and 45) whose products land within float rounding of .5:
+// -85379 * scale = -39.499996 and 53022 * scale = 24.500004. ONNX rounds
+// them (to -39 and 25) and then adds y's zero point 134; ONNX Runtime 1.30
+// gives 95 and 159. oneDNN alone adds the zero point in float before its
+// rounding (94.5 and 158.5, to even: 94 and 158), so the kernel rounds in a
+// post-op first. 1x1 convolutions of x = 100 with W = 1 and the bias making
+// the accumulators; the scales are the model's.
+TEST(QLinearConv, RoundsBeforeAddingTheZeroPointAsOnnxRuntime) {
+  const float sx = 0.020816758275032043f, sy = 0.03614138439297676f;
+  const std::vector<float> sw = {0.0008032258483581245f, 0.0008022352703846991f};
+  const std::vector<int32_t> bias = {-85379 - 100, 53022 - 100};
+  Tensor y = Run1(testing::ParseOp(R"(type: "QLinearConv" input: "x" input: "xs" input: "xz" input: "w" input: "ws"
+                                      input: "wz" input: "ys" input: "yz" input: "b" output: "y")"),
+                  {Vec<uint8_t>({1, 1, 1, 1}, {100}), F32({}, {sx}), Vec<uint8_t>({}, {0}),
+                   Vec<int8_t>({2, 1, 1, 1}, {1, 1}), F32({2}, sw), Vec<int8_t>({2}, {0, 0}), F32({}, {sy}),
+                   Vec<uint8_t>({}, {134}), Vec<int32_t>({2}, bias)});
+  EXPECT_TRUE(SameTensor(y, Vec<uint8_t>({1, 2, 1, 1}, {95, 159})));
 }
 
 // [N, C, H, W] -> [N, H, W, C] of a uint8 tensor's values.
@@ -386,6 +411,22 @@ TEST(QLinearAdd, HandComputedBroadcastAndSaturation) {
               {Vec<uint8_t>({2}, {0, 0}), F32({}, {1.0f}), Vec<uint8_t>({}, {0}), Vec<uint8_t>({2}, {0, 0}),
                F32({}, {1.0f}), Vec<uint8_t>({}, {0}), F32({}, {0.0f}), Vec<uint8_t>({}, {0})},
               {"C_scale must be a positive finite scale"});
+}
+
+// One residual Add of ResNet-18's int8 model (tools/bench: conv76 + conv80):
+// A 175 (zero point 136), B 170 (135), exact sum 112.5000172. ONNX Runtime
+// 1.30's kernel (MLAS, AVX2 FMA: the constant zc - (ka * za + kb * zb) with
+// one fused multiply-add, then B's and A's terms fused in) gives 113; the
+// unfused sum rounds to 112.49999 and gives 112. 40 elements: the vector
+// loop and its tail.
+TEST(QLinearAdd, RoundsAsOnnxRuntime) {
+  const std::string op = R"(type: "QLinearAdd" domain: "loom" input: "a" input: "as" input: "az" input: "b"
+                            input: "bs" input: "bz" input: "cs" input: "cz" output: "c")";
+  Tensor c = Run1(testing::ParseOp(op), {Vec<uint8_t>({40}, std::vector<uint8_t>(40, 175)), F32({}, {0.24436064064502716f}),
+                                         Vec<uint8_t>({}, {136}), Vec<uint8_t>({40}, std::vector<uint8_t>(40, 170)),
+                                         F32({}, {0.25060316920280457f}), Vec<uint8_t>({}, {135}),
+                                         F32({}, {0.1626770943403244f}), Vec<uint8_t>({}, {0})});
+  EXPECT_TRUE(SameTensor(c, Vec<uint8_t>({40}, std::vector<uint8_t>(40, 113))));
 }
 
 // ---- QLinearLookup (Loom's domain) ---------------------------------------------------------

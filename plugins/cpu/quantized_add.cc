@@ -3,6 +3,7 @@
 // Add -> QuantizeLinear: int8 or uint8 A and B with numpy broadcasting,
 // each element one multiply-add per operand in float32 (as ONNX Runtime's
 // MLAS kernel), saturated and rounded half to even.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -22,7 +23,7 @@ namespace {
 template <typename Q>
 inline Q AddOne(Q x, Q y, float ka, float kb, float offset) {
   constexpr float lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
-  float v = static_cast<float>(x) * ka + static_cast<float>(y) * kb + offset;
+  float v = std::fma(static_cast<float>(x), ka, std::fma(static_cast<float>(y), kb, offset));
   v = v < lo ? lo : v;  // selects, not branches: saturation is common
   v = v > hi ? hi : v;
   return static_cast<Q>(static_cast<int32_t>(semantics::RoundHalfEven(v)));
@@ -71,7 +72,7 @@ class QLinearAddKernel : public LabeledKernel {
     }
     Tensor c;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, plan.out, &c));
-    const float ka = sa / sc, kb = sb / sc, offset = zc - za * ka - zb * kb;
+    const float ka = sa / sc, kb = sb / sc, offset = zc - std::fma(ka, za, kb * zb);
     if (dt == LOOM_DTYPE_INT8) {
       AddQuantized(plan, a.data<int8_t>(), b.data<int8_t>(), ka, kb, offset, ctx.num_threads(), c.data<int8_t>());
     } else {

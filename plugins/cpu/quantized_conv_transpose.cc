@@ -19,6 +19,7 @@
 #include "ops/semantics/window.h"
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/dnnl_common.h"
+#include "plugins/cpu/dnnl_int8_conv.h"
 #include "plugins/cpu/kernels.h"
 #include "plugins/cpu/nn_conv_naive.h"
 #include "plugins/cpu/quant_scalar.h"
@@ -83,7 +84,7 @@ class QLinearConvTransposeKernel : public LabeledKernel {
       direct = geo.pads_begin[i] >= 0 && geo.pads_end[i] >= 0;
     }
     if (direct && Configure(x.dtype(), v[1] != 0, xs, ws, ys, geo, b.present(), y.dtype(), v[3] != 0,
-                            OutputScales(v[0], w_scale, v[2]), ctx.num_threads())) {
+                            Int8OutputScales(v[0], w_scale, v[2]), ctx.num_threads())) {
       return Run(ctx, x, w, b, static_cast<int32_t>(v[1]), static_cast<int32_t>(v[3]), &y);
     }
     return RunLoops(x, w, b, xs, ws, ys, geo, static_cast<int32_t>(v[1]), w_zero, v[0], w_scale, v[2],
@@ -113,11 +114,6 @@ class QLinearConvTransposeKernel : public LabeledKernel {
     return Status::Ok();
   }
 
-  static std::vector<float> OutputScales(double x_scale, const std::vector<float>& w_scale, double y_scale) {
-    std::vector<float> s;
-    for (float ws : w_scale) s.push_back(static_cast<float>(x_scale) * ws / static_cast<float>(y_scale));
-    return s;
-  }
 
   // Builds oneDNN's int8 deconvolution unless built for exactly these;
   // false when oneDNN has no implementation (asked again, answers the same).
@@ -138,8 +134,7 @@ class QLinearConvTransposeKernel : public LabeledKernel {
            const dnnl::memory::desc w_md(Dims({ws[1], ws[0], ws[2], ws[3]}), dt::s8, dnnl::memory::format_tag::iohw);
            dnnl::primitive_attr attr;
            if (x_zp) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-           attr.set_output_scales(scales.size() > 1 ? 1 << 1 : 0, scales);
-           if (y_zp) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+           SetInt8Requantize(scales, y_zp, &attr);
            dnnl::memory::dims dil;
            for (int64_t d : geo.dilations) dil.push_back(d - 1);
            const dnnl::memory::desc w_any(w_md.dims(), dt::s8, dnnl::memory::format_tag::any);

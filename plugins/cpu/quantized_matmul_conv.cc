@@ -502,8 +502,7 @@ class QLinearConvKernel : public IntConvKernel {
     LOOM_SDK_RETURN_IF_ERROR(ScalarOf(label_, "y_zero_point", y_zp, y_zero_point));
     out->dtype = y_zp.dtype();
     out->zero_point = *y_zero_point != 0;
-    out->scales.clear();
-    for (float s : ws.values) out->scales.push_back(static_cast<float>(xs * static_cast<double>(s) / ys));
+    out->scales = Int8OutputScales(xs, ws.values, ys);
     return Status::Ok();
   }
 

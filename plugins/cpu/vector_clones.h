@@ -12,7 +12,7 @@
 #define LOOM_PLUGINS_CPU_VECTOR_CLONES_H_
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define LOOM_VECTOR_CLONES __attribute__((noinline, target_clones("arch=x86-64-v4", "avx2", "default")))
+#define LOOM_VECTOR_CLONES __attribute__((noinline, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define LOOM_VECTOR_CLONES __attribute__((noinline))
 #endif

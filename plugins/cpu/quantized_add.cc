@@ -1,8 +1,11 @@
 // Loom's QLinearAdd (ops/quantization.cc; ONNX Runtime's com.microsoft op),
 // made by the QDQ rewrite (transforms/fuse_qdq.h) from DequantizeLinear ->
 // Add -> QuantizeLinear: int8 or uint8 A and B with numpy broadcasting,
-// each element one multiply-add per operand in float32 (as ONNX Runtime's
-// MLAS kernel), saturated and rounded half to even.
+// each element two fused multiply-adds in float32, B's term into the
+// constant zc - (ka * za + kb * zb) and then A's, saturated and rounded half
+// to even: ONNX Runtime's MLAS kernel on AVX2, operation for operation, so
+// the two give the same values (a sum within float rounding of .5 rounds
+// the same way).
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -1,5 +1,7 @@
-// LOOM_VECTOR_CLONES: an element loop compiled for AVX-512, AVX2 and the
-// plugin's baseline (x86-64-v2, 4-lane vectors), the variant picked once at
+// LOOM_VECTOR_CLONES: an element loop compiled for AVX-512 (x86-64-v4),
+// AVX2 with FMA (x86-64-v3: std::fma is one instruction there, as the int8
+// loops that match ONNX Runtime's fused rounding need) and the plugin's
+// baseline (x86-64-v2, 4-lane vectors, std::fma a libm call), the variant picked once at
 // load time by the CPU (GCC function multiversioning, target_clones). The
 // AVX-512 clone targets x86-64-v4 (AVX-512 F, BW, DQ, VL), for which GCC 12
 // vectorizes with 512-bit registers; a clone for "avx512f" alone kept 256

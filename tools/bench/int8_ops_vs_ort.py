@@ -1,16 +1,27 @@
-"""Each int8 pattern Loom's QDQ rewrites run (transforms/fuse_qdq.h,
-int8_channels_last.h), in a QDQ model of its own, run by Loom (fused, as a
-Session runs it) and by ONNX Runtime 1.30 (onnxruntime-node, all graph
-optimizations) on the same random input: prints, per pattern, the largest
-|Loom - ONNX Runtime| of the output in units of its quantization step (the
-output is DequantizeLinear(QuantizeLinear(...)), so every difference is a
-whole number of steps). Within one step is the agreement int8 kernels can
-promise each other: their float rounding of the same products differs.
-Whole models are not compared this way: a step of difference early on moves
-later layers by more (ONNX Runtime's own optimized and unoptimized runs of
-a ResNet-18 differ by far more than a step).
+"""Loom's int8 results against ONNX Runtime 1.30's (onnxruntime-node, all
+graph optimizations), on the same QDQ files and inputs.
 
-    PYTHONPATH=bazel-bin/python/pkg /usr/bin/python3 tools/bench/int8_ops_vs_ort.py [--ort ~/.cache/loom-ort]
+Patterns: each int8 pattern Loom's QDQ rewrites run (transforms/fuse_qdq.h,
+int8_channels_last.h), in a QDQ model of its own, on a random input: prints,
+per pattern, the largest |Loom - ONNX Runtime| of the output in units of its
+quantization step (the output is DequantizeLinear(QuantizeLinear(...)), so
+every difference is a whole number of steps).
+
+Models (--models, default: the int8 files bench.sh writes, resnet18,
+mobilenet, ocr_det and ocr_rec in ~/.cache/loom-bench/int8, on bench.sh's
+inputs): every QuantizeLinear output of the model (each int8 tensor) is
+made a graph output too, and each is compared in steps (how many tensors
+differ at all, the largest difference), then each float output of the
+model by its largest |difference|. Loom rounds as ONNX Runtime's kernels
+do (float32 multipliers, rounding before the zero point, QLinearAdd's
+fused multiply-adds), so a difference in an int8 tensor can only come from
+float ops between them (a float GlobalAveragePool's summation order before
+a gate), and one step of difference early on would move later layers by
+more.
+
+    PYTHONPATH=bazel-bin/python/pkg /usr/bin/python3 tools/bench/int8_ops_vs_ort.py [--ort ~/.cache/loom-ort] \\
+        [--models resnet18,mobilenet,ocr_det,ocr_rec | --models '']
+Exits 1 when an int8 tensor differs by more than one step.
 """
 import argparse
 import os
@@ -117,10 +128,60 @@ def case(kind, rng):
     return m, s
 
 
+def model_input(bench, name):
+    """The bench.sh input of int8 model `name`: (path of the raw float32 file, dims)."""
+    import json
+    if name in ("resnet18", "mobilenet"):
+        return os.path.join(bench, name + ".X.bin"), [1, 3, 224, 224]
+    stem = os.path.join(bench, "real", name.split("_")[1] + "_x")  # ocr_det -> det_x
+    with open(stem + ".json") as f:
+        return stem + ".bin", json.load(f)["dims"]
+
+
+def compare_model(ort_dir, runner, bench, name, d):
+    """Runs int8 model `name` with every int8 tensor an output in both runtimes; prints the comparison and
+    returns the largest difference of an int8 tensor in steps."""
+    import onnx
+    from onnx import helper
+    model = onnx.load(os.path.join(bench, "int8", name + ".onnx"))
+    constants = {t.name for t in model.graph.initializer}
+    outputs = {o.name for o in model.graph.output}
+    int8 = [n.output[0] for n in model.graph.node
+            if n.op_type == "QuantizeLinear" and n.input[0] not in constants and n.output[0] not in outputs]
+    for t in int8:
+        model.graph.output.append(helper.make_empty_tensor_value_info(t))
+    path = os.path.join(d, name + ".onnx")
+    onnx.save(model, path)
+    x_file, dims = model_input(bench, name)
+    session = loom.Session(path, threads=2)
+    x_name = session.inputs[0].name
+    ours = session.run(None, {x_name: np.fromfile(x_file, np.float32).reshape(dims)})
+    out = os.path.join(d, name)
+    os.mkdir(out)
+    subprocess.run(["node", runner, ort_dir, path, "2", "0", "1", out, "-",
+                    "%s=%s:%s:float32" % (x_name, x_file, ",".join(map(str, dims)))], check=True, capture_output=True)
+    worst, differ, floats = 0, 0, []
+    for info, y in zip(session.outputs, ours):
+        theirs = np.fromfile(os.path.join(out, info.name + ".bin"), y.dtype).reshape(y.shape)
+        if info.name in int8:
+            steps = int(np.max(np.abs(y.astype(np.int32) - theirs.astype(np.int32))))
+            worst = max(worst, steps)
+            differ += steps > 0
+        else:
+            floats.append("%s max |Loom - ORT| %.3g (max |y| %.3g)" %
+                          (info.name, float(np.max(np.abs(y - theirs))), float(np.max(np.abs(y)))))
+    print("%-10s %d int8 tensors: %d differ, largest difference %d steps; %s" %
+          (name, len(int8), differ, worst, "; ".join(floats)))
+    return worst
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ort", default=os.path.expanduser(os.environ.get("LOOM_ORT_DIR", "~/.cache/loom-ort")),
                    help="where onnxruntime-node is installed (scripts/fetch_models.sh)")
+    p.add_argument("--models", default="resnet18,mobilenet,ocr_det,ocr_rec",
+                   help="bench.sh's int8 models to compare whole (comma-separated; empty: none)")
+    p.add_argument("--bench", default=os.path.expanduser("~/.cache/loom-bench"), help="bench.sh's folder")
     args = p.parse_args(argv)
     import onnx
     runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js")
@@ -147,6 +208,8 @@ def main(argv=None):
             worst = max(worst, steps)
             print("%-26s output %-18s max |Loom - ORT| %.2f steps, %.1f%% equal" %
                   (kind, str(list(ours.shape)), steps, 100 * same))
+        for name in filter(None, args.models.split(",")):
+            worst = max(worst, compare_model(args.ort, runner, args.bench, name, d))
     print("largest difference: %.2f quantization steps" % worst)
     return 0 if worst <= 1.0 + 1e-6 else 1
 

@@ -5,8 +5,10 @@
 #define LOOM_PLUGINS_CPU_BROADCAST_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/parallel_for.h"
 
 namespace loom {
@@ -48,6 +50,16 @@ inline BroadcastPlan& ThreadLocalPlan() {
 // is 1); `plan` is then unspecified. Zero-size dims broadcast like any other
 // size (0 with 1 gives 0).
 bool PlanBroadcast(const int64_t* a, size_t ra, const int64_t* b, size_t rb, BroadcastPlan* plan);
+
+// PlanBroadcast of inputs a and b of a kernel, or InvalidArgument naming
+// both: "<label>: <a_name> [2, 3] and <b_name> [4] do not broadcast (numpy
+// rules)".
+inline sdk::Status PlanBroadcastOf(const std::string& label, const char* a_name, const sdk::Tensor& a,
+                                   const char* b_name, const sdk::Tensor& b, BroadcastPlan* plan) {
+  if (PlanBroadcast(a.dims_data(), a.rank(), b.dims_data(), b.rank(), plan)) return sdk::Status::Ok();
+  return sdk::InvalidArgument(label + ": " + a_name + " " + ShapeStr(a.shape()) + " and " + b_name + " " +
+                              ShapeStr(b.shape()) + " do not broadcast (numpy rules)");
+}
 
 // Like PlanBroadcast, but onto the given output shape out[0..rout), which may
 // be larger than the broadcast of a and b (variadic ops combine their first

@@ -34,7 +34,7 @@ class RoiAlignKernel : public semantics::AttrsKernel<RoiAlignAttrs> {
       return sdk::InvalidArgument(label_ + ": input 'batch_indices' must be int64; found " +
                                   sdk::DTypeName(idx.dtype()));
     }
-    const int64_t N = x.dim(0), R = ys[0], C = ys[1];
+    const int64_t N = x.dim(0), R = ys[0];
     const int64_t* batch = idx.data<int64_t>();
     for (int64_t r = 0; r < R; ++r) {
       if (batch[r] < 0 || batch[r] >= N) {

@@ -31,10 +31,7 @@ Status PlanTwo(KernelContext& ctx, const std::string& label, LoomDataType out_dt
     return sdk::InvalidArgument(label + ": inputs must have the same dtype; found " + sdk::DTypeName(a.dtype()) +
                                 " and " + sdk::DTypeName(b.dtype()));
   }
-  if (!PlanBroadcast(a.dims_data(), a.rank(), b.dims_data(), b.rank(), &plan)) {
-    return sdk::InvalidArgument(label + ": shapes " + ShapeStr(a.shape()) + " and " + ShapeStr(b.shape()) +
-                                " do not broadcast");
-  }
+  LOOM_SDK_RETURN_IF_ERROR(PlanBroadcastOf(label, "A", a, "B", b, &plan));
   return ctx.Output(0, out_dt, plan.out, c);
 }
 

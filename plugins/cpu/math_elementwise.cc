@@ -186,10 +186,7 @@ class BinaryKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor a = ctx.Input(0), b = ctx.Input(1), c;
     BroadcastPlan& plan = ThreadLocalPlan();
-    if (!PlanBroadcast(a.dims_data(), a.rank(), b.dims_data(), b.rank(), &plan)) {
-      return sdk::InvalidArgument(label_ + ": shapes " + ShapeStr(a.shape()) + " and " + ShapeStr(b.shape()) +
-                                  " do not broadcast");
-    }
+    LOOM_SDK_RETURN_IF_ERROR(PlanBroadcastOf(label_, "A", a, "B", b, &plan));
     if (K == B::kPRelu && plan.out != a.shape()) {
       return sdk::InvalidArgument(label_ + ": slope of shape " + ShapeStr(b.shape()) +
                                   " must broadcast to X's shape " + ShapeStr(a.shape()));
@@ -303,10 +300,7 @@ class PowKernel : public LabeledKernel {
   Status Compute(KernelContext& ctx) {
     Tensor x = ctx.Input(0), e = ctx.Input(1), z;
     BroadcastPlan& plan = ThreadLocalPlan();
-    if (!PlanBroadcast(x.dims_data(), x.rank(), e.dims_data(), e.rank(), &plan)) {
-      return sdk::InvalidArgument(label_ + ": shapes " + ShapeStr(x.shape()) + " and " + ShapeStr(e.shape()) +
-                                  " do not broadcast");
-    }
+    LOOM_SDK_RETURN_IF_ERROR(PlanBroadcastOf(label_, "X", x, "Y", e, &plan));
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), plan.out, &z));
     const int threads = ctx.num_threads();
     auto with_base = [&](auto xt) -> Status {

@@ -69,10 +69,7 @@ class QLinearAddKernel : public LabeledKernel {
     const float sa = static_cast<float>(v[0]), za = static_cast<float>(v[1]), sb = static_cast<float>(v[2]),
                 zb = static_cast<float>(v[3]), sc = static_cast<float>(v[4]), zc = static_cast<float>(v[5]);
     BroadcastPlan& plan = ThreadLocalPlan();
-    if (!PlanBroadcast(a.shape().data(), a.shape().size(), b.shape().data(), b.shape().size(), &plan)) {
-      return sdk::InvalidArgument(label_ + ": A " + ShapeStr(a.shape()) + " and B " + ShapeStr(b.shape()) +
-                                  " do not broadcast (numpy rules)");
-    }
+    LOOM_SDK_RETURN_IF_ERROR(PlanBroadcastOf(label_, "A", a, "B", b, &plan));
     Tensor c;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, plan.out, &c));
     const float ka = sa / sc, kb = sb / sc, offset = zc - std::fma(ka, za, kb * zb);

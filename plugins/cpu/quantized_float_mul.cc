@@ -106,10 +106,7 @@ class QLinearFloatMulKernel : public LabeledKernel {
     double v[4];
     LOOM_SDK_RETURN_IF_ERROR(ScaleZeroPointPairs(ctx, label_, names, inputs, dt, v));
     BroadcastPlan& plan = ThreadLocalPlan();
-    if (!PlanBroadcast(a.shape().data(), a.shape().size(), b.shape().data(), b.shape().size(), &plan)) {
-      return sdk::InvalidArgument(label_ + ": A " + ShapeStr(a.shape()) + " and B " + ShapeStr(b.shape()) +
-                                  " do not broadcast (numpy rules)");
-    }
+    LOOM_SDK_RETURN_IF_ERROR(PlanBroadcastOf(label_, "A", a, "B", b, &plan));
     Tensor c;
     LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, dt, plan.out, &c));
     const float za = static_cast<float>(v[1]), k = static_cast<float>(v[0] / v[2]);

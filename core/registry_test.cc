@@ -24,6 +24,32 @@ class Echo {
   sdk::Status Compute(sdk::KernelContext&) { return sdk::Status::Ok(); }
 };
 
+// Registrar::Kernel<K> calls K's Prepare only when it is public with the
+// SDK's signature; any other Prepare (private, or taking a non-const
+// context) would silently never run, so Kernel<K> static_asserts against
+// it. The traits it asserts with, on each kind of kernel class:
+class PublicPrepare : public Echo {
+ public:
+  sdk::Status Prepare(const sdk::PrepareContext&) { return sdk::Status::Ok(); }
+};
+class PrivatePrepare : public Echo {
+  sdk::Status Prepare(const sdk::PrepareContext&) { return sdk::Status::Ok(); }
+};
+class NonConstContextPrepare : public Echo {
+ public:
+  sdk::Status Prepare(sdk::PrepareContext&) { return sdk::Status::Ok(); }
+};
+class FinalEcho final : public Echo {};
+TEST(Registrar, KernelsWhosePrepareTheSdkCannotCallAreCaughtAtCompileTime) {
+  using sdk::internal::DeclaresPrepare;
+  using sdk::internal::HasPrepare;
+  static_assert(HasPrepare<PublicPrepare>::value && DeclaresPrepare<PublicPrepare>::value);
+  static_assert(!HasPrepare<PrivatePrepare>::value && DeclaresPrepare<PrivatePrepare>::value);
+  static_assert(!HasPrepare<NonConstContextPrepare>::value && DeclaresPrepare<NonConstContextPrepare>::value);
+  static_assert(!HasPrepare<Echo>::value && !DeclaresPrepare<Echo>::value);
+  static_assert(!DeclaresPrepare<FinalEcho>::value);
+}
+
 // Each call registers a fresh plugin "p<k>" with op "Op<k>" and its kernel.
 LoomStatus* NumberedPluginInit(const LoomApi* api, LoomRegistrar* reg) {
   // per-thread cache: this thread's plugin name, for the init body (a plain function: no captures)

@@ -13,7 +13,8 @@
 // and is registered with registrar.Kernel<K>("OpType", options). Prepare,
 // when K has it, gets the input dtypes, the shapes known at plan time and
 // the constant inputs (TFLite Prepare, ONNX Runtime PrePack); see
-// LoomKernelPrepareFn in loom_c_api.h.
+// LoomKernelPrepareFn in loom_c_api.h. A Prepare the SDK cannot call (not
+// public, or another signature) is a compile error of Registrar::Kernel.
 #ifndef LOOM_CORE_API_LOOM_SDK_H_
 #define LOOM_CORE_API_LOOM_SDK_H_
 
@@ -667,6 +668,21 @@ struct HasPrepare : std::false_type {};
 template <class K>
 struct HasPrepare<K, std::void_t<decltype(std::declval<K&>().Prepare(std::declval<const PrepareContext&>()))>>
     : std::true_type {};
+// Whether K declares a member named Prepare at all, whatever its access or
+// signature (the member-detector idiom: in a class deriving from K and from
+// one with a Prepare of its own, the name is ambiguous exactly when K has
+// one, and ambiguity is found before access is checked). A final K cannot be
+// derived from and counts as having none.
+struct PrepareProbe {
+  int Prepare;
+};
+struct NoMembers {};
+template <class K>
+struct WithPrepareProbe : std::conditional_t<std::is_final_v<K>, NoMembers, K>, PrepareProbe {};
+template <class K, class = void>
+struct DeclaresPrepare : std::true_type {};
+template <class K>
+struct DeclaresPrepare<K, std::void_t<decltype(&WithPrepareProbe<K>::Prepare)>> : std::false_type {};
 template <class K>
 LoomStatus* PrepareKernel(void* k, const LoomPrepareContext* ctx) {
   try {
@@ -958,6 +974,11 @@ class Registrar {
     def.create = &internal::CreateKernel<K>;
     def.destroy = &internal::DestroyKernel<K>;
     def.compute = &internal::ComputeKernel<K>;
+    // A Prepare that is private, protected or of another signature would
+    // silently never run: refuse to compile instead.
+    static_assert(internal::HasPrepare<K>::value || !internal::DeclaresPrepare<K>::value,
+                  "the kernel declares a Prepare the SDK cannot call: make it public, with the signature "
+                  "Status Prepare(const loom::sdk::PrepareContext&)");
     if constexpr (internal::HasPrepare<K>::value) def.prepare = &internal::PrepareKernel<K>;
     def.domain = opts.domain.c_str();
     return Status(api_->RegisterKernel(reg_, &def));

@@ -22,13 +22,14 @@ sdk::Status RegisterTensorUniqueSchemas(sdk::Registrar& reg) {
   return RegisterOps(
       reg, {{"Unique", 11,
              "ONNX Unique-11: the distinct elements of X (flattened) or, with `axis`, the distinct "
-             "slices along it; sorted 1 in ascending order (slices compared element by element), 0 in order of "
+             "slices along it; sorted 1 in ascending order (slices compared element by element; strings by their "
+             "UTF-8 bytes, i.e. by code point, as numpy sorts them), 0 in order of "
              "first occurrence. indices: each one's first index in X (along axis); inverse_indices: for each "
              "element (slice) of X the index of its value in Y; counts: how often each occurs.",
              {"X:T|any shape"},
              {"Y:T|1-D, or X's shape with the unique count on axis", "indices:tensor(int64)?|[num_unique]",
               "inverse_indices:tensor(int64)?|[X's element count, or X.dim(axis)]", "counts:tensor(int64)?|[num_unique]"},
-             {{"T", AllTypes()}},
+             {{"T", TensorTypes()}},
              {"axis:int=0|the axis whose slices are compared, in [-r, r-1]; absent: X is flattened",
               "sorted:int=1|1: Y ascending; 0: in order of first occurrence"},
              Fn<&InferUnique>()}});

@@ -49,6 +49,11 @@ Tensor Cast(DataType dt, const Tensor& t) { return Make(dt, t.dims(), Values(t))
 
 Tensor F32(Shape dims, std::vector<float> v) { return Tensor::FromVector<float>(std::move(dims), v); }
 Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v); }
+Tensor Strings(Shape dims, std::vector<std::string> v) {
+  Tensor t = *Tensor::Create(DataType::kString, std::move(dims));
+  *t.mutable_strings() = std::move(v);
+  return t;
+}
 
 Shape Unravel(int64_t flat, const Shape& dims) {
   Shape idx(dims.size());

@@ -52,6 +52,8 @@ Tensor Cast(DataType dt, const Tensor& t);
 Tensor F32(Shape dims, std::vector<float> v);
 // A 1-D int64 tensor.
 Tensor I64(std::vector<int64_t> v);
+// A string tensor of `dims` holding `v` (row-major).
+Tensor Strings(Shape dims, std::vector<std::string> v);
 
 // Row-major multi-index of a flat index, and back.
 Shape Unravel(int64_t flat, const Shape& dims);

@@ -12,11 +12,7 @@
 namespace loom {
 namespace {
 
-Tensor Strings(Shape dims, std::vector<std::string> v) {
-  Tensor t = *Tensor::Create(DataType::kString, std::move(dims));
-  *t.mutable_strings() = std::move(v);
-  return t;
-}
+using kernel_test::Strings;
 
 absl::StatusOr<std::vector<Tensor>> Normalize(const std::string& attrs, const Tensor& x) {
   return testing::RunSingleOp(testing::ParseOp(R"(type: "StringNormalizer" input: "x" output: "y" )" + attrs), {x});

@@ -52,12 +52,6 @@ TEST(TfIdfVectorizer, ModesOnABatch) {
   EXPECT_TRUE(AllClose((*y)[0], F32({2, 4}, {0.5, 2, 3, 4, 0, 2, 0, 0}), 0, 0));
 }
 
-Tensor Strings(Shape dims, const std::vector<std::string>& items) {
-  Tensor t = *Tensor::Create(DataType::kString, std::move(dims));
-  *t.mutable_strings() = items;
-  return t;
-}
-
 // The same pool spelled in strings: unigrams "a", "b", bigrams (a, b), (b, a).
 std::string StringOp(int skip) {
   return R"(type: "TfIdfVectorizer" input: "x" output: "y"

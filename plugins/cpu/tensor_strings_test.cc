@@ -15,12 +15,6 @@ namespace {
 
 using namespace kernel_test;  // NOLINT
 
-Tensor Str(const Shape& dims, std::vector<std::string> v) {
-  Tensor t = *Tensor::Create(DataType::kString, dims);
-  *t.mutable_strings() = std::move(v);
-  return t;
-}
-
 // Runs `op` (text format) on `inputs` and returns its outputs. `infer`: the
 // output shapes follow from the input shapes alone (no int input's values),
 // so the schema's shape inference is checked against the kernel too.
@@ -40,11 +34,11 @@ void ExpectStrings(const std::vector<Tensor>& ys, size_t i, const Shape& dims, c
 }
 
 // [["a", "bb", "ccc"], ["", "e", "ffff"]]
-Tensor Two3() { return Str({2, 3}, {"a", "bb", "ccc", "", "e", "ffff"}); }
+Tensor Two3() { return Strings({2, 3}, {"a", "bb", "ccc", "", "e", "ffff"}); }
 
 TEST(Strings, Gather) {
   ExpectStrings(RunOp(R"(type: "Gather" input: "x" input: "i" output: "y")",
-                    {Str({3}, {"a", "b", "c"}), I64({2, 0})}, true),
+                    {Strings({3}, {"a", "b", "c"}), I64({2, 0})}, true),
                 0, {2}, {"c", "a"});
   // Rows of a 2x3 on axis 1, a negative index, int32 indices of shape [2, 1].
   ExpectStrings(RunOp(R"(type: "Gather" input: "x" input: "i" output: "y" arg { name: "axis" i: 1 })",
@@ -66,7 +60,7 @@ TEST(Strings, Transpose) {
                 {"a", "", "bb", "e", "ccc", "ffff"});
   // A 2x1x2 with perm (2, 0, 1).
   ExpectStrings(RunOp(R"(type: "Transpose" input: "x" output: "y" arg { name: "perm" ints: 2 ints: 0 ints: 1 })",
-                    {Str({2, 1, 2}, {"p", "q", "r", "s"})}, true),
+                    {Strings({2, 1, 2}, {"p", "q", "r", "s"})}, true),
                 0, {2, 2, 1}, {"p", "r", "q", "s"});
 }
 
@@ -77,7 +71,7 @@ TEST(Strings, Slice) {
                 0, {2, 2}, {"ccc", "a", "ffff", ""});
   // Every other element of a 1-D, from 1.
   ExpectStrings(RunOp(R"(type: "Slice" input: "x" input: "s" input: "e" input: "" input: "t" output: "y")",
-                    {Str({6}, {"0", "1", "2", "3", "4", "5"}), I64({1}), I64({100}), Tensor(), I64({2})}),
+                    {Strings({6}, {"0", "1", "2", "3", "4", "5"}), I64({1}), I64({100}), Tensor(), I64({2})}),
                 0, {3}, {"1", "3", "5"});
 }
 
@@ -89,30 +83,30 @@ TEST(Strings, Split) {
   ExpectStrings(ys, 1, {2, 2}, {"bb", "ccc", "e", "ffff"});
   // Equal parts of 5 into 2 outputs (opset 18 num_outputs): 3 and 2.
   ys = RunOp(R"(type: "Split" input: "x" output: "a" output: "b" arg { name: "num_outputs" i: 2 })",
-           {Str({5}, {"v", "w", "x", "y", "z"})}, true);
+           {Strings({5}, {"v", "w", "x", "y", "z"})}, true);
   ExpectStrings(ys, 0, {3}, {"v", "w", "x"});
   ExpectStrings(ys, 1, {2}, {"y", "z"});
 }
 
 TEST(Strings, Concat) {
   ExpectStrings(RunOp(R"(type: "Concat" input: "x" input: "y" input: "z" output: "o" arg { name: "axis" i: 1 })",
-                    {Two3(), Str({2, 1}, {"g", "h"}), Str({2, 0}, {})}, true),
+                    {Two3(), Strings({2, 1}, {"g", "h"}), Strings({2, 0}, {})}, true),
                 0, {2, 4}, {"a", "bb", "ccc", "g", "", "e", "ffff", "h"});
   ExpectStrings(RunOp(R"(type: "Concat" input: "x" input: "y" output: "o" arg { name: "axis" i: 0 })",
-                    {Str({1}, {"k"}), Str({2}, {"l", "m"})}, true),
+                    {Strings({1}, {"k"}), Strings({2}, {"l", "m"})}, true),
                 0, {3}, {"k", "l", "m"});
 }
 
 TEST(Strings, Tile) {
-  ExpectStrings(RunOp(R"(type: "Tile" input: "x" input: "r" output: "y")", {Str({1, 2}, {"a", "b"}), I64({2, 2})}),
+  ExpectStrings(RunOp(R"(type: "Tile" input: "x" input: "r" output: "y")", {Strings({1, 2}, {"a", "b"}), I64({2, 2})}),
                 0, {2, 4}, {"a", "b", "a", "b", "a", "b", "a", "b"});
 }
 
 TEST(Strings, Expand) {
   // [2, 1] broadcast with [1, 3] to [2, 3].
-  ExpectStrings(RunOp(R"(type: "Expand" input: "x" input: "s" output: "y")", {Str({2, 1}, {"u", "v"}), I64({1, 3})}),
+  ExpectStrings(RunOp(R"(type: "Expand" input: "x" input: "s" output: "y")", {Strings({2, 1}, {"u", "v"}), I64({1, 3})}),
                 0, {2, 3}, {"u", "u", "u", "v", "v", "v"});
-  ExpectStrings(RunOp(R"(type: "Expand" input: "x" input: "s" output: "y")", {Str({}, {"s"}), I64({2})}), 0, {2},
+  ExpectStrings(RunOp(R"(type: "Expand" input: "x" input: "s" output: "y")", {Strings({}, {"s"}), I64({2})}), 0, {2},
                 {"s", "s"});
 }
 
@@ -129,11 +123,11 @@ TEST(Strings, Compress) {
 TEST(Strings, Where) {
   // condition [2, 1], X [2, 3], Y a scalar.
   ExpectStrings(RunOp(R"(type: "Where" input: "c" input: "x" input: "y" output: "o")",
-                    {Tensor::FromVector<bool>({2, 1}, {true, false}), Two3(), Str({}, {"-"})}, true),
+                    {Tensor::FromVector<bool>({2, 1}, {true, false}), Two3(), Strings({}, {"-"})}, true),
                 0, {2, 3}, {"a", "bb", "ccc", "-", "-", "-"});
   ExpectStrings(RunOp(R"(type: "Where" input: "c" input: "x" input: "y" output: "o")",
-                    {Tensor::FromVector<bool>({3}, {false, true, false}), Str({3}, {"x0", "x1", "x2"}),
-                     Str({3}, {"y0", "y1", "y2"})}, true),
+                    {Tensor::FromVector<bool>({3}, {false, true, false}), Strings({3}, {"x0", "x1", "x2"}),
+                     Strings({3}, {"y0", "y1", "y2"})}, true),
                 0, {3}, {"y0", "x1", "y2"});
 }
 
@@ -157,15 +151,15 @@ TEST(Strings, Scatters) {
   // ScatterElements on axis 1: row 0 col 2 <- "X", row 1 col 0 <- "Y".
   ExpectStrings(RunOp(R"(type: "ScatterElements" input: "x" input: "i" input: "u" output: "y"
                          arg { name: "axis" i: 1 })",
-                      {Two3(), Tensor::FromVector<int64_t>({2, 1}, {2, 0}), Str({2, 1}, {"X", "Y"})}),
+                      {Two3(), Tensor::FromVector<int64_t>({2, 1}, {2, 0}), Strings({2, 1}, {"X", "Y"})}),
                 0, {2, 3}, {"a", "bb", "X", "Y", "e", "ffff"});
   // ScatterND replaces row 1 whole.
   ExpectStrings(RunOp(R"(type: "ScatterND" input: "x" input: "i" input: "u" output: "y")",
-                      {Two3(), Tensor::FromVector<int64_t>({1, 1}, {1}), Str({1, 3}, {"p", "q", "r"})}),
+                      {Two3(), Tensor::FromVector<int64_t>({1, 1}, {1}), Strings({1, 3}, {"p", "q", "r"})}),
                 0, {2, 3}, {"a", "bb", "ccc", "p", "q", "r"});
   auto y = RunSingleOp(ParseOp(R"(type: "ScatterND" input: "x" input: "i" input: "u" output: "y"
                                   arg { name: "reduction" s: "add" })"),
-                       {Two3(), Tensor::FromVector<int64_t>({1, 1}, {1}), Str({1, 3}, {"p", "q", "r"})});
+                       {Two3(), Tensor::FromVector<int64_t>({1, 1}, {1}), Strings({1, 3}, {"p", "q", "r"})});
   ASSERT_FALSE(y.ok());
   EXPECT_NE(y.status().message().find("attribute 'reduction' other than none needs a numeric 'data'"),
             std::string::npos)
@@ -176,7 +170,7 @@ TEST(Strings, Scatters) {
 // built and concatenated.
 TEST(Strings, Sequences) {
   std::vector<Tensor> pieces = RunOp(R"(type: "SplitToSequence" input: "x" input: "s" output: "seq")",
-                                     {Str({4}, {"a", "b", "c", "d"}), Tensor::FromVector<int64_t>({2}, {1, 3})});
+                                     {Strings({4}, {"a", "b", "c", "d"}), Tensor::FromVector<int64_t>({2}, {1, 3})});
   ASSERT_EQ(pieces.size(), 1u);
   EXPECT_EQ(pieces[0].dtype(), SequenceOf(DataType::kString));
   ASSERT_EQ(pieces[0].values().size(), 2u);
@@ -188,7 +182,7 @@ TEST(Strings, Sequences) {
                       {pieces[0]}),
                 0, {4}, {"a", "b", "c", "d"});
   std::vector<Tensor> built = RunOp(R"(type: "SequenceConstruct" input: "a" input: "b" output: "seq")",
-                                    {Str({2}, {"x", "y"}), Str({2}, {"z", "w"})});
+                                    {Strings({2}, {"x", "y"}), Strings({2}, {"z", "w"})});
   ASSERT_EQ(built.size(), 1u);
   ExpectStrings(RunOp(R"(type: "ConcatFromSequence" input: "seq" output: "y" arg { name: "axis" i: 0 }
                          arg { name: "new_axis" i: 1 })",
@@ -205,7 +199,7 @@ TEST(Strings, RefusedByType) {
     EXPECT_NE(y.status().message().find("string"), std::string::npos) << y.status();
   }
   auto y = RunSingleOp(ParseOp(R"(type: "Where" input: "c" input: "x" input: "y" output: "o")"),
-                       {Tensor::FromVector<bool>({1}, {true}), Str({1}, {"a"}), Tensor::FromVector<float>({1}, {1})});
+                       {Tensor::FromVector<bool>({1}, {true}), Strings({1}, {"a"}), Tensor::FromVector<float>({1}, {1})});
   EXPECT_FALSE(y.ok());
 }
 

@@ -1,14 +1,19 @@
 // Unique-11 kernel (ops/tensor_unique.cc): slices (single elements without
-// an axis) sorted by a stable index sort, equal neighbours grouped.
+// an axis) sorted by a stable index sort, equal neighbours grouped. Strings
+// compare by their bytes (UTF-8: by code point, as numpy's sort does), moved
+// as views (tensor_util.h's ElementsIn / ElementsOut).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "plugins/cpu/cpu_common.h"
 #include "plugins/cpu/kernels.h"
+#include "plugins/cpu/tensor_util.h"
 
 namespace loom {
 namespace cpu {
@@ -40,10 +45,16 @@ class UniqueKernel {
     }
     auto run = [&](auto tag) -> Status {
       using T = decltype(tag);
-      const T* v = x.data<T>();
+      const ElementsIn in(x);
+      const T* v = in.data<T>();
       // Slice k's j-th element (j over outer x inner).
       auto elem = [&](int64_t k, int64_t j) {
-        return static_cast<typename Num<T>::C>(Num<T>::Load(v[((j / inner) * n + k) * inner + j % inner]));
+        const T& e = v[((j / inner) * n + k) * inner + j % inner];
+        if constexpr (std::is_same_v<T, std::string_view>) {
+          return e;
+        } else {
+          return static_cast<typename Num<T>::C>(Num<T>::Load(e));
+        }
       };
       const int64_t width = outer * inner;
       auto less = [&](int64_t a, int64_t b) {
@@ -78,13 +89,15 @@ class UniqueKernel {
       if (has_axis_) ys[axis] = u;
       Tensor y, indices, inverse, counts;
       LOOM_SDK_RETURN_IF_ERROR(ctx.Output(0, x.dtype(), has_axis_ ? ys : std::vector<int64_t>{u}, &y));
-      T* out = y.data<T>();
+      ElementsOut y_elements(y);
+      T* out = y_elements.data<T>();
       for (int64_t p = 0; p < u; ++p) {
         const int64_t k = first[by_position[p]];
         for (int64_t o = 0; o < outer; ++o) {
           std::memcpy(out + (o * u + p) * inner, v + (o * n + k) * inner, sizeof(T) * inner);
         }
       }
+      LOOM_SDK_RETURN_IF_ERROR(y_elements.Finish());
       if (ctx.OutputRequested(1)) {
         LOOM_SDK_RETURN_IF_ERROR(ctx.Output(1, LOOM_DTYPE_INT64, {u}, &indices));
         for (int64_t p = 0; p < u; ++p) indices.data<int64_t>()[p] = first[by_position[p]];
@@ -100,6 +113,7 @@ class UniqueKernel {
       return Status::Ok();
     };
     if (x.dtype() == LOOM_DTYPE_BOOL) return run(uint8_t{});
+    if (x.dtype() == LOOM_DTYPE_STRING) return run(std::string_view{});
     LOOM_CPU_DISPATCH_NUMERIC(x.dtype(), run)
     return UnsupportedDtype(label_, x.dtype());
   }

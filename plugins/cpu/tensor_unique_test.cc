@@ -21,8 +21,6 @@ std::vector<Tensor> Unique(const Tensor& x, const std::string& args) {
   return y.ok() ? *y : std::vector<Tensor>(4);
 }
 
-Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v); }
-
 TEST(Unique, FlattenedSortedAndByFirstOccurrence) {
   const Tensor x = F32({6}, {2, 1, 1, 3, 4, 3});
   std::vector<Tensor> o = Unique(x, R"(arg { name: "sorted" i: 0 })");
@@ -35,6 +33,24 @@ TEST(Unique, FlattenedSortedAndByFirstOccurrence) {
   EXPECT_TRUE(AllClose(o[1], I64({1, 0, 3, 4}), 0, 0));
   EXPECT_TRUE(AllClose(o[2], I64({1, 0, 0, 2, 3, 2}), 0, 0));
   EXPECT_TRUE(AllClose(o[3], I64({2, 1, 2, 1}), 0, 0));
+}
+
+// Strings: ascending by code point (numpy's np.unique order: "B" < "a" <
+// "b" < "é"), by first occurrence, and rows of a [3, 2] matrix.
+TEST(Unique, Strings) {
+  const Tensor x = Strings({6}, {"b", "a", "é", "b", "B", "a"});
+  std::vector<Tensor> o = Unique(x, "");
+  EXPECT_EQ(o[0].strings(), (std::vector<std::string>{"B", "a", "b", "é"}));
+  EXPECT_TRUE(AllClose(o[1], I64({4, 1, 0, 2}), 0, 0));
+  EXPECT_TRUE(AllClose(o[2], I64({2, 1, 3, 2, 0, 1}), 0, 0));
+  EXPECT_TRUE(AllClose(o[3], I64({1, 2, 2, 1}), 0, 0));
+  o = Unique(x, R"(arg { name: "sorted" i: 0 })");
+  EXPECT_EQ(o[0].strings(), (std::vector<std::string>{"b", "a", "é", "B"}));
+  EXPECT_TRUE(AllClose(o[2], I64({0, 1, 2, 0, 3, 1}), 0, 0));
+  o = Unique(Strings({3, 2}, {"x", "y", "a", "b", "x", "y"}), R"(arg { name: "axis" i: 0 })");
+  EXPECT_EQ(o[0].dims(), (Shape{2, 2}));
+  EXPECT_EQ(o[0].strings(), (std::vector<std::string>{"a", "b", "x", "y"}));
+  EXPECT_TRUE(AllClose(o[2], I64({1, 0, 1}), 0, 0));
 }
 
 TEST(Unique, RowsAlongAnAxis) {

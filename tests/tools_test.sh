@@ -93,4 +93,22 @@ out=$("$run" "$D/model.onnx" "x=$outdir/y.pb" "W=$D/test_data_set_0/input_1.pb" 
 check "loom_run reads an output it wrote as an input (the [1, 1, 4, 3] map through the conv again)" \
   "[[ $rc -eq 0 ]] && grep -q 'output y: float32 \[1, 1, 2, 2\]' <<<\"\$out\""
 
+# A sequence in and out (ONNX's SequenceInsert test): the input is read as the
+# test's SequenceProto, the output written as one, which ONNX's own reader
+# compares with the test's expected output.
+D=/usr/share/libonnx-testdata/data/node/test_sequence_insert_at_back
+seqdir=$(mktemp -d)
+out=$("$run" "$D/model.onnx" "sequence=$D/test_data_set_0/input_0.pb" "tensor=$D/test_data_set_0/input_1.pb" \
+        --iterations 1 --output_dir "$seqdir" 2>&1); rc=$?
+check "loom_run reads a SequenceProto input and writes a SequenceProto output" \
+  "[[ $rc -eq 0 ]] && grep -q 'output output_sequence: seq(int64) of 4' <<<\"\$out\" && /usr/bin/python3 -c 'import sys, onnx, numpy as np
+from onnx import numpy_helper as h
+def load(p):
+    s = onnx.SequenceProto(); s.ParseFromString(open(p, \"rb\").read()); return s
+y, e = load(sys.argv[1]), load(sys.argv[2])
+assert y.name == \"output_sequence\", y.name
+ys, es = h.to_list(y), h.to_list(e)
+assert len(ys) == len(es) == 4, (len(ys), len(es))
+for a, b in zip(ys, es): np.testing.assert_array_equal(a, b)' $seqdir/output_sequence.pb $D/test_data_set_0/output_0.pb"
+
 exit $fail

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +16,7 @@
 #include "core/registry.h"
 #include "core/tensor.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "onnx/onnx-data_pb.h"
 #include "onnx/onnx_pb.h"
 #include "frontend/onnx/external_data.h"
 #include "frontend/onnx/isolated_shape_inference.h"
@@ -620,7 +623,9 @@ absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
   return ConvertTensor(t);
 }
 
-std::string ExportOnnxTensor(const Tensor& t, const std::string& name) {
+namespace {
+
+onnx::TensorProto ToOnnxTensor(const Tensor& t, const std::string& name) {
   onnx::TensorProto p;
   p.set_name(name);
   p.set_data_type(static_cast<int32_t>(t.dtype()));
@@ -630,7 +635,103 @@ std::string ExportOnnxTensor(const Tensor& t, const std::string& name) {
   } else {
     p.set_raw_data(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
   }
-  return p.SerializeAsString();
+  return p;
+}
+
+onnx::SequenceProto ToOnnxSequence(const Tensor& t, const std::string& name) {
+  onnx::SequenceProto s;
+  s.set_name(name);
+  s.set_elem_type(onnx::SequenceProto::TENSOR);
+  for (const Tensor& item : t.values()) *s.add_tensor_values() = ToOnnxTensor(item, "");
+  return s;
+}
+
+absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& t) {
+  if (t.data_type() == onnx::TensorProto::UNDEFINED) {
+    return absl::InvalidArgumentError("not an ONNX TensorProto (no data_type; maps are not supported)");
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {  // a lone tensor has no folder
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name(), "': external data outside a model file"));
+  }
+  absl::StatusOr<TensorProto> p = ConvertTensor(t);
+  if (!p.ok()) return p.status();
+  return TensorFromProto(*std::move(p));
+}
+
+absl::StatusOr<Tensor> SequenceFromOnnx(const onnx::SequenceProto& s, DataType type) {
+  if (s.elem_type() != onnx::SequenceProto::TENSOR && s.tensor_values_size() + s.sequence_values_size() +
+                                                              s.map_values_size() + s.optional_values_size() > 0) {
+    return absl::InvalidArgumentError("a sequence of other than tensors is not a Loom value");
+  }
+  std::vector<Tensor> items;
+  for (const onnx::TensorProto& t : s.tensor_values()) {
+    absl::StatusOr<Tensor> v = TensorFromOnnx(t);
+    if (!v.ok()) return v.status();
+    items.push_back(*std::move(v));
+  }
+  return Tensor::MakeValue(type, std::move(items));
+}
+
+DataType DeclaredType(const NetDef& net, const std::string& key) {
+  for (const Argument& a : net.arg()) {
+    if (a.name() != key) continue;
+    absl::StatusOr<DataType> t = ParseDataType(a.s());
+    return t.ok() ? *t : DataType::kUndefined;
+  }
+  return DataType::kUndefined;
+}
+
+}  // namespace
+
+std::string ExportOnnxTensor(const Tensor& t, const std::string& name) {
+  return ToOnnxTensor(t, name).SerializeAsString();
+}
+
+std::string ExportOnnxValue(const Tensor& t, const std::string& name) {
+  if (!t.is_value()) return ExportOnnxTensor(t, name);
+  if (IsSequenceType(t.dtype())) return ToOnnxSequence(t, name).SerializeAsString();
+  onnx::OptionalProto o;
+  o.set_name(name);
+  const bool of_sequence = IsSequenceType(ValueElementType(t.dtype()));
+  o.set_elem_type(of_sequence ? onnx::OptionalProto::SEQUENCE : onnx::OptionalProto::TENSOR);
+  if (!t.values().empty()) {
+    if (of_sequence) {
+      *o.mutable_sequence_value() = ToOnnxSequence(t.values()[0], "");
+    } else {
+      *o.mutable_tensor_value() = ToOnnxTensor(t.values()[0], "");
+    }
+  }
+  return o.SerializeAsString();
+}
+
+absl::StatusOr<Tensor> ImportOnnxValue(const std::string& serialized, DataType type) {
+  if (IsSequenceType(type)) {
+    onnx::SequenceProto s;
+    if (!s.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX SequenceProto");
+    return SequenceFromOnnx(s, type);
+  }
+  if (IsOptionalType(type)) {
+    onnx::OptionalProto o;
+    if (!o.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX OptionalProto");
+    std::vector<Tensor> items;
+    if (o.has_tensor_value() || o.has_sequence_value()) {
+      absl::StatusOr<Tensor> v = o.has_tensor_value() ? TensorFromOnnx(o.tensor_value())
+                                                       : SequenceFromOnnx(o.sequence_value(), ValueElementType(type));
+      if (!v.ok()) return v.status();
+      items.push_back(*std::move(v));
+    }
+    return Tensor::MakeValue(type, std::move(items));
+  }
+  onnx::TensorProto t;
+  if (!t.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX TensorProto");
+  return TensorFromOnnx(t);
+}
+
+DataType DeclaredInputType(const NetDef& net, const std::string& name) {
+  return DeclaredType(net, "input_dtype." + name);
+}
+DataType DeclaredOutputType(const NetDef& net, const std::string& name) {
+  return DeclaredType(net, "output_dtype." + name);
 }
 
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path) {

@@ -51,15 +51,41 @@ absl::StatusOr<NetDef> ImportOnnxModel(const std::string& serialized_model, cons
 absl::StatusOr<NetDef> ImportOnnxFile(const std::string& path);
 
 // A serialized ONNX TensorProto (e.g. an ONNX test's input_0.pb) as a Loom
-// TensorProto. INVALID_ARGUMENT if it does not parse, for external data and
-// string tensors.
+// TensorProto. INVALID_ARGUMENT if it does not parse, and for external data
+// (a lone tensor has no folder).
 absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized_tensor);
 
 // `t` (on the host) as a serialized ONNX TensorProto named `name`: dims,
 // data_type (Loom's dtype codes are ONNX's) and the elements as raw_data,
-// little-endian, which onnx.load_tensor / numpy_helper.to_array and ONNX
-// Runtime's test runner read, and ImportOnnxTensor reads back.
+// little-endian (strings as string_data), which onnx.load_tensor /
+// numpy_helper.to_array and ONNX Runtime's test runner read, and
+// ImportOnnxTensor reads back.
 std::string ExportOnnxTensor(const Tensor& t, const std::string& name);
+
+// A serialized ONNX value of type `type`, as an ONNX test's input_0.pb or
+// output_0.pb holds it: a TensorProto for a tensor type (or kUndefined), a
+// SequenceProto of tensors for seq(E), an OptionalProto for optional(X) (X a
+// tensor or sequence type; no value: the optional's "none"). INVALID_ARGUMENT
+// when the bytes are not that message (a TensorProto without a data_type,
+// e.g. a MapProto's bytes, included), for sequences of other than tensors,
+// external data, and items Tensor::MakeValue refuses for `type`.
+absl::StatusOr<Tensor> ImportOnnxValue(const std::string& serialized, DataType type);
+
+// `t` as the serialized message ImportOnnxValue reads back: ExportOnnxTensor
+// for a tensor, a SequenceProto (elem_type TENSOR) for a sequence, an
+// OptionalProto (elem_type TENSOR or SEQUENCE, the value when it holds one)
+// for an optional; onnx.load_tensor's siblings in ONNX's Python package
+// (SequenceProto.ParseFromString, numpy_helper.to_list / to_optional) read
+// them.
+std::string ExportOnnxValue(const Tensor& t, const std::string& name);
+
+// The type the import declared for graph input / output `name`: its NetDef
+// argument "input_dtype.<name>" / "output_dtype.<name>" (DataTypeName's
+// spelling: float32, seq(int64), optional(seq(float32)), ...); kUndefined
+// when there is none (a NetDef the importer did not write) or it does not
+// parse.
+DataType DeclaredInputType(const NetDef& net, const std::string& name);
+DataType DeclaredOutputType(const NetDef& net, const std::string& name);
 
 // One error listing every (domain, op type, opset) in `net` (and its nested
 // nets) that has no schema or no kernel for `device` in `registry`; OK if

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "core/net.h"
 #include "gtest/gtest.h"
+#include "onnx/onnx-data_pb.h"
 #include "onnx/onnx_pb.h"
 #include "testing/onnx_models.h"
 #include "testing/op_runner.h"
@@ -162,6 +163,65 @@ TEST(OnnxImporterTest, NodeDomainsAreCheckedAgainstTheOpsetImports) {
   absl::Status s = onnx_import::CheckSupported(*net, *Reg());
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(s.message().find("(com.acme, SoftShrink, opset 2)"), std::string::npos) << s;
+}
+
+// ONNX's value messages, as ONNX's tests store sequence and optional inputs
+// and outputs: ExportOnnxValue writes them and ImportOnnxValue reads them
+// back, for a sequence of tensors, an optional tensor and sequence (and
+// "none"); the bytes are ONNX's messages (checked with its own parser), and
+// bytes that are not the declared message are errors.
+TEST(OnnxValueTest, SequencesAndOptionalsRoundTripThroughOnnxMessages) {
+  const Tensor a = Tensor::FromVector<float>({2}, {1.5f, -2.0f}), b = Tensor::FromVector<float>({1, 3}, {1, 2, 3});
+  const DataType seq = SequenceOf(DataType::kFloat32);
+  const Tensor s = *Tensor::MakeValue(seq, {a, b});
+  const std::string bytes = onnx_import::ExportOnnxValue(s, "s");
+  onnx::SequenceProto parsed;
+  ASSERT_TRUE(parsed.ParseFromString(bytes));
+  EXPECT_EQ(parsed.name(), "s");
+  EXPECT_EQ(parsed.elem_type(), onnx::SequenceProto::TENSOR);
+  ASSERT_EQ(parsed.tensor_values_size(), 2);
+  EXPECT_EQ(parsed.tensor_values(1).dims_size(), 2);
+  absl::StatusOr<Tensor> back = onnx_import::ImportOnnxValue(bytes, seq);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->dtype(), seq);
+  ASSERT_EQ(back->values().size(), 2u);
+  EXPECT_EQ(back->values()[1].dims(), (Shape{1, 3}));
+  EXPECT_EQ(back->values()[0].data<float>()[1], -2.0f);
+  EXPECT_EQ(back->values()[1].data<float>()[2], 3.0f);
+
+  const DataType opt = OptionalOf(DataType::kFloat32), opt_seq = OptionalOf(seq);
+  for (const Tensor& o : {*Tensor::MakeValue(opt, {a}), *Tensor::MakeValue(opt, {}), *Tensor::MakeValue(opt_seq, {s}),
+                          *Tensor::MakeValue(opt_seq, {})}) {
+    const std::string ob = onnx_import::ExportOnnxValue(o, "o");
+    onnx::OptionalProto op;
+    ASSERT_TRUE(op.ParseFromString(ob));
+    EXPECT_EQ(op.elem_type(), IsSequenceType(ValueElementType(o.dtype())) ? onnx::OptionalProto::SEQUENCE
+                                                                           : onnx::OptionalProto::TENSOR);
+    EXPECT_EQ(op.has_tensor_value() || op.has_sequence_value(), !o.values().empty());
+    absl::StatusOr<Tensor> ob_back = onnx_import::ImportOnnxValue(ob, o.dtype());
+    ASSERT_TRUE(ob_back.ok()) << ob_back.status();
+    ASSERT_EQ(ob_back->dtype(), o.dtype());
+    ASSERT_EQ(ob_back->values().size(), o.values().size());
+    if (!o.values().empty() && o.dtype() == opt_seq) EXPECT_EQ(ob_back->values()[0].values().size(), 2u);
+    if (!o.values().empty() && o.dtype() == opt) EXPECT_EQ(ob_back->values()[0].data<float>()[0], 1.5f);
+  }
+
+  // A tensor is ExportOnnxTensor's TensorProto; strings go as string_data.
+  Tensor str = *Tensor::Create(DataType::kString, {2});
+  *str.mutable_strings() = {"a", "bc"};
+  absl::StatusOr<Tensor> str_back = onnx_import::ImportOnnxValue(onnx_import::ExportOnnxValue(str, "t"),
+                                                                 DataType::kString);
+  ASSERT_TRUE(str_back.ok()) << str_back.status();
+  EXPECT_EQ(str_back->strings(), (std::vector<std::string>{"a", "bc"}));
+
+  // Bytes that parse as a TensorProto without a data_type (here none at all;
+  // a MapProto's too) are refused, as are a sequence's bytes read as a
+  // tensor, and items of another dtype than the declared sequence's.
+  absl::StatusOr<Tensor> wrong = onnx_import::ImportOnnxValue("", DataType::kFloat32);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_TRUE(absl::StrContains(wrong.status().message(), "no data_type")) << wrong.status();
+  EXPECT_FALSE(onnx_import::ImportOnnxValue(bytes, DataType::kFloat32).ok());
+  EXPECT_FALSE(onnx_import::ImportOnnxValue(bytes, SequenceOf(DataType::kInt64)).ok());
 }
 
 }  // namespace

@@ -58,8 +58,6 @@
 #include "core/net.h"
 #include "core/plugin_loader.h"
 #include "core/proto_io.h"
-#include "onnx/onnx_pb.h"
-#include "onnx/onnx-data_pb.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "tools/child_process.h"
 #include "session/registry_setup.h"
@@ -92,76 +90,16 @@ struct Result {
   std::vector<std::string> ops;
 };
 
-absl::StatusOr<Tensor> ConvertOnnxTensor(const onnx::TensorProto& t) {
-  // Reuse the importer's conversion through a one-tensor model.
-  onnx::ModelProto m;
-  *m.mutable_graph()->add_initializer() = t;
-  m.mutable_graph()->mutable_initializer(0)->set_name("t");
-  auto net = onnx_import::ImportOnnxModel(m.SerializeAsString());
-  if (!net.ok()) return net.status();
-  return TensorFromProto(net->initializer(0));
-}
-
-absl::StatusOr<Tensor> ConvertOnnxSequence(const onnx::SequenceProto& s, DataType type) {
-  if (s.elem_type() != onnx::SequenceProto::TENSOR && s.tensor_values_size() + s.sequence_values_size() > 0) {
-    return absl::InvalidArgumentError("sequences of other than tensors are not Loom values");
-  }
-  std::vector<Tensor> items;
-  for (const auto& t : s.tensor_values()) {
-    auto v = ConvertOnnxTensor(t);
-    if (!v.ok()) return v.status();
-    items.push_back(*std::move(v));
-  }
-  return Tensor::MakeValue(type, std::move(items));
-}
-
 // An ONNX test's input or output file: a TensorProto, or for a value of
 // sequence or optional type (`type`, from the graph's declaration) a
 // SequenceProto or OptionalProto.
-absl::StatusOr<Tensor> LoadOnnxValue(const std::string& path, DataType type = DataType::kUndefined) {
+absl::StatusOr<Tensor> LoadOnnxValue(const std::string& path, DataType type) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  if (IsSequenceType(type)) {
-    onnx::SequenceProto s;
-    if (!s.ParseFromString(ss.str())) return absl::InvalidArgumentError(absl::StrCat(path, ": not a SequenceProto"));
-    return ConvertOnnxSequence(s, type);
-  }
-  if (IsOptionalType(type)) {
-    onnx::OptionalProto o;
-    if (!o.ParseFromString(ss.str())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an OptionalProto"));
-    const DataType inner = ValueElementType(type);
-    if (o.has_tensor_value()) {
-      auto v = ConvertOnnxTensor(o.tensor_value());
-      if (!v.ok()) return v.status();
-      return Tensor::MakeValue(type, {*std::move(v)});
-    }
-    if (o.has_sequence_value()) {
-      auto v = ConvertOnnxSequence(o.sequence_value(), inner);
-      if (!v.ok()) return v.status();
-      return Tensor::MakeValue(type, {*std::move(v)});
-    }
-    return Tensor::MakeValue(type, {});
-  }
-  onnx::TensorProto t;
-  if (!t.ParseFromString(ss.str()) || (t.dims_size() == 0 && !t.has_raw_data() && t.float_data_size() == 0 &&
-                                       t.int32_data_size() == 0 && t.int64_data_size() == 0 && t.double_data_size() == 0 &&
-                                       t.data_type() == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a TensorProto (maps are not supported)"));
-  }
-  return ConvertOnnxTensor(t);
-}
-
-// The type the graph declares for input or output `name` ("input_dtype." /
-// "output_dtype." arguments); kUndefined when it declares none.
-DataType DeclaredType(const NetDef& net, const std::string& key) {
-  for (const auto& a : net.arg()) {
-    if (a.name() == key) {
-      absl::StatusOr<DataType> t = ParseDataType(a.s());
-      return t.ok() ? *t : DataType::kUndefined;
-    }
-  }
-  return DataType::kUndefined;
+  absl::StatusOr<Tensor> v = onnx_import::ImportOnnxValue(ss.str(), type);
+  if (!v.ok()) return absl::Status(v.status().code(), absl::StrCat(path, ": ", v.status().message()));
+  return v;
 }
 
 bool IsFloat(DataType d) {
@@ -284,21 +222,18 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     for (int i = 0; i < net->external_input_size(); ++i) {
       fs::path p = set / absl::StrCat("input_", i, ".pb");
       if (!fs::exists(p)) continue;  // an optional input left out
-      auto t = LoadOnnxValue(p.string(), DeclaredType(*net, "input_dtype." + net->external_input(i)));
+      auto t = LoadOnnxValue(p.string(), onnx_import::DeclaredInputType(*net, net->external_input(i)));
       if (!t.ok()) {
         r.detail = std::string(t.status().message());
         return r;
       }
       // The ONNX test data stores bfloat16 tensors as uint16 (numpy has no
       // bfloat16): take the bits as the dtype the graph declares.
-      if (t->dtype() == DataType::kUInt16) {
-        for (const auto& a : net->arg()) {
-          if (a.name() == "input_dtype." + net->external_input(i) && a.s() == "bfloat16") {
-            Tensor bf = Tensor::Zeros(DataType::kBFloat16, t->dims());
-            if (t->nbytes()) std::memcpy(bf.raw_data(), t->raw_data(), t->nbytes());
-            *t = bf;
-          }
-        }
+      if (t->dtype() == DataType::kUInt16 &&
+          onnx_import::DeclaredInputType(*net, net->external_input(i)) == DataType::kBFloat16) {
+        Tensor bf = Tensor::Zeros(DataType::kBFloat16, t->dims());
+        if (t->nbytes()) std::memcpy(bf.raw_data(), t->raw_data(), t->nbytes());
+        *t = bf;
       }
       ws.SetBlob(net->external_input(i), *t);
     }
@@ -323,7 +258,7 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     for (int i = 0; i < net->external_output_size(); ++i) {
       fs::path p = set / absl::StrCat("output_", i, ".pb");
       if (!fs::exists(p)) continue;
-      auto want = LoadOnnxValue(p.string(), DeclaredType(*net, "output_dtype." + net->external_output(i)));
+      auto want = LoadOnnxValue(p.string(), onnx_import::DeclaredOutputType(*net, net->external_output(i)));
       if (!want.ok()) {
         r.detail = std::string(want.status().message());
         return r;

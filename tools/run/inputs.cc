@@ -10,7 +10,16 @@
 namespace loom {
 namespace tools {
 
-absl::StatusOr<Tensor> ReadInputTensor(const std::string& name, const std::string& path) {
+absl::StatusOr<Tensor> ReadInputTensor(const std::string& name, const std::string& path, DataType type) {
+  if (IsValueType(type)) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::NotFoundError(absl::StrCat("input '", name, "': cannot open ", path));
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    absl::StatusOr<Tensor> v = onnx_import::ImportOnnxValue(bytes, type);
+    if (v.ok()) return v;
+    return absl::InvalidArgumentError(absl::StrCat("input '", name, "' (", DataTypeName(type), "): ", path, ": ",
+                                                   v.status().message()));
+  }
   auto proto = ReadTensorProto(path);
   absl::StatusOr<Tensor> t = proto.ok() ? TensorFromProto(*proto) : absl::StatusOr<Tensor>(proto.status());
   if (t.ok()) return t;
@@ -34,18 +43,14 @@ absl::StatusOr<Tensor> RandomInput(const NetDef& net, const std::string& name, u
       have = true;
     }
   }
-  DataType dtype = DataType::kFloat32;
   for (const Argument& a : net.arg()) {
     if (!have && a.name() == "input_shape." + name) {
       shape.assign(a.ints().begin(), a.ints().end());
       have = true;
     }
-    if (a.name() == "input_dtype." + name) {
-      auto d = ParseDataType(a.s());
-      if (!d.ok()) return d.status();
-      dtype = *d;
-    }
   }
+  DataType dtype = onnx_import::DeclaredInputType(net, name);
+  if (dtype == DataType::kUndefined) dtype = DataType::kFloat32;
   if (!have) {
     return absl::InvalidArgumentError(absl::StrCat("input '", name, "': no shape for --random; pass --input_shape ", name,
                                                    "=d0xd1x... or add a NetDef arg 'input_shape.", name, "'"));

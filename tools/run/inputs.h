@@ -14,17 +14,21 @@
 namespace loom {
 namespace tools {
 
-// The tensor in `path`, a Loom TensorProto or else an ONNX one (an ONNX
-// test's input_0.pb). Error: INVALID_ARGUMENT naming input `name`, the file
-// and why it is neither.
-absl::StatusOr<Tensor> ReadInputTensor(const std::string& name, const std::string& path);
+// The value in `path` for input `name`, whose declared type is `type`
+// (onnx_import::DeclaredInputType; kUndefined when the net declares none):
+// for a tensor, a Loom TensorProto or else an ONNX one (an ONNX test's
+// input_0.pb); for a sequence or optional type, an ONNX SequenceProto or
+// OptionalProto (onnx_import::ImportOnnxValue). Error: INVALID_ARGUMENT
+// naming input `name`, the file and why it is none of these.
+absl::StatusOr<Tensor> ReadInputTensor(const std::string& name, const std::string& path, DataType type);
 
 // A tensor for external input `name` of `net`, uniform in [-1, 1) (integers
 // 0 to 7, bools from the sign), reproducible from `seed`. Its shape is
 // the last `input_shapes` entry for `name`, else the NetDef argument
-// "input_shape.<name>" (ints); its dtype the argument "input_dtype.<name>"
-// (default float32). Errors: INVALID_ARGUMENT when no shape is given or the
-// dtype is not float32/64, int32/64 or bool; a bad dtype name.
+// "input_shape.<name>" (ints); its dtype the declared one
+// (onnx_import::DeclaredInputType; float32 where none is declared). Errors:
+// INVALID_ARGUMENT when no shape is given or the dtype is not float32/64,
+// int32/64 or bool.
 absl::StatusOr<Tensor> RandomInput(const NetDef& net, const std::string& name, uint32_t seed,
                                    const std::vector<std::pair<std::string, Shape>>& input_shapes);
 

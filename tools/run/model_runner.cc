@@ -57,7 +57,7 @@ void SetExecutor(const RunOptions& options, NetDef* net) {
 // --random) generated, seeds counting up from --seed.
 absl::Status FeedInputs(const RunOptions& options, const NetDef& net, Workspace* ws) {
   for (const auto& [name, path] : options.inputs) {
-    auto t = ReadInputTensor(name, path);
+    auto t = ReadInputTensor(name, path, onnx_import::DeclaredInputType(net, name));
     if (!t.ok()) return t.status();
     ws->SetBlob(name, *std::move(t));
   }

@@ -47,22 +47,20 @@ void PrintOutput(const RunOutput& output, int show, std::ostream& out) {
   }
 }
 
-// DIR/<name>.pb and, with `raw`, DIR/<name>.bin.
+// DIR/<name>.pb and, with `raw`, DIR/<name>.bin (tensors other than strings).
 absl::Status WriteOutput(const RunOutput& output, const std::string& dir, bool raw) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot create --output_dir ", dir, ": ", ec.message()));
-  if (output.tensor->is_value()) {
-    return absl::UnimplementedError(absl::StrCat("output '", output.name, "' is a ", DataTypeName(output.tensor->dtype()),
-                                                 "; --output_dir writes tensors only (TensorProto files)"));
-  }
-  // ONNX's TensorProto (onnx.load_tensor reads it; so does loom_run's input
-  // reader), not Loom's own message, whose field numbers differ.
+  // ONNX's messages as an ONNX test's output_0.pb holds them: a TensorProto
+  // (onnx.load_tensor reads it), a SequenceProto or an OptionalProto; loom_run
+  // reads each back as an input. Not Loom's own TensorProto, whose field
+  // numbers differ.
   const std::string path = absl::StrCat(dir, "/", output.name, ".pb");
   std::ofstream pb(path, std::ios::binary);
-  pb << onnx_import::ExportOnnxTensor(*output.tensor, output.name);
+  pb << onnx_import::ExportOnnxValue(*output.tensor, output.name);
   if (!pb) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  if (raw && output.tensor->dtype() != DataType::kString) {  // strings have no raw bytes
+  if (raw && !output.tensor->is_value() && output.tensor->dtype() != DataType::kString) {  // strings have no raw bytes
     std::ofstream file(absl::StrCat(dir, "/", output.name, ".bin"), std::ios::binary);
     file.write(static_cast<const char*>(output.tensor->raw_data()), static_cast<std::streamsize>(output.tensor->nbytes()));
     if (!file) return absl::PermissionDeniedError(absl::StrCat("cannot write ", dir, "/", output.name, ".bin"));

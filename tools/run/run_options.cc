@@ -22,7 +22,7 @@ ABSL_FLAG(std::string, dot, "",
 ABSL_FLAG(std::string, trace, "",
           "Write a Chrome/Perfetto trace (JSON) of the timed runs to FILE: one event per op, one track per thread "
           "(the threaded RNN executor's workers included).");
-ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (an ONNX TensorProto: onnx.load_tensor reads it); DIR is created if missing.");
+ABSL_FLAG(std::string, output_dir, "", "Write each output to DIR/<name>.pb (an ONNX TensorProto: onnx.load_tensor reads it; a SequenceProto or OptionalProto for a sequence or optional); DIR is created if missing.");
 ABSL_FLAG(bool, output_raw, false, "With --output_dir, also write DIR/<name>.bin (raw little-endian data).");
 ABSL_FLAG(std::string, engine, "", "Ask every op for this kernel engine (e.g. DNNL, STEPNET); others use their default.");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "Plugins to load after the default ones.");

@@ -5,7 +5,6 @@
 #include <set>
 #include <sstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/checked_net.h"
@@ -57,16 +56,11 @@ absl::Status CheckOptions(const SessionOptions& options) {
 }
 
 // Fills the types `infos` leave undeclared (a NetDef's inputs, an ONNX
-// sequence or optional) from the importer's "<prefix><name>" arguments
-// ("input_dtype.", "output_dtype.": DataTypeName's spelling).
-void FillTypes(const NetDef& net, const std::string& prefix, std::vector<TensorInfo>* infos) {
-  for (const Argument& a : net.arg()) {
-    if (!absl::StartsWith(a.name(), prefix)) continue;
-    absl::StatusOr<DataType> t = ParseDataType(a.s());
-    if (!t.ok()) continue;
-    for (TensorInfo& i : *infos) {
-      if (i.dtype == DataType::kUndefined && i.name == a.name().substr(prefix.size())) i.dtype = *t;
-    }
+// sequence or optional) from the types the importer declared.
+void FillTypes(const NetDef& net, bool inputs, std::vector<TensorInfo>* infos) {
+  for (TensorInfo& i : *infos) {
+    if (i.dtype != DataType::kUndefined) continue;
+    i.dtype = inputs ? onnx_import::DeclaredInputType(net, i.name) : onnx_import::DeclaredOutputType(net, i.name);
   }
 }
 
@@ -105,8 +99,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromOnnx(const std::string& mo
   optimize.level = options.optimization_level;
   optimize.device = options.device;  // the blocked layout is a CPU matter: NchwcConv has no kernel elsewhere
   transforms::Optimize(&*net, optimize);
-  FillTypes(*net, "input_dtype.", &inputs);
-  FillTypes(*net, "output_dtype.", &outputs);
+  FillTypes(*net, /*inputs=*/true, &inputs);
+  FillTypes(*net, /*inputs=*/false, &outputs);
   return Make(*std::move(net), std::move(inputs), std::move(outputs), options);
 }
 
@@ -118,8 +112,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::FromNetDef(NetDef net, const S
     if (!initializers.count(name)) inputs.push_back({name});
   }
   for (const std::string& name : net.external_output()) outputs.push_back({name});
-  FillTypes(net, "input_dtype.", &inputs);
-  FillTypes(net, "output_dtype.", &outputs);
+  FillTypes(net, /*inputs=*/true, &inputs);
+  FillTypes(net, /*inputs=*/false, &outputs);
   return Make(std::move(net), std::move(inputs), std::move(outputs), options);
 }
 

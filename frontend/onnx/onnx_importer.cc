@@ -614,13 +614,22 @@ static absl::StatusOr<NetDef> ImportParsed(onnx::ModelProto& model) {
   return net;
 }
 
-absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
-  onnx::TensorProto t;
-  if (!t.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX TensorProto");
+namespace {
+
+// A tensor outside a model (a test's input file, a sequence's item).
+absl::StatusOr<TensorProto> ConvertLoneTensor(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {  // a lone tensor has no folder
     return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name(), "': external data outside a model file"));
   }
   return ConvertTensor(t);
+}
+
+}  // namespace
+
+absl::StatusOr<TensorProto> ImportOnnxTensor(const std::string& serialized) {
+  onnx::TensorProto t;
+  if (!t.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX TensorProto");
+  return ConvertLoneTensor(t);
 }
 
 namespace {
@@ -650,10 +659,7 @@ absl::StatusOr<Tensor> TensorFromOnnx(const onnx::TensorProto& t) {
   if (t.data_type() == onnx::TensorProto::UNDEFINED) {
     return absl::InvalidArgumentError("not an ONNX TensorProto (no data_type; maps are not supported)");
   }
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {  // a lone tensor has no folder
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name(), "': external data outside a model file"));
-  }
-  absl::StatusOr<TensorProto> p = ConvertTensor(t);
+  absl::StatusOr<TensorProto> p = ConvertLoneTensor(t);
   if (!p.ok()) return p.status();
   return TensorFromProto(*std::move(p));
 }
@@ -725,6 +731,16 @@ absl::StatusOr<Tensor> ImportOnnxValue(const std::string& serialized, DataType t
   onnx::TensorProto t;
   if (!t.ParseFromString(serialized)) return absl::InvalidArgumentError("not an ONNX TensorProto");
   return TensorFromOnnx(t);
+}
+
+absl::StatusOr<Tensor> ReadOnnxValue(const std::string& path, DataType type) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  absl::StatusOr<Tensor> v = ImportOnnxValue(bytes.str(), type);
+  if (!v.ok()) return absl::Status(v.status().code(), absl::StrCat(path, ": ", v.status().message()));
+  return v;
 }
 
 DataType DeclaredInputType(const NetDef& net, const std::string& name) {

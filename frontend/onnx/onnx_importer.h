@@ -70,6 +70,9 @@ std::string ExportOnnxTensor(const Tensor& t, const std::string& name);
 // e.g. a MapProto's bytes, included), for sequences of other than tensors,
 // external data, and items Tensor::MakeValue refuses for `type`.
 absl::StatusOr<Tensor> ImportOnnxValue(const std::string& serialized, DataType type);
+// The same from the file `path`: NOT_FOUND when it cannot be opened; the
+// errors above prefixed with the path.
+absl::StatusOr<Tensor> ReadOnnxValue(const std::string& path, DataType type);
 
 // `t` as the serialized message ImportOnnxValue reads back: ExportOnnxTensor
 // for a tensor, a SequenceProto (elem_type TENSOR) for a sequence, an

@@ -90,18 +90,6 @@ struct Result {
   std::vector<std::string> ops;
 };
 
-// An ONNX test's input or output file: a TensorProto, or for a value of
-// sequence or optional type (`type`, from the graph's declaration) a
-// SequenceProto or OptionalProto.
-absl::StatusOr<Tensor> LoadOnnxValue(const std::string& path, DataType type) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  absl::StatusOr<Tensor> v = onnx_import::ImportOnnxValue(ss.str(), type);
-  if (!v.ok()) return absl::Status(v.status().code(), absl::StrCat(path, ": ", v.status().message()));
-  return v;
-}
-
 bool IsFloat(DataType d) {
   return d == DataType::kFloat32 || d == DataType::kFloat64 || d == DataType::kFloat16 || d == DataType::kBFloat16;
 }
@@ -222,15 +210,16 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     for (int i = 0; i < net->external_input_size(); ++i) {
       fs::path p = set / absl::StrCat("input_", i, ".pb");
       if (!fs::exists(p)) continue;  // an optional input left out
-      auto t = LoadOnnxValue(p.string(), onnx_import::DeclaredInputType(*net, net->external_input(i)));
+      // A TensorProto, or for a sequence or optional input a SequenceProto or OptionalProto.
+      const DataType declared = onnx_import::DeclaredInputType(*net, net->external_input(i));
+      auto t = onnx_import::ReadOnnxValue(p.string(), declared);
       if (!t.ok()) {
         r.detail = std::string(t.status().message());
         return r;
       }
       // The ONNX test data stores bfloat16 tensors as uint16 (numpy has no
       // bfloat16): take the bits as the dtype the graph declares.
-      if (t->dtype() == DataType::kUInt16 &&
-          onnx_import::DeclaredInputType(*net, net->external_input(i)) == DataType::kBFloat16) {
+      if (t->dtype() == DataType::kUInt16 && declared == DataType::kBFloat16) {
         Tensor bf = Tensor::Zeros(DataType::kBFloat16, t->dims());
         if (t->nbytes()) std::memcpy(bf.raw_data(), t->raw_data(), t->nbytes());
         *t = bf;
@@ -258,7 +247,7 @@ Result RunTest(const std::string& suite, const fs::path& dir, Registry* registry
     for (int i = 0; i < net->external_output_size(); ++i) {
       fs::path p = set / absl::StrCat("output_", i, ".pb");
       if (!fs::exists(p)) continue;
-      auto want = LoadOnnxValue(p.string(), onnx_import::DeclaredOutputType(*net, net->external_output(i)));
+      auto want = onnx_import::ReadOnnxValue(p.string(), onnx_import::DeclaredOutputType(*net, net->external_output(i)));
       if (!want.ok()) {
         r.detail = std::string(want.status().message());
         return r;

@@ -12,13 +12,10 @@ namespace tools {
 
 absl::StatusOr<Tensor> ReadInputTensor(const std::string& name, const std::string& path, DataType type) {
   if (IsValueType(type)) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat("input '", name, "': cannot open ", path));
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    absl::StatusOr<Tensor> v = onnx_import::ImportOnnxValue(bytes, type);
+    absl::StatusOr<Tensor> v = onnx_import::ReadOnnxValue(path, type);
     if (v.ok()) return v;
-    return absl::InvalidArgumentError(absl::StrCat("input '", name, "' (", DataTypeName(type), "): ", path, ": ",
-                                                   v.status().message()));
+    return absl::Status(v.status().code(),
+                        absl::StrCat("input '", name, "' (", DataTypeName(type), "): ", v.status().message()));
   }
   auto proto = ReadTensorProto(path);
   absl::StatusOr<Tensor> t = proto.ok() ? TensorFromProto(*proto) : absl::StatusOr<Tensor>(proto.status());
